@@ -1,0 +1,1 @@
+"""The ``fivehundred`` command line: each command parses arguments and calls one library function."""

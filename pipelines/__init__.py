@@ -1,0 +1,1 @@
+"""Simulation at scale (Ray), the deal log (Parquet), statistics (Polars) and tournaments."""

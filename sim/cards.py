@@ -1,0 +1,171 @@
+"""Cards as small ints, hands as bitmasks, and decks built from a table description.
+
+A deck is an ordered tuple of card names; a card's int is its index in that tuple and a set of
+cards is an int bitmask (bit ``c`` set when card ``c`` is present).  Suits are ``0..3`` in the
+order ``S C D H`` (the bid order of RULES.md); ``NT`` is suit index 4 in contracts.
+
+Ranks are ordered ``2 .. 9 T 11 12 13 J Q K A``: the 6-player pack's 11, 12 and 13 sit between the
+ten and the jack (RULES.md section 11).  The joker is ``JK``; a two-joker deck has ``JK1`` (high)
+and ``JK2``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+SUITS = "SCDH"
+SUIT_NAMES = ("spades", "clubs", "diamonds", "hearts")
+NT = 4
+#: Rank strength: higher wins.  The jack sits above 13 so that the 6-player pack orders correctly.
+RANK_ORDER = {
+    "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9, "T": 10,
+    "11": 11, "12": 12, "13": 13, "J": 14, "Q": 15, "K": 16, "A": 17,
+}  # fmt: skip
+JACK = RANK_ORDER["J"]
+ACE = RANK_ORDER["A"]
+#: Suit of the same colour: spades<->clubs, diamonds<->hearts (the left bower's suit).
+SAME_COLOUR = (1, 0, 3, 2)
+
+
+def suit_index(letter: str) -> int:
+    """Return the suit index of ``S``, ``C``, ``D`` or ``H`` (``NT`` gives 4)."""
+    if letter == "NT":
+        return NT
+    return SUITS.index(letter)
+
+
+@dataclass(frozen=True)
+class Deck:
+    """An ordered set of cards: names, suits and ranks as parallel tuples, jokers last.
+
+    ``suit[c]`` is the printed suit (``-1`` for a joker); ``rank[c]`` the rank strength from
+    :data:`RANK_ORDER` (jokers get ``100 - joker_number`` so that joker 1 ranks above joker 2).
+    """
+
+    names: tuple[str, ...]
+    suit: tuple[int, ...]
+    rank: tuple[int, ...]
+
+    @property
+    def size(self) -> int:
+        """Number of cards in the deck."""
+        return len(self.names)
+
+    @cached_property
+    def index(self) -> dict[str, int]:
+        """Card name -> card int."""
+        return {n: i for i, n in enumerate(self.names)}
+
+    @cached_property
+    def jokers(self) -> tuple[int, ...]:
+        """Card ints of the jokers, highest first."""
+        return tuple(c for c in range(self.size) if self.suit[c] < 0)
+
+    @cached_property
+    def joker_mask(self) -> int:
+        """Bitmask of all jokers."""
+        return mask_of(self.jokers)
+
+    @cached_property
+    def full_mask(self) -> int:
+        """Bitmask of the whole deck."""
+        return (1 << self.size) - 1
+
+    @cached_property
+    def printed_suit_masks(self) -> tuple[int, int, int, int]:
+        """Bitmask of each printed suit (jokers excluded)."""
+        masks = [0, 0, 0, 0]
+        for c, s in enumerate(self.suit):
+            if s >= 0:
+                masks[s] |= 1 << c
+        return (masks[0], masks[1], masks[2], masks[3])
+
+    def card(self, name: str) -> int:
+        """Return the card int for a name such as ``TH`` or ``JK``; ``KeyError`` names the card."""
+        try:
+            return self.index[name]
+        except KeyError:
+            raise KeyError(f"no card {name!r} in this deck") from None
+
+    def cards(self, names: str | list[str] | tuple[str, ...]) -> list[int]:
+        """Card ints for a space-separated string or a list of names."""
+        if isinstance(names, str):
+            names = names.split()
+        return [self.card(n) for n in names]
+
+    def mask(self, names: str | list[str] | tuple[str, ...]) -> int:
+        """Bitmask for a space-separated string or list of card names."""
+        return mask_of(self.cards(names))
+
+    def names_of(self, mask: int) -> list[str]:
+        """Card names of a bitmask, in deck order."""
+        return [self.names[c] for c in iter_bits(mask)]
+
+
+def mask_of(cards: list[int] | tuple[int, ...]) -> int:
+    """Bitmask of a collection of card ints."""
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m
+
+
+def iter_bits(mask: int) -> list[int]:
+    """Set bit positions of ``mask``, lowest first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def popcount(mask: int) -> int:
+    """Number of set bits."""
+    return mask.bit_count()
+
+
+def build_deck(ranks_by_suit: tuple[tuple[str, ...], ...], n_jokers: int) -> Deck:
+    """Build a deck from the rank letters of each suit (``S C D H``) and a number of jokers."""
+    names: list[str] = []
+    suits: list[int] = []
+    ranks: list[int] = []
+    for s, suit_ranks in enumerate(ranks_by_suit):
+        for r in sorted(suit_ranks, key=RANK_ORDER.__getitem__):
+            names.append(f"{r}{SUITS[s]}")
+            suits.append(s)
+            ranks.append(RANK_ORDER[r])
+    for j in range(n_jokers):
+        names.append("JK" if n_jokers == 1 else f"JK{j + 1}")
+        suits.append(-1)
+        ranks.append(100 - j)
+    return Deck(tuple(names), tuple(suits), tuple(ranks))
+
+
+def _span(low: str) -> tuple[str, ...]:
+    order = ["2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"]
+    return tuple(order[order.index(low) :])
+
+
+def standard_deck(players: int, jokers: int) -> Deck:
+    """The deck of a table (RULES.md sections 1 and 11).
+
+    - 4 players, 1 joker: 43 cards (red suits from 4, black from 5).
+    - 3 players: 33 cards (7 to A in every suit) and the joker.
+    - 6 players: 63 cards: 2 to A, plus 11 and 12 in every suit and 13 in the red suits, and the joker.
+    - 4 players, 2 jokers: 46 cards (4 to A in every suit) and two jokers.
+    """
+    if players == 4 and jokers == 1:
+        ranks = (_span("5"), _span("5"), _span("4"), _span("4"))
+    elif players == 4 and jokers == 2:
+        ranks = (_span("4"),) * 4
+    elif players == 3 and jokers == 1:
+        ranks = (_span("7"),) * 4
+    elif players == 6 and jokers == 1:
+        black = (*_span("2"), "11", "12")
+        red = (*_span("2"), "11", "12", "13")
+        ranks = (black, black, red, red)
+    else:
+        raise ValueError(f"no deck for {players} players with {jokers} joker(s)")
+    return build_deck(ranks, jokers)

@@ -1,0 +1,727 @@
+"""The deal state: phases, legal actions, applying an action, and what each seat may see.
+
+Actions are small ints in one space:
+
+- ``0 .. 63``: a card (to discard or to play);
+- ``JOKER_LEAD + 4 * j + s``: lead the suitless joker number ``j`` naming suit ``s`` (RULES.md §8);
+- ``NAME_SUIT + s`` / ``NAME_NONE``: the declarer names suit ``s`` for a joker, or names nothing;
+- ``PASS`` and ``BID + i``: auction calls, ``i`` an index into ``rules.ladder``.
+
+A :class:`State` is mutated in place by :meth:`State.apply` (the fast path used by the game
+runner); :func:`step` is the pure form that returns a new state.  :meth:`State.view` gives a
+:class:`SeatView`, which exposes only what one seat may know.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from sim.cards import SAME_COLOUR, SUITS, Deck, iter_bits
+from sim.seeding import shuffled
+
+if TYPE_CHECKING:
+    from sim.rules import Bid, Rules
+
+#: Bumped whenever a change to the engine changes any result for the same seed.
+ENGINE_VERSION = "engine.v1"
+
+# Phases.
+AUCTION, KITTY, JOKER, PLAY, DONE = 0, 1, 2, 3, 4
+PHASE_NAMES = ("auction", "kitty", "joker", "play", "done")
+
+# Action space.
+JOKER_LEAD = 128
+NAME_SUIT = 160
+NAME_NONE = 164
+PASS = 255
+BID = 256
+
+_RIGHT_BOWER = 1050
+_LEFT_BOWER = 1049
+
+
+class IllegalAction(ValueError):
+    """An action that is not among the legal actions of the state."""
+
+
+class ContractTables:
+    """Per-contract tables: effective suit, suit masks and trick power of every card.
+
+    ``power[c]`` is non-zero for cards that win regardless of the suit led (trumps, the suitless
+    joker); ``rank[c]`` ranks a card within its effective suit.  Built once per (deck, trump,
+    joker naming) and cached.
+    """
+
+    __slots__ = ("eff_suit", "power", "rank", "suit_mask", "suitless_jokers", "trump")
+
+    def __init__(self, deck: Deck, trump: int, named: tuple[int, ...]) -> None:
+        eff = list(deck.suit)
+        power = [0] * deck.size
+        rank = list(deck.rank)
+        suitless = 0
+        for j, c in enumerate(deck.jokers):
+            if 0 <= trump < 4:
+                eff[c] = trump
+                power[c] = 1000 + deck.rank[c]
+            elif named[j] >= 0:
+                eff[c] = named[j]  # a card of that suit only, above its ace
+            else:
+                suitless |= 1 << c
+                power[c] = 10000 + deck.rank[c]
+        if 0 <= trump < 4:
+            for c in range(deck.size):
+                s = deck.suit[c]
+                if s == trump:
+                    power[c] = _RIGHT_BOWER if deck.rank[c] == 14 else 1000 + deck.rank[c]
+                elif s == SAME_COLOUR[trump] and deck.rank[c] == 14:
+                    eff[c] = trump
+                    power[c] = _LEFT_BOWER
+        masks = [0, 0, 0, 0]
+        for c, s in enumerate(eff):
+            if s >= 0:
+                masks[s] |= 1 << c
+        self.trump = trump if 0 <= trump < 4 else -1
+        self.eff_suit = tuple(eff)
+        self.power = tuple(power)
+        self.rank = tuple(rank)
+        self.suit_mask = tuple(masks)
+        self.suitless_jokers = suitless
+
+
+@lru_cache(maxsize=4096)
+def contract_tables(deck: Deck, trump: int, named: tuple[int, ...]) -> ContractTables:
+    """Cached :class:`ContractTables` for a deck, a trump (``4`` or ``-1`` for none) and namings."""
+    return ContractTables(deck, trump, named)
+
+
+class CompiledRules:
+    """Tables derived once from a :class:`~sim.rules.Rules`: auction legality and the deal plan."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        ladder = rules.ladder
+        self.n = rules.players
+        self.no_named = tuple(-1 for _ in rules.deck.jokers)
+        # Deal plan: for each position of the shuffled deck, the receiver as an offset from the
+        # dealer (1 = left of the dealer ... n = dealer) or 0 for the kitty.
+        plan: list[int] = []
+        for who, count in rules.deal_pattern:
+            if who == "kitty":
+                plan.extend([0] * count)
+            else:
+                for off in range(1, self.n + 1):
+                    plan.extend([off] * count)
+        self.deal_plan = tuple(plan)
+        # Legal bids above each high bid (index -1 = no bid yet), without and with blind misère.
+        restricted = rules.misere == "after_seven"
+        above: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
+        for high in range(-1, len(ladder)):
+            high_rank = ladder[high].rank if high >= 0 else -1
+            seven = high >= 0 and ladder[high].tricks == 7
+            normal: list[int] = [PASS]
+            first: list[int] = [PASS]
+            for i, b in enumerate(ladder):
+                if b.rank <= high_rank:
+                    continue
+                if b.misere and not b.open and not b.blind and restricted and not seven:
+                    continue
+                if not b.blind:
+                    normal.append(BID + i)
+                first.append(BID + i)
+            above.append((tuple(normal), tuple(first)))
+        self.bids_above = tuple(above)
+
+
+def compiled(rules: Rules) -> CompiledRules:
+    """The :class:`CompiledRules` of a rule set, built once and kept on the rules object."""
+    c = rules.__dict__.get("_compiled")
+    if c is None:
+        c = CompiledRules(rules)
+        object.__setattr__(rules, "_compiled", c)
+    return c
+
+
+class State:
+    """One deal, from the auction to the score.  Mutable; see :func:`step` for the pure form."""
+
+    __slots__ = (
+        "active",
+        "bids",
+        "comp",
+        "contract",
+        "dealer",
+        "dealt",
+        "declarer",
+        "discard_order",
+        "discards",
+        "hand_no",
+        "hands",
+        "high",
+        "high_bidder",
+        "jokers_named",
+        "kitty",
+        "kitty_dealt",
+        "led",
+        "led_suits",
+        "n_active",
+        "n_passed",
+        "naming_index",
+        "next_active",
+        "passed",
+        "phase",
+        "play_seats",
+        "played",
+        "plays",
+        "raise_turn",
+        "rules",
+        "score_delta",
+        "scores",
+        "spoken",
+        "tables",
+        "trick",
+        "trick_seats",
+        "trick_winners",
+        "tricks_played",
+        "tricks_won",
+        "turn",
+    )  # fmt: skip
+
+    def __init__(self, rules: Rules, hands: list[int], kitty: int, dealer: int) -> None:
+        comp = compiled(rules)
+        n = comp.n
+        self.rules = rules
+        self.comp = comp
+        self.hands = list(hands)
+        self.dealt = tuple(hands)
+        self.kitty = kitty
+        self.kitty_dealt = kitty
+        self.dealer = dealer
+        self.phase = AUCTION
+        self.turn = (dealer + 1) % n
+        self.bids: list[int] = []
+        self.passed = [False] * n
+        self.spoken = [False] * n
+        self.n_passed = 0
+        self.high = -1
+        self.high_bidder = -1
+        self.raise_turn = False
+        self.contract: Bid | None = None
+        self.declarer = -1
+        self.discards = 0
+        self.discard_order: list[int] = []
+        self.jokers_named: list[int] = list(comp.no_named)
+        self.naming_index = 0
+        self.tables: ContractTables | None = None
+        self.active = [True] * n
+        self.n_active = n
+        self.next_active = [(s + 1) % n for s in range(n)]
+        self.trick: list[int] = []
+        self.trick_seats: list[int] = []
+        self.led = -1
+        self.led_suits = 0
+        self.plays: list[int] = []
+        self.play_seats: list[int] = []
+        self.played = 0
+        self.trick_winners: list[int] = []
+        self.tricks_played = 0
+        self.tricks_won = [0] * n
+        self.score_delta: list[int] | None = None
+        self.scores: tuple[int, ...] = (0,) * rules.teams
+        self.hand_no = 0
+
+    # ---------------------------------------------------------------- construction
+
+    @classmethod
+    def deal(cls, rules: Rules, seed_of_deal: int, dealer: int) -> State:
+        """Shuffle with ``seed_of_deal`` and deal by the rules' pattern, starting left of the dealer."""
+        comp = compiled(rules)
+        n = comp.n
+        order = shuffled(seed_of_deal, rules.deck.size)
+        hands = [0] * n
+        kitty = 0
+        for card, off in zip(order, comp.deal_plan, strict=True):
+            if off:
+                hands[(dealer + off) % n] |= 1 << card
+            else:
+                kitty |= 1 << card
+        return cls(rules, hands, kitty, dealer)
+
+    def clone(self) -> State:
+        """A copy that can be changed without touching this state."""
+        new = State.__new__(State)
+        for name in State.__slots__:
+            v = getattr(self, name)
+            if type(v) is list:
+                v = list(v)
+            setattr(new, name, v)
+        return new
+
+    def force_contract(self, code: str, declarer: int) -> None:
+        """Skip the auction: make ``code`` the contract with ``declarer`` (for what-if analyses).
+
+        Only valid before any call of the auction.  ``bids`` stays empty.
+        """
+        if self.phase != AUCTION or self.bids:
+            raise IllegalAction("a contract can only be forced before the auction starts")
+        if not 0 <= declarer < self.comp.n:
+            raise IllegalAction(f"no seat {declarer}")
+        self.high = self.rules.bid_index.get(code, -1)
+        if self.high < 0:
+            self.rules.bid(code)  # raises with the list of bids
+        self.high_bidder = declarer
+        self._end_auction()
+
+    # ---------------------------------------------------------------- queries
+
+    @property
+    def done(self) -> bool:
+        """True once the deal is scored (or thrown in)."""
+        return self.phase == DONE
+
+    def legal_actions(self) -> list[int]:
+        """The legal actions of the seat to act (never empty while the deal is live)."""
+        phase = self.phase
+        if phase == PLAY:
+            return self._legal_plays()
+        if phase == AUCTION:
+            return list(self.comp.bids_above[self.high + 1][0 if self.spoken[self.turn] else 1])
+        if phase == KITTY:
+            return iter_bits(self.hands[self.declarer])
+        if phase == JOKER:
+            return [NAME_SUIT, NAME_SUIT + 1, NAME_SUIT + 2, NAME_SUIT + 3, NAME_NONE]
+        return []
+
+    def _legal_plays(self) -> list[int]:
+        hand = self.hands[self.turn]
+        t = self.tables
+        if self.trick:
+            follow = hand & t.suit_mask[self.led]
+            if follow:
+                return iter_bits(follow)
+            jk = hand & t.suitless_jokers
+            if jk and self.contract.misere and self.rules.joker_no_trump == "pagat":
+                return iter_bits(jk)  # RULES.md §8: in misère a void player must play it
+            return iter_bits(hand)
+        jk = hand & t.suitless_jokers
+        if not jk:
+            return iter_bits(hand)
+        acts = iter_bits(hand ^ jk)
+        rules = self.rules
+        last = self.tricks_played == rules.hand_size - 1
+        if rules.joker_lead_only_last_trick:
+            suits = 15 if last else 0
+        elif rules.joker_no_trump == "north_american":
+            suits = 15
+        else:
+            unled = 15 & ~self.led_suits
+            suits = unled if unled else (15 if last else 0)
+        if not suits and not acts:
+            suits = 15  # only jokers left (two-joker deck): any suit rather than no move
+        jokers = self.rules.deck.jokers
+        for j, c in enumerate(jokers):
+            if jk >> c & 1:
+                base = JOKER_LEAD + 4 * j
+                acts.extend(base + s for s in range(4) if suits >> s & 1)
+        return acts
+
+    # ---------------------------------------------------------------- transitions
+
+    def apply(self, action: int) -> None:
+        """Apply a legal action of the seat to act (unchecked: see :meth:`apply_checked`)."""
+        phase = self.phase
+        if phase == PLAY:
+            self._play(action)
+        elif phase == AUCTION:
+            self._call(action)
+        elif phase == KITTY:
+            self._discard(action)
+        elif phase == JOKER:
+            self._name(action)
+        else:
+            raise IllegalAction("the deal is over")
+
+    def apply_checked(self, action: int) -> None:
+        """Apply an action after checking that it is legal."""
+        if action not in self.legal_actions():
+            raise IllegalAction(f"action {action_name(self.rules, action)} is not legal now")
+        self.apply(action)
+
+    def _call(self, action: int) -> None:
+        seat = self.turn
+        n = self.comp.n
+        self.bids.append(action)
+        self.spoken[seat] = True
+        if self.raise_turn:
+            if action != PASS:
+                self.high = action - BID
+            self._end_auction()
+            return
+        if action == PASS:
+            self.passed[seat] = True
+            self.n_passed += 1
+            if self.n_passed == n:
+                self._throw_in()
+                return
+            if self.high >= 0 and self.n_passed == n - 1:
+                if self.rules.declarer_raise:
+                    self.raise_turn = True
+                    self.turn = self.high_bidder
+                    return
+                self._end_auction()
+                return
+        else:
+            self.high = action - BID
+            self.high_bidder = seat
+            if self.n_passed == n - 1:  # the others had all passed already: the auction is over
+                self._end_auction()
+                return
+        nxt = (seat + 1) % n
+        while self.passed[nxt]:
+            nxt = (nxt + 1) % n
+        self.turn = nxt
+
+    def _throw_in(self) -> None:
+        self.phase = DONE
+        self.turn = -1
+        self.score_delta = [0] * self.rules.teams
+
+    def _end_auction(self) -> None:
+        self.contract = self.rules.ladder[self.high]
+        self.declarer = self.high_bidder
+        self.phase = KITTY
+        self.turn = self.declarer
+        self.hands[self.declarer] |= self.kitty
+
+    def _discard(self, card: int) -> None:
+        d = self.declarer
+        self.hands[d] ^= 1 << card
+        self.discards |= 1 << card
+        self.discard_order.append(card)
+        if len(self.discard_order) < self.rules.kitty_size:
+            return
+        contract = self.contract
+        if contract.no_trump and self.rules.joker_no_trump == "pagat":
+            for j, c in enumerate(self.rules.deck.jokers):
+                if self.hands[d] >> c & 1:
+                    self.naming_index = j
+                    self.phase = JOKER
+                    return
+        self._start_play()
+
+    def _name(self, action: int) -> None:
+        d = self.declarer
+        self.jokers_named[self.naming_index] = action - NAME_SUIT if action != NAME_NONE else -1
+        jokers = self.rules.deck.jokers
+        for j in range(self.naming_index + 1, len(jokers)):
+            if self.hands[d] >> jokers[j] & 1:
+                self.naming_index = j
+                return
+        self._start_play()
+
+    def _start_play(self) -> None:
+        rules = self.rules
+        contract = self.contract
+        self.tables = contract_tables(rules.deck, contract.trump, tuple(self.jokers_named))
+        n = self.comp.n
+        d = self.declarer
+        if contract.misere:  # the declarer's partners lay their hands down and sit out
+            team = d % rules.teams
+            self.active = [s == d or s % rules.teams != team for s in range(n)]
+            self.n_active = sum(self.active)
+            nxt = []
+            for s in range(n):
+                t = (s + 1) % n
+                while not self.active[t]:
+                    t = (t + 1) % n
+                nxt.append(t)
+            self.next_active = nxt
+        self.phase = PLAY
+        self.turn = d
+
+    def _play(self, action: int) -> None:
+        seat = self.turn
+        trick = self.trick
+        if action >= JOKER_LEAD:
+            j, s = divmod(action - JOKER_LEAD, 4)
+            card = self.rules.deck.jokers[j]
+            self.led = s
+            self.led_suits |= 1 << s
+        else:
+            card = action
+            if not trick:
+                self.led = led = self.tables.eff_suit[card]
+                self.led_suits |= 1 << led
+        bit = 1 << card
+        self.hands[seat] ^= bit
+        self.played |= bit
+        trick.append(card)
+        self.trick_seats.append(seat)
+        self.plays.append(action)
+        self.play_seats.append(seat)
+        if len(trick) < self.n_active:
+            self.turn = self.next_active[seat]
+            return
+        # Resolve the trick.
+        t = self.tables
+        power, eff, rank, led = t.power, t.eff_suit, t.rank, self.led
+        best = -1
+        win = 0
+        for i, c in enumerate(trick):
+            p = power[c] or (rank[c] if eff[c] == led else 0)
+            if p > best:
+                best = p
+                win = i
+        winner = self.trick_seats[win]
+        self.tricks_won[winner] += 1
+        self.trick_winners.append(winner)
+        self.tricks_played += 1
+        self.trick = []
+        self.trick_seats = []
+        self.turn = winner
+        if (self.contract.misere and winner == self.declarer) or self.tricks_played == self.rules.hand_size:
+            self._score()
+
+    def _score(self) -> None:
+        rules = self.rules
+        contract = self.contract
+        teams = rules.teams
+        dteam = self.declarer % teams
+        delta = [0] * teams
+        if contract.misere:
+            delta[dteam] = contract.points if self.tricks_won[self.declarer] == 0 else -contract.points
+        else:
+            team_tricks = [0] * teams
+            for s, w in enumerate(self.tricks_won):
+                team_tricks[s % teams] += w
+            got = team_tricks[dteam]
+            if got >= contract.tricks:
+                pts = contract.points + rules.overtrick_points * (got - contract.tricks)
+                if got == rules.hand_size and pts < rules.slam_floor:
+                    pts = rules.slam_floor
+                delta[dteam] = pts
+            else:
+                delta[dteam] = -contract.points
+            for t in range(teams):
+                if t != dteam:
+                    delta[t] = 10 * team_tricks[t]
+        self.score_delta = delta
+        self.phase = DONE
+        self.turn = -1
+
+    # ---------------------------------------------------------------- derived results
+
+    def declarer_tricks(self) -> int | None:
+        """Tricks won by the declaring side (by the declarer alone in misère), or None."""
+        if self.contract is None:
+            return None
+        if self.contract.misere:
+            return self.tricks_won[self.declarer]
+        teams = self.rules.teams
+        team = self.declarer % teams
+        return sum(w for s, w in enumerate(self.tricks_won) if s % teams == team)
+
+    def made(self) -> bool | None:
+        """Whether the contract was made (None for a thrown-in deal or a live one)."""
+        if self.contract is None or self.score_delta is None:
+            return None
+        return self.score_delta[self.declarer % self.rules.teams] > 0
+
+    def view(self, seat: int) -> SeatView:
+        """What ``seat`` may know of this deal."""
+        return SeatView(self, seat)
+
+
+def step(state: State, action: int) -> State:
+    """Pure transition: a new state with ``action`` applied (``state`` is unchanged)."""
+    new = state.clone()
+    new.apply_checked(action)
+    return new
+
+
+class SeatView:
+    """The information state of one seat (OpenSpiel's information state, as an object).
+
+    It holds the seat's own hand, the auction, the contract, every card played, the kitty and the
+    discards only for the declarer, the open-misère declarer's hand only after the first trick,
+    and the game scores.  Other seats' hidden cards are not reachable through its public API.
+    """
+
+    __slots__ = ("_s", "seat")
+
+    def __init__(self, state: State, seat: int) -> None:
+        self._s = state
+        self.seat = seat
+
+    # --- public facts
+    @property
+    def rules(self) -> Rules:
+        """The rule set."""
+        return self._s.rules
+
+    @property
+    def phase(self) -> int:
+        """The deal's phase (``AUCTION``, ``KITTY``, ``JOKER``, ``PLAY``, ``DONE``)."""
+        return self._s.phase
+
+    @property
+    def dealer(self) -> int:
+        """The dealer's seat."""
+        return self._s.dealer
+
+    @property
+    def turn(self) -> int:
+        """The seat to act."""
+        return self._s.turn
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """Each team's game score before this deal."""
+        return self._s.scores
+
+    @property
+    def hand_no(self) -> int:
+        """This deal's number within its game."""
+        return self._s.hand_no
+
+    @property
+    def hand(self) -> int:
+        """This seat's current cards (bitmask); the declarer's includes the kitty until discarded."""
+        return self._s.hands[self.seat]
+
+    @property
+    def bids(self) -> tuple[int, ...]:
+        """Every auction call so far, in order from the player left of the dealer."""
+        return tuple(self._s.bids)
+
+    @property
+    def high_bid(self) -> Bid | None:
+        """The highest bid so far (the contract once the auction is over)."""
+        s = self._s
+        return s.rules.ladder[s.high] if s.high >= 0 else None
+
+    @property
+    def high_bidder(self) -> int:
+        """Seat of the highest bid so far, or -1."""
+        return self._s.high_bidder
+
+    @property
+    def passed(self) -> tuple[bool, ...]:
+        """Which seats have passed in the auction."""
+        return tuple(self._s.passed)
+
+    @property
+    def contract(self) -> Bid | None:
+        """The contract, once the auction is over."""
+        return self._s.contract
+
+    @property
+    def declarer(self) -> int:
+        """The declarer's seat, or -1."""
+        return self._s.declarer
+
+    @property
+    def kitty(self) -> int | None:
+        """The kitty as dealt: known to the declarer only, after the auction."""
+        s = self._s
+        return s.kitty_dealt if self.seat == s.declarer else None
+
+    @property
+    def discards(self) -> int | None:
+        """The declarer's discards: known to the declarer only."""
+        s = self._s
+        return s.discards if self.seat == s.declarer else None
+
+    @property
+    def jokers_named(self) -> tuple[int, ...]:
+        """The suit named for each joker by the declarer (-1: none), public once play starts."""
+        s = self._s
+        if s.phase >= PLAY:
+            return tuple(s.jokers_named)
+        return tuple(-1 for _ in s.rules.deck.jokers)
+
+    @property
+    def tables(self) -> ContractTables | None:
+        """The contract's card tables (effective suits, powers); None before play."""
+        return self._s.tables
+
+    @property
+    def active(self) -> tuple[bool, ...]:
+        """Which seats take part in the play (a misère declarer's partners sit out)."""
+        return tuple(self._s.active)
+
+    @property
+    def trick(self) -> tuple[tuple[int, int], ...]:
+        """The current trick as (seat, card) pairs."""
+        s = self._s
+        return tuple(zip(s.trick_seats, s.trick, strict=True))
+
+    @property
+    def led_suit(self) -> int:
+        """The effective suit led to the current trick, or -1."""
+        s = self._s
+        return s.led if s.trick else -1
+
+    @property
+    def led_suits(self) -> int:
+        """Bitmask (bit = suit) of the suits led so far in this deal."""
+        return self._s.led_suits
+
+    @property
+    def plays(self) -> tuple[tuple[int, int], ...]:
+        """Every play so far as (seat, action); a led suitless joker keeps its naming action."""
+        s = self._s
+        return tuple(zip(s.play_seats, s.plays, strict=True))
+
+    @property
+    def played(self) -> int:
+        """Bitmask of every card played so far."""
+        return self._s.played
+
+    @property
+    def trick_winners(self) -> tuple[int, ...]:
+        """The winner of each completed trick."""
+        return tuple(self._s.trick_winners)
+
+    @property
+    def tricks_won(self) -> tuple[int, ...]:
+        """Tricks won so far by each seat."""
+        return tuple(self._s.tricks_won)
+
+    @property
+    def exposed(self) -> int | None:
+        """The open-misère declarer's remaining hand, exposed to all after the first trick."""
+        s = self._s
+        c = s.contract
+        if c is not None and c.open and s.tricks_played >= 1 and s.phase == PLAY:
+            return s.hands[s.declarer]
+        return None
+
+
+def action_name(rules: Rules, action: int) -> str:
+    """Log notation of an action: ``TH``, ``JK=H``, ``8H``, ``P``, or a named suit (``-`` = none)."""
+    if action < JOKER_LEAD:
+        return rules.deck.names[action]
+    if action < NAME_SUIT:
+        j, s = divmod(action - JOKER_LEAD, 4)
+        return f"{rules.deck.names[rules.deck.jokers[j]]}={SUITS[s]}"
+    if action < NAME_NONE:
+        return SUITS[action - NAME_SUIT]
+    if action == NAME_NONE:
+        return "-"
+    if action == PASS:
+        return "P"
+    return rules.ladder[action - BID].code
+
+
+def parse_action(rules: Rules, text: str, phase: int) -> int:
+    """Inverse of :func:`action_name` for a phase (``KeyError``/``ValueError`` on bad text)."""
+    if phase == AUCTION:
+        return PASS if text == "P" else BID + rules.bid_index[text]
+    if phase == JOKER:
+        return NAME_NONE if text == "-" else NAME_SUIT + SUITS.index(text)
+    if "=" in text:
+        name, suit = text.split("=")
+        j = rules.deck.jokers.index(rules.deck.card(name))
+        return JOKER_LEAD + 4 * j + SUITS.index(suit)
+    return rules.deck.card(text)

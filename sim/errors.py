@@ -1,0 +1,5 @@
+"""The base class of errors caused by user input (configs, names, files, flags)."""
+
+
+class UserError(Exception):
+    """A mistake in what the user gave us.  The CLI prints its one-line message, no traceback."""

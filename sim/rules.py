@@ -1,0 +1,337 @@
+"""The rules object: one frozen description of a table, built from a TOML variant file.
+
+Everything the engine needs to know about a rule set lives here: the deck, the deal pattern, the
+teams, the bid ladder (rank order and points in one table) and every switch of RULES.md section 11.
+The engine reads fields of this object; it never asks for a variant's name.
+
+Variant files live in ``configs/variants/``.  ``pagat-au.toml`` spells out every key; another file
+may say ``base = "pagat-au"`` and give only what it changes.  A wrong key, a bad value or an
+impossible combination raises :class:`RulesError` with one line naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from sim.cards import NT, Deck, standard_deck, suit_index
+from sim.errors import UserError
+
+#: Where the shipped variant files live.
+VARIANTS_DIR = Path(__file__).resolve().parent.parent / "configs" / "variants"
+
+#: The one bid ladder: every bid in rank order (lowest first) with its points.  Variants remove or
+#: re-value entries (see :func:`build_ladder`); rank and points are never kept in two tables.
+BASE_LADDER: tuple[tuple[str, int], ...] = (
+    ("6S", 40), ("6C", 60), ("6D", 80), ("6H", 100), ("6NT", 120),
+    ("7S", 140), ("7C", 160), ("7D", 180), ("7H", 200), ("7NT", 220),
+    ("MIS", 250),
+    ("8S", 240), ("8C", 260), ("8D", 280), ("8H", 300), ("8NT", 320),
+    ("9S", 340), ("9C", 360), ("9D", 380), ("9H", 400), ("9NT", 420),
+    ("10S", 440), ("10C", 460), ("10D", 480),
+    ("OMIS", 500),
+    ("10H", 500), ("10NT", 520),
+)  # fmt: skip
+
+
+class RulesError(UserError, ValueError):
+    """A variant file or rules value is wrong; the message is one line naming file and key."""
+
+
+@dataclass(frozen=True)
+class Bid:
+    """One rung of the bid ladder.
+
+    ``rank`` orders bids (a bid must be strictly higher than the highest so far; blind misère
+    shares open misère's rank).  ``trump`` is a suit ``0..3``, :data:`sim.cards.NT`, or ``-1``
+    for the misère bids.  ``tricks`` is 6..10, or 0 for misère.
+    """
+
+    code: str
+    rank: int
+    points: int
+    tricks: int
+    trump: int
+    misere: bool = False
+    open: bool = False
+    blind: bool = False
+
+    @property
+    def no_trump(self) -> bool:
+        """True for NT and the misère bids: contracts without a trump suit (joker rules apply)."""
+        return self.trump < 0 or self.trump == NT
+
+
+def _bid_from_code(code: str, rank: int, points: int) -> Bid:
+    if code == "MIS":
+        return Bid(code, rank, points, 0, -1, misere=True)
+    if code == "OMIS":
+        return Bid(code, rank, points, 0, -1, misere=True, open=True)
+    if code == "BMIS":
+        return Bid(code, rank, points, 0, -1, misere=True, blind=True)
+    tricks = int(code[:-2] if code.endswith("NT") else code[:-1])
+    trump = NT if code.endswith("NT") else suit_index(code[-1])
+    return Bid(code, rank, points, tricks, trump)
+
+
+# --------------------------------------------------------------------------------------------
+# The schema: every key a variant file may hold, its type and allowed values.
+# --------------------------------------------------------------------------------------------
+
+_CHOICES: dict[str, tuple[Any, ...]] = {
+    "table.players": (3, 4, 6),
+    "table.jokers": (1, 2),
+    "bidding.misere": ("after_seven", "anytime", "off"),
+    "bidding.misere_values": ("standard", "nullo"),
+    "joker.no_trump": ("pagat", "north_american"),
+}
+_BOOLS = (
+    "bidding.open_misere",
+    "bidding.blind_misere",
+    "bidding.declarer_raise",
+    "joker.lead_only_last_trick",
+    "scoring.slam_floor",
+    "scoring.lose_at_minus_500",
+)
+_INTS = {  # key -> (min, max)
+    "scoring.overtrick_points": (0, 1000),
+    "scoring.defensive_cap": (0, 100000),  # 0 means no cap
+    "scoring.win_score": (1, 100000),
+    "scoring.lose_score": (-100000, -1),
+    "game.deal_limit": (1, 100000),
+}
+_STRINGS = ("name", "description", "base")
+ALL_KEYS = frozenset((*_CHOICES, *_BOOLS, *_INTS, *_STRINGS))
+
+
+def _flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in data.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out.update(_flatten(v, key + "."))
+        else:
+            out[key] = v
+    return out
+
+
+def _check_value(where: str, key: str, value: Any) -> None:
+    if key not in ALL_KEYS:
+        known = ", ".join(sorted(ALL_KEYS))
+        raise RulesError(f"{where}: unknown key '{key}' (known keys: {known})")
+    if key in _CHOICES and value not in _CHOICES[key]:
+        allowed = " | ".join(repr(c) for c in _CHOICES[key])
+        raise RulesError(f"{where}: key '{key}' = {value!r} is not one of {allowed}")
+    if key in _BOOLS and not isinstance(value, bool):
+        raise RulesError(f"{where}: key '{key}' = {value!r} must be true or false")
+    if key in _INTS:
+        lo, hi = _INTS[key]
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            raise RulesError(f"{where}: key '{key}' = {value!r} must be an integer in [{lo}, {hi}]")
+    if key in _STRINGS and not isinstance(value, str):
+        raise RulesError(f"{where}: key '{key}' = {value!r} must be a string")
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise RulesError(f"{path}: no such variant file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesError(f"{path}: not valid TOML ({exc})") from None
+
+
+def variant_path(name_or_path: str | Path) -> Path:
+    """Resolve a variant name (``pagat-au``) or a path to a TOML file."""
+    p = Path(name_or_path)
+    if p.suffix == ".toml" or p.exists():
+        return p
+    candidate = VARIANTS_DIR / f"{name_or_path}.toml"
+    if candidate.exists():
+        return candidate
+    known = ", ".join(available_variants())
+    raise RulesError(f"unknown variant '{name_or_path}' (known: {known}; or give a .toml path)")
+
+
+def available_variants() -> list[str]:
+    """Names of the shipped variant files."""
+    return sorted(p.stem for p in VARIANTS_DIR.glob("*.toml"))
+
+
+def _load_flat(path: Path, seen: tuple[Path, ...] = ()) -> tuple[dict[str, Any], dict[str, Path]]:
+    """Flat key->value of a variant file with its bases merged; also where each key came from."""
+    if path.resolve() in seen:
+        raise RulesError(f"{path}: key 'base' makes a cycle")
+    flat = _flatten(_read_toml(path))
+    for key, value in flat.items():
+        _check_value(str(path), key, value)
+    merged: dict[str, Any] = {}
+    origin: dict[str, Path] = {}
+    if "base" in flat:
+        base_path = path.parent / f"{flat['base']}.toml"
+        if not base_path.exists():
+            base_path = VARIANTS_DIR / f"{flat['base']}.toml"
+        if not base_path.exists():
+            raise RulesError(f"{path}: key 'base' = {flat['base']!r} names no variant file")
+        merged, origin = _load_flat(base_path, (*seen, path.resolve()))
+        merged.pop("name", None)
+        merged.pop("description", None)
+    for key, value in flat.items():
+        merged[key] = value
+        origin[key] = path
+    return merged, origin
+
+
+def load_rules(name_or_path: str | Path = "pagat-au", overrides: dict[str, Any] | None = None) -> Rules:
+    """Load a rule set by variant name or TOML path, with optional flat ``section.key`` overrides."""
+    path = variant_path(name_or_path)
+    flat, origin = _load_flat(path)
+    for key, value in (overrides or {}).items():
+        _check_value(f"{path} (override)", key, value)
+        flat[key] = value
+        origin[key] = path
+    flat.setdefault("name", path.stem)
+    return rules_from_flat(flat, str(path), explicit=frozenset(k for k in flat if origin.get(k) == path))
+
+
+def rules_from_flat(flat: dict[str, Any], where: str, explicit: frozenset[str] = frozenset()) -> Rules:
+    """Build and validate a :class:`Rules` from flat ``section.key`` values (all keys required)."""
+    required = ALL_KEYS - {"base", "description"}
+    missing = sorted(required - flat.keys())
+    if missing:
+        raise RulesError(f"{where}: missing key '{missing[0]}' (every key of pagat-au.toml is needed)")
+
+    misere = flat["bidding.misere"]
+    open_misere = flat["bidding.open_misere"]
+    nullo = flat["bidding.misere_values"] == "nullo"
+    if misere == "off":
+        for key in ("bidding.open_misere", "bidding.blind_misere"):
+            if flat[key] and key in explicit:
+                raise RulesError(f"{where}: key '{key}' = true is impossible with bidding.misere = 'off'")
+        if flat["bidding.misere_values"] == "nullo" and "bidding.misere_values" in explicit:
+            raise RulesError(f"{where}: key 'bidding.misere_values' = 'nullo' needs misère on")
+        open_misere = False
+    if nullo:
+        if open_misere and "bidding.open_misere" in explicit:
+            raise RulesError(f"{where}: key 'bidding.open_misere' = true is impossible with Nullo values")
+        open_misere = False
+    blind = flat["bidding.blind_misere"] and misere != "off"
+    players, jokers = flat["table.players"], flat["table.jokers"]
+    if jokers == 2 and players != 4:
+        raise RulesError(f"{where}: key 'table.jokers' = 2 is played with 4 players only")
+
+    ladder = build_ladder(misere != "off", open_misere, nullo, blind)
+    deck = standard_deck(players, jokers)
+    teams = 3 if players == 3 else 2
+    if jokers == 2:
+        pattern: tuple[tuple[str, int], ...] = (
+            ("each", 3), ("kitty", 2), ("each", 2), ("kitty", 2),
+            ("each", 3), ("kitty", 2), ("each", 2),
+        )  # fmt: skip
+    else:
+        pattern = (("each", 3), ("kitty", 1), ("each", 4), ("kitty", 1), ("each", 3), ("kitty", 1))
+    hand_size = sum(n for who, n in pattern if who == "each")
+    kitty_size = sum(n for who, n in pattern if who == "kitty")
+    if hand_size * players + kitty_size != deck.size:
+        raise RulesError(f"{where}: deal pattern does not use the {deck.size}-card deck exactly")
+    cap = flat["scoring.defensive_cap"]
+    return Rules(
+        name=flat["name"],
+        players=players,
+        teams=teams,
+        deck=deck,
+        deal_pattern=pattern,
+        hand_size=hand_size,
+        kitty_size=kitty_size,
+        ladder=ladder,
+        misere=misere,
+        open_misere=open_misere,
+        misere_values=flat["bidding.misere_values"],
+        blind_misere=blind,
+        declarer_raise=flat["bidding.declarer_raise"],
+        joker_no_trump=flat["joker.no_trump"],
+        joker_lead_only_last_trick=flat["joker.lead_only_last_trick"],
+        slam_floor=250 if flat["scoring.slam_floor"] else 0,
+        overtrick_points=flat["scoring.overtrick_points"],
+        defensive_cap=cap or None,
+        lose_at_minus_500=flat["scoring.lose_at_minus_500"],
+        win_score=flat["scoring.win_score"],
+        lose_score=flat["scoring.lose_score"],
+        deal_limit=flat["game.deal_limit"],
+        settings=tuple(sorted((k, v) for k, v in flat.items() if k not in ("base",))),
+    )
+
+
+def build_ladder(misere: bool, open_misere: bool, nullo: bool, blind: bool) -> tuple[Bid, ...]:
+    """The bid ladder of a rule set, derived from :data:`BASE_LADDER`.
+
+    Misère off removes ``MIS`` and ``OMIS``; open misère off (or Nullo values) removes ``OMIS``;
+    Nullo makes ``MIS`` worth 500; blind misère adds ``BMIS`` (500) with open misère's rank.
+    """
+    bids: list[Bid] = []
+    for rank, (code, points) in enumerate(BASE_LADDER):
+        if code == "MIS":
+            if not misere:
+                continue
+            points = 500 if nullo else points
+        if code == "OMIS":
+            if blind:
+                bids.append(_bid_from_code("BMIS", rank, 500))
+            if not (misere and open_misere):
+                continue
+        bids.append(_bid_from_code(code, rank, points))
+    return tuple(bids)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """A complete, validated rule set.  Build it with :func:`load_rules`."""
+
+    name: str
+    players: int
+    teams: int
+    deck: Deck
+    deal_pattern: tuple[tuple[str, int], ...]
+    hand_size: int
+    kitty_size: int
+    ladder: tuple[Bid, ...]
+    misere: str
+    open_misere: bool
+    misere_values: str
+    blind_misere: bool
+    declarer_raise: bool
+    joker_no_trump: str
+    joker_lead_only_last_trick: bool
+    slam_floor: int
+    overtrick_points: int
+    defensive_cap: int | None
+    lose_at_minus_500: bool
+    win_score: int
+    lose_score: int
+    deal_limit: int
+    settings: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
+
+    @cached_property
+    def bid_index(self) -> dict[str, int]:
+        """Bid code -> index in :attr:`ladder`."""
+        return {b.code: i for i, b in enumerate(self.ladder)}
+
+    def bid(self, code: str) -> Bid:
+        """The ladder entry for a bid code such as ``8H`` or ``MIS``."""
+        try:
+            return self.ladder[self.bid_index[code]]
+        except KeyError:
+            known = " ".join(b.code for b in self.ladder)
+            raise RulesError(f"bid {code!r} does not exist in rule set {self.name} ({known})") from None
+
+    def team_of(self, seat: int) -> int:
+        """The team of a seat: ``seat % teams``."""
+        return seat % self.teams
+
+    def as_dict(self) -> dict[str, Any]:
+        """The settings that define this rule set (for manifests and logs)."""
+        return dict(self.settings)
