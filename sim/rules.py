@@ -187,13 +187,20 @@ def _load_flat(path: Path, seen: tuple[Path, ...] = ()) -> tuple[dict[str, Any],
 
 
 def load_rules(name_or_path: str | Path = "pagat-au", overrides: dict[str, Any] | None = None) -> Rules:
-    """Load a rule set by variant name or TOML path, with optional flat ``section.key`` overrides."""
+    """Load a rule set by variant name or TOML path, with optional flat ``section.key`` overrides.
+
+    The overrides are the top layer, as a file's keys are over its base: an impossible combination
+    is refused only when the top layer sets both keys itself (``misere = "off"`` over pagat-au turns
+    open misère off; ``misere = "off"`` with ``open_misere = true`` in the same layer is refused).
+    """
     path = variant_path(name_or_path)
     flat, origin = _load_flat(path)
-    for key, value in (overrides or {}).items():
-        _check_value(f"{path} (override)", key, value)
-        flat[key] = value
-        origin[key] = path
+    if overrides:
+        for key, value in overrides.items():
+            _check_value(f"{path} (override)", key, value)
+            flat[key] = value
+        flat.setdefault("name", path.stem)
+        return rules_from_flat(flat, f"{path} (override)", explicit=frozenset(overrides))
     flat.setdefault("name", path.stem)
     return rules_from_flat(flat, str(path), explicit=frozenset(k for k in flat if origin.get(k) == path))
 
