@@ -111,14 +111,26 @@ def mask_of(cards: list[int] | tuple[int, ...]) -> int:
     return m
 
 
+def _chunk_tables() -> tuple[tuple[tuple[int, ...], ...], ...]:
+    return tuple(
+        tuple(tuple(k * 11 + i for i in range(11) if v >> i & 1) for v in range(2048)) for k in range(6)
+    )
+
+
+_T0, _T1, _T2, _T3, _T4, _T5 = _chunk_tables()
+
+
+def bits(mask: int) -> tuple[int, ...]:
+    """Set bit positions of a 64-bit ``mask``, lowest first, by 11-bit table look-ups (fast path)."""
+    r = _T0[mask & 2047] + _T1[mask >> 11 & 2047] + _T2[mask >> 22 & 2047] + _T3[mask >> 33 & 2047]
+    if mask >> 44:
+        r += _T4[mask >> 44 & 2047] + _T5[mask >> 55]
+    return r
+
+
 def iter_bits(mask: int) -> list[int]:
-    """Set bit positions of ``mask``, lowest first."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
+    """Set bit positions of ``mask``, lowest first, as a list."""
+    return list(bits(mask))
 
 
 def popcount(mask: int) -> int:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from sim.cards import SAME_COLOUR, SUITS, Deck, iter_bits
+from sim.cards import SAME_COLOUR, SUITS, Deck, bits
 from sim.seeding import shuffled
 
 if TYPE_CHECKING:
@@ -37,6 +37,7 @@ NAME_NONE = 164
 PASS = 255
 BID = 256
 
+_NAMINGS = (NAME_SUIT, NAME_SUIT + 1, NAME_SUIT + 2, NAME_SUIT + 3, NAME_NONE)
 _RIGHT_BOWER = 1050
 _LEFT_BOWER = 1049
 
@@ -113,6 +114,14 @@ class CompiledRules:
                 for off in range(1, self.n + 1):
                     plan.extend([off] * count)
         self.deal_plan = tuple(plan)
+        # For each dealer: the positions of the shuffled deck that each seat receives, then the kitty's.
+        positions = []
+        for dealer in range(self.n):
+            per = [[] for _ in range(self.n + 1)]
+            for i, off in enumerate(plan):
+                per[(dealer + off) % self.n if off else self.n].append(i)
+            positions.append(tuple(tuple(p) for p in per))
+        self.deal_positions = tuple(positions)
         # Legal bids above each high bid (index -1 = no bid yet), without and with blind misère.
         restricted = rules.misere == "after_seven"
         above: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
@@ -236,15 +245,14 @@ class State:
     def deal(cls, rules: Rules, seed_of_deal: int, dealer: int) -> State:
         """Shuffle with ``seed_of_deal`` and deal by the rules' pattern, starting left of the dealer."""
         comp = compiled(rules)
-        n = comp.n
         order = shuffled(seed_of_deal, rules.deck.size)
-        hands = [0] * n
-        kitty = 0
-        for card, off in zip(order, comp.deal_plan, strict=True):
-            if off:
-                hands[(dealer + off) % n] |= 1 << card
-            else:
-                kitty |= 1 << card
+        hands = []
+        for positions in comp.deal_positions[dealer]:
+            m = 0
+            for i in positions:
+                m |= 1 << order[i]
+            hands.append(m)
+        kitty = hands.pop()
         return cls(rules, hands, kitty, dealer)
 
     def clone(self) -> State:
@@ -279,34 +287,34 @@ class State:
         """True once the deal is scored (or thrown in)."""
         return self.phase == DONE
 
-    def legal_actions(self) -> list[int]:
-        """The legal actions of the seat to act (never empty while the deal is live)."""
+    def legal_actions(self) -> tuple[int, ...]:
+        """The legal actions of the seat to act, ascending (never empty while the deal is live)."""
         phase = self.phase
         if phase == PLAY:
             return self._legal_plays()
         if phase == AUCTION:
-            return list(self.comp.bids_above[self.high + 1][0 if self.spoken[self.turn] else 1])
+            return self.comp.bids_above[self.high + 1][0 if self.spoken[self.turn] else 1]
         if phase == KITTY:
-            return iter_bits(self.hands[self.declarer])
+            return bits(self.hands[self.declarer])
         if phase == JOKER:
-            return [NAME_SUIT, NAME_SUIT + 1, NAME_SUIT + 2, NAME_SUIT + 3, NAME_NONE]
-        return []
+            return _NAMINGS
+        return ()
 
-    def _legal_plays(self) -> list[int]:
+    def _legal_plays(self) -> tuple[int, ...]:
         hand = self.hands[self.turn]
         t = self.tables
         if self.trick:
             follow = hand & t.suit_mask[self.led]
             if follow:
-                return iter_bits(follow)
+                return bits(follow)
             jk = hand & t.suitless_jokers
             if jk and self.contract.misere and self.rules.joker_no_trump == "pagat":
-                return iter_bits(jk)  # RULES.md §8: in misère a void player must play it
-            return iter_bits(hand)
+                return bits(jk)  # RULES.md §8: in misère a void player must play it
+            return bits(hand)
         jk = hand & t.suitless_jokers
         if not jk:
-            return iter_bits(hand)
-        acts = iter_bits(hand ^ jk)
+            return bits(hand)
+        acts = list(bits(hand ^ jk))
         rules = self.rules
         last = self.tricks_played == rules.hand_size - 1
         if rules.joker_lead_only_last_trick:
@@ -323,7 +331,7 @@ class State:
             if jk >> c & 1:
                 base = JOKER_LEAD + 4 * j
                 acts.extend(base + s for s in range(4) if suits >> s & 1)
-        return acts
+        return tuple(acts)
 
     # ---------------------------------------------------------------- transitions
 

@@ -51,7 +51,11 @@ def bot_seed(seed_of_deal: int, seat: int) -> int:
 
 
 def shuffled(seed_of_deal: int, n_cards: int) -> list[int]:
-    """A uniform permutation of ``range(n_cards)`` from a deal seed."""
-    order = list(range(n_cards))
-    random.Random(seed_of_deal).shuffle(order)
-    return order
+    """A uniform permutation of ``range(n_cards)`` from a deal seed.
+
+    Each card gets an independent uniform key from a Mersenne Twister seeded with the deal seed and
+    the cards are sorted by key (ties have probability below 1e-12 and are broken by card order).
+    This is a uniform permutation, and faster in CPython than ``Random.shuffle``.
+    """
+    draw = random.Random(seed_of_deal).random
+    return sorted(range(n_cards), key=lambda _card: draw())
