@@ -1,0 +1,95 @@
+"""Helpers for hand-made positions: build a deal from card names and drive it with log notation."""
+
+from __future__ import annotations
+
+from sim import AUCTION, DONE, PLAY, Rules, State, action_name, load_rules, parse_action
+from sim.cards import iter_bits
+
+PAGAT = load_rules("pagat-au")
+
+
+def build(rules: Rules, hands: list[str], kitty: str, dealer: int = 3) -> State:
+    """A dealt state from every seat's cards and the kitty; they must be the whole deck exactly."""
+    masks = [rules.deck.mask(h) for h in hands]
+    k = rules.deck.mask(kitty)
+    total = 0
+    for m in [*masks, k]:
+        assert total & m == 0, f"card given twice: {rules.deck.names_of(total & m)}"
+        total |= m
+    missing = rules.deck.names_of(rules.deck.full_mask ^ total)
+    assert not missing, f"cards missing: {missing}"
+    assert all(len(h.split()) == rules.hand_size for h in hands)
+    assert len(kitty.split()) == rules.kitty_size
+    return State(rules, masks, k, dealer)
+
+
+def fill(rules: Rules, hands: list[str], kitty: str = "", dealer: int = 3) -> State:
+    """A dealt state where each seat holds the named cards; the rest go in deck order to fill up."""
+    deck = rules.deck
+    masks = [deck.mask(h) for h in hands]
+    k = deck.mask(kitty)
+    used = k
+    for m in masks:
+        used |= m
+    free = [c for c in range(deck.size) if not used >> c & 1]
+    for s in range(rules.players):
+        while masks[s].bit_count() < rules.hand_size:
+            masks[s] |= 1 << free.pop(0)
+    while k.bit_count() < rules.kitty_size:
+        k |= 1 << free.pop(0)
+    assert not free
+    return State(rules, masks, k, dealer)
+
+
+def act(state: State, text: str) -> State:
+    """Apply space-separated actions in log notation (``P 7H MIS``, ``TS 9S``, ``JK=H``), checked."""
+    for word in text.split():
+        state.apply_checked(parse_action(state.rules, word, state.phase))
+    return state
+
+
+def legal(state: State) -> set[str]:
+    """The legal actions of the seat to act, in log notation."""
+    return {action_name(state.rules, a) for a in state.legal_actions()}
+
+
+def cards(rules: Rules, mask: int) -> set[str]:
+    """Card names of a mask."""
+    return {rules.deck.names[c] for c in iter_bits(mask)}
+
+
+def start(
+    rules: Rules, hands: list[str], kitty: str, contract: str, declarer: int, discard: str, name: str = ""
+) -> State:
+    """A built deal with a forced contract, the discards made and (if asked) the joker named."""
+    s = build(rules, hands, kitty)
+    s.force_contract(contract, declarer)
+    act(s, discard)
+    if name:
+        act(s, name)
+    assert s.phase == PLAY
+    return s
+
+
+def play_tricks(state: State, tricks: list[str]) -> list[int]:
+    """Play whole tricks written in play order; return the winner of each."""
+    winners = []
+    for t in tricks:
+        before = len(state.trick_winners)
+        act(state, t)
+        assert len(state.trick_winners) == before + 1, f"trick {t!r} did not complete"
+        winners.append(state.trick_winners[-1])
+    return winners
+
+
+def auction(rules: Rules, calls: str, dealer: int = 3) -> State:
+    """A filled deal whose auction has had the given calls."""
+    s = fill(rules, ["", "", "", ""], dealer=dealer)
+    assert s.phase == AUCTION
+    return act(s, calls)
+
+
+def first_legal_to_end(state: State) -> None:
+    """Finish a deal by always taking the first legal action."""
+    while state.phase != DONE:
+        state.apply(state.legal_actions()[0])
