@@ -12,10 +12,10 @@ import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from sim.cards import SUITS
-from sim.engine import AUCTION, ENGINE_VERSION, JOKER, KITTY, PLAY, State, action_name
+from sim.cards import SUITS, bits
+from sim.engine import AUCTION, BID, DONE, ENGINE_VERSION, JOKER, KITTY, PLAY, State, action_name
 from sim.errors import UserError
-from sim.seeding import bot_seed, deal_seed, dealer_of
+from sim.seeding import bot_seed, deal_seed, dealer_of, first_dealer
 
 if TYPE_CHECKING:
     from sim.rules import Rules
@@ -24,6 +24,22 @@ if TYPE_CHECKING:
 REACHED_WIN = "reached_500"
 FELL_TO_LOSS = "fell_to_-500"
 DEAL_LIMIT = "deal_limit"
+
+
+class _NoRandom(random.Random):
+    """Handed to strategies that declare ``uses_rng = False``: using it is a bug, so it refuses."""
+
+    def __init__(self) -> None:
+        super().__init__(0)
+
+    def random(self) -> float:
+        raise RuntimeError("this strategy declared uses_rng = False but asked its RNG for a number")
+
+    def getrandbits(self, k: int) -> int:
+        raise RuntimeError("this strategy declared uses_rng = False but asked its RNG for a number")
+
+
+_NO_RNG = _NoRandom()
 
 
 class StrategyError(UserError, RuntimeError):
@@ -76,41 +92,78 @@ def play_deal(
     n = len(strategies)
     views = [state.view(s) for s in range(n)]
     methods = [(st.bid, st.discard, st.name_joker, st.play) for st in strategies]
-    while state.phase != 4:
-        seat = state.turn
-        legal = state.legal_actions()
-        try:
-            action = methods[seat][state.phase](views[seat], legal, rngs[seat])
-        except Exception as exc:  # a bot's own failure: report it with where it happened
-            label = labels[seat] if labels else type(strategies[seat]).__name__
-            raise StrategyError(
-                f"strategy '{label}' (seat {seat}) raised {type(exc).__name__}: {exc} "
-                f"in game {game_id}, hand {state.hand_no}"
-            ) from exc
-        if action not in legal:
-            label = labels[seat] if labels else type(strategies[seat]).__name__
+    plays = [st.play for st in strategies]
+    legal_actions, apply = state.legal_actions, state.apply
+    legal_plays, play_card = state._legal_plays, state._play
+    while True:
+        phase = state.phase
+        if phase == PLAY:  # the hot path: straight to the play-phase methods
+            seat = state.turn
+            legal = legal_plays()
             try:
-                shown = action_name(state.rules, action)
-            except (IndexError, TypeError):
-                shown = repr(action)
-            raise StrategyError(
-                f"strategy '{label}' (seat {seat}) returned illegal action {shown} "
-                f"in game {game_id}, hand {state.hand_no}"
-            )
-        state.apply(action)
+                action = plays[seat](views[seat], legal, rngs[seat])
+            except Exception as exc:  # a bot's own failure: report it with where it happened
+                raise _bot_failed(state, _label(strategies, labels, seat), game_id, seat, exc) from exc
+            if action not in legal:
+                raise _bot_illegal(state, _label(strategies, labels, seat), game_id, seat, action)
+            play_card(action)
+        elif phase == DONE:
+            return
+        else:
+            seat = state.turn
+            legal = legal_actions()
+            try:
+                action = methods[seat][phase](views[seat], legal, rngs[seat])
+            except Exception as exc:
+                raise _bot_failed(state, _label(strategies, labels, seat), game_id, seat, exc) from exc
+            if action not in legal:
+                raise _bot_illegal(state, _label(strategies, labels, seat), game_id, seat, action)
+            apply(action)
+
+
+def _label(strategies: Sequence[Any], labels: Sequence[str] | None, seat: int) -> str:
+    return labels[seat] if labels else getattr(strategies[seat], "name", type(strategies[seat]).__name__)
+
+
+def _bot_failed(
+    state: State,
+    strategies: Sequence[Any],
+    labels: Sequence[str] | None,
+    game_id: int,
+    seat: int,
+    exc: Exception,
+) -> StrategyError:
+    return StrategyError(
+        f"strategy '{_label(strategies, labels, seat)}' (seat {seat}) raised {type(exc).__name__}: {exc} "
+        f"in game {game_id}, hand {state.hand_no}"
+    )
+
+
+def _bot_illegal(
+    state: State,
+    strategies: Sequence[Any],
+    labels: Sequence[str] | None,
+    game_id: int,
+    seat: int,
+    action: Any,
+) -> StrategyError:
+    try:
+        shown = action_name(state.rules, action)
+    except (IndexError, TypeError):
+        shown = repr(action)
+    return StrategyError(
+        f"strategy '{label}' (seat {seat}) returned illegal action {shown} "
+        f"in game {game_id}, hand {state.hand_no}"
+    )
 
 
 def deal_record(state: State, rules: Rules, game_id: int, seed: int) -> dict[str, Any]:
     """The deal-log columns that a finished deal alone determines."""
     names = rules.deck.names
-    n = rules.players
-
-    def cards(mask: int) -> list[str]:
-        return [names[c] for c in range(len(names)) if mask >> c & 1]
-
+    acts = action_names(rules)
     contract = state.contract
     joker_suit = None
-    if contract is not None and state.jokers_named and state.jokers_named[0] >= 0:
+    if contract is not None and state.jokers_named and max(state.jokers_named) >= 0:
         joker_suit = ",".join(SUITS[s] for s in state.jokers_named if s >= 0)
     return {
         "game_id": game_id,
@@ -118,18 +171,33 @@ def deal_record(state: State, rules: Rules, game_id: int, seed: int) -> dict[str
         "seed": seed,
         "variant": rules.name,
         "dealer": state.dealer,
-        "hands": [cards(state.dealt[s]) for s in range(n)],
-        "kitty": cards(state.kitty_dealt),
-        "bids": [action_name(rules, a) for a in state.bids],
+        "hands": [[names[c] for c in bits(h)] for h in state.dealt],
+        "kitty": [names[c] for c in bits(state.kitty_dealt)],
+        "bids": [acts[a] for a in state.bids],
         "contract": contract.code if contract is not None else None,
         "declarer": state.declarer if contract is not None else None,
         "discards": [names[c] for c in state.discard_order] if contract is not None else None,
         "joker_suit": joker_suit,
-        "plays": [action_name(rules, a) for a in state.plays],
+        "plays": [acts[a] for a in state.plays],
         "trick_winners": list(state.trick_winners),
         "declarer_tricks": state.declarer_tricks(),
         "engine_version": ENGINE_VERSION,
     }
+
+
+def action_names(rules: Rules) -> tuple[str, ...]:
+    """Log notation of every action int of a rule set (index = action), built once per rules."""
+    names = rules.__dict__.get("_action_names")
+    if names is None:
+        out = []
+        for a in range(BID + len(rules.ladder)):
+            try:
+                out.append(action_name(rules, a))
+            except (IndexError, ValueError):
+                out.append("?")
+        names = tuple(out)
+        object.__setattr__(rules, "_action_names", names)
+    return names
 
 
 def new_deal(rules: Rules, master_seed: int, game_id: int, hand_no: int) -> tuple[State, int]:
@@ -161,10 +229,14 @@ def play_game(
     n = rules.players
     scores = [0] * rules.teams
     records: list[dict[str, Any]] = []
+    first = first_dealer(master_seed, game_id, n)
+    needs_rng = [getattr(s, "uses_rng", True) for s in strategies]
     for hand_no in range(rules.deal_limit):
-        state, seed = new_deal(rules, master_seed, game_id, hand_no)
+        seed = deal_seed(master_seed, game_id, hand_no)
+        state = State.deal(rules, seed, (first + hand_no) % n)
+        state.hand_no = hand_no
         state.scores = tuple(scores)
-        rngs = [random.Random(bot_seed(seed, s)) for s in range(n)]
+        rngs = [random.Random(bot_seed(seed, s)) if needs_rng[s] else _NO_RNG for s in range(n)]
         play_deal(state, strategies, rngs, game_id, labels)
         delta, scores, over, winner, reason = settle(rules, scores, state)
         if not over and hand_no == rules.deal_limit - 1:

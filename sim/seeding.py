@@ -46,8 +46,12 @@ def dealer_of(master: int, game: int, hand: int, players: int) -> int:
 
 
 def bot_seed(seed_of_deal: int, seat: int) -> int:
-    """The seed of the RNG handed to the strategy in ``seat`` for one deal."""
-    return derive(seed_of_deal, seat, 0xB07)
+    """The seed of the RNG handed to the strategy in ``seat`` for one deal.
+
+    Mersenne Twister's seeding hashes the whole integer, so no extra mixing is needed; the high bit
+    keeps these seeds apart from every deal seed (which are below 2**64).
+    """
+    return (1 << 72) | (seed_of_deal << 8) | seat
 
 
 def shuffled(seed_of_deal: int, n_cards: int) -> list[int]:
