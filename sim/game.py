@@ -125,28 +125,14 @@ def _label(strategies: Sequence[Any], labels: Sequence[str] | None, seat: int) -
     return labels[seat] if labels else getattr(strategies[seat], "name", type(strategies[seat]).__name__)
 
 
-def _bot_failed(
-    state: State,
-    strategies: Sequence[Any],
-    labels: Sequence[str] | None,
-    game_id: int,
-    seat: int,
-    exc: Exception,
-) -> StrategyError:
+def _bot_failed(state: State, label: str, game_id: int, seat: int, exc: Exception) -> StrategyError:
     return StrategyError(
-        f"strategy '{_label(strategies, labels, seat)}' (seat {seat}) raised {type(exc).__name__}: {exc} "
+        f"strategy '{label}' (seat {seat}) raised {type(exc).__name__}: {exc} "
         f"in game {game_id}, hand {state.hand_no}"
     )
 
 
-def _bot_illegal(
-    state: State,
-    strategies: Sequence[Any],
-    labels: Sequence[str] | None,
-    game_id: int,
-    seat: int,
-    action: Any,
-) -> StrategyError:
+def _bot_illegal(state: State, label: str, game_id: int, seat: int, action: Any) -> StrategyError:
     try:
         shown = action_name(state.rules, action)
     except (IndexError, TypeError):
