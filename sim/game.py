@@ -200,12 +200,15 @@ def play_game(
     master_seed: int,
     game_id: int,
     labels: Sequence[str] | None = None,
+    rng_keys: Sequence[int] | None = None,
 ) -> list[dict[str, Any]]:
     """Play game ``game_id`` to its end and return one record per deal.
 
     ``strategies`` holds one strategy object per seat; ``labels`` the ids written to the log
-    (default: each strategy's ``name``).  The game ends at RULES.md section 10's conditions or at
-    ``rules.deal_limit`` deals (``end_reason`` = ``deal_limit``, no winner).
+    (default: each strategy's ``name``).  ``rng_keys`` (one non-negative int below 2**64 per seat,
+    default none) are mixed into each seat's RNG seed: tournaments give every entry its own stream.
+    The game ends at RULES.md section 10's conditions or at ``rules.deal_limit`` deals
+    (``end_reason`` = ``deal_limit``, no winner).
     """
     if len(strategies) != rules.players:
         raise ValueError(f"{rules.players} strategies needed, got {len(strategies)}")
@@ -222,7 +225,12 @@ def play_game(
         state = State.deal(rules, seed, (first + hand_no) % n)
         state.hand_no = hand_no
         state.scores = tuple(scores)
-        rngs = [random.Random(bot_seed(seed, s)) if needs_rng[s] else _NO_RNG for s in range(n)]
+        rngs = [
+            random.Random(bot_seed(seed, s) | (rng_keys[s] << 80 if rng_keys else 0))
+            if needs_rng[s]
+            else _NO_RNG
+            for s in range(n)
+        ]
         play_deal(state, strategies, rngs, game_id, labels)
         delta, scores, over, winner, reason = settle(rules, scores, state)
         if not over and hand_no == rules.deal_limit - 1:
