@@ -1,0 +1,40 @@
+"""``fivehundred replay RUN_DIR DEAL_ID`` and ``fivehundred verify RUN_DIR``: single deals and whole logs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cli.app import app
+
+
+@app.command("replay")
+def replay_cmd(
+    run_dir: Annotated[Path, typer.Argument(help="Run directory (holds deals/*.parquet).")],
+    deal_id: Annotated[int, typer.Argument(help="The deal's id (deal_id column).")],
+) -> None:
+    """Show one deal as a player reads it: hands, kitty, auction, contract, discards, tricks, score."""
+    from pipelines.verify import replay_deal
+
+    typer.echo(replay_deal(run_dir, deal_id).to_text())
+
+
+@app.command("verify")
+def verify_cmd(
+    run_dir: Annotated[Path, typer.Argument(help="Run directory (holds deals/*.parquet).")],
+    max_findings: Annotated[
+        int,
+        typer.Option("--max-findings", min=0, help="Stop after this many findings (0: check every deal)."),
+    ] = 0,
+) -> None:
+    """Replay every deal through the engine; print each finding with its deal id; exit 1 on any."""
+    from pipelines.verify import verify_run
+
+    result = verify_run(run_dir, max_findings=max_findings or None)
+    for finding in result.findings:
+        typer.echo(str(finding))
+    typer.echo(result.summary())
+    if not result.ok:
+        raise typer.Exit(1)
