@@ -8,8 +8,10 @@ legal actions and a seeded :class:`random.Random` that belongs to that seat for 
 - ``name_joker(view, legal, rng)``, the declarer naming a suit for the joker in NT/misère;
 - ``play(view, legal, rng)``, one card (or a joker-lead action) per trick.
 
-Each must return one of ``legal``.  Bots may keep no hidden state between deals that depends on
-other seats' cards; all randomness must come from ``rng`` (never the global ``random``).
+Each must return one of ``legal`` (a tuple of action ints, see ``sim.engine``).  Bots may keep no
+hidden state between deals that depends on other seats' cards; all randomness must come from ``rng``
+(never the global ``random``).  A bot that never uses ``rng`` may declare ``uses_rng = False``: the
+runner then skips seeding one for it (it gets a guard that raises if used).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 import ast
 import importlib
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 from typing import Any, Protocol, runtime_checkable
 
@@ -37,13 +39,13 @@ class Strategy(Protocol):
 
     name: str
 
-    def bid(self, view: SeatView, legal: list[int], rng: random.Random) -> int: ...
+    def bid(self, view: SeatView, legal: Sequence[int], rng: random.Random) -> int: ...
 
-    def discard(self, view: SeatView, legal: list[int], rng: random.Random) -> int: ...
+    def discard(self, view: SeatView, legal: Sequence[int], rng: random.Random) -> int: ...
 
-    def name_joker(self, view: SeatView, legal: list[int], rng: random.Random) -> int: ...
+    def name_joker(self, view: SeatView, legal: Sequence[int], rng: random.Random) -> int: ...
 
-    def play(self, view: SeatView, legal: list[int], rng: random.Random) -> int: ...
+    def play(self, view: SeatView, legal: Sequence[int], rng: random.Random) -> int: ...
 
 
 _REGISTRY: dict[str, Callable[..., Any]] = {}
