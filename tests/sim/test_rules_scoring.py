@@ -122,7 +122,7 @@ def test_s9_misere_failed_and_stopped(contract: str, points: int) -> None:
 
 def test_s10_minus_500_loses_at_once_going_out_backwards() -> None:
     failed = k_trick_deal(PAGAT, 5, "7NT")  # team 0: -220, team 1: +50
-    delta, new, over, winner, reason = settle(PAGAT, [-280, 300], failed)
+    _, new, over, winner, reason = settle(PAGAT, [-280, 300], failed)
     assert new == [-500, 350] and over and winner == 1 and reason == "fell_to_-500"
     _, new, over, _, _ = settle(PAGAT, [-270, 300], failed)
     assert new == [-490, 350] and not over
