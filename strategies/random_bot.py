@@ -1,32 +1,64 @@
-"""``random.v1``: uniform over the legal actions, bids included."""
+"""``random.v1``: uniform over the legal actions, bids included.
+
+Two optional parameters tame the auction (uniform bidding makes nearly every contract a high one
+that fails, so whole games last about one deal and some rule paths never occur):
+``pass_probability`` passes with that probability at each call, and ``max_raise`` picks uniformly
+among only the ``max_raise`` lowest legal bids.  Without them every call is uniform over ``legal``.
+"""
 
 from __future__ import annotations
 
 import random
-from typing import ClassVar
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
-from sim.engine import SeatView
+from sim.engine import PASS, SeatView
 from strategies.base import register
+
+
+def _probability(value: Any) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
+        return "must be a number between 0 and 1"
+    return None
+
+
+def _positive_int(value: Any) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        return "must be an integer of at least 1"
+    return None
 
 
 @register("random.v1")
 class RandomStrategy:
     """Chooses uniformly among the legal actions at every decision."""
 
-    PARAMS: ClassVar[dict] = {}
+    PARAMS: ClassVar[dict[str, Any]] = {"pass_probability": _probability, "max_raise": _positive_int}
 
-    def bid(self, view: SeatView, legal: list[int], rng: random.Random) -> int:
-        """A uniformly random call."""
-        return legal[int(rng.random() * len(legal))]
+    def __init__(self, pass_probability: float | None = None, max_raise: int | None = None) -> None:
+        self.pass_probability = pass_probability
+        self.max_raise = max_raise
 
-    def discard(self, view: SeatView, legal: list[int], rng: random.Random) -> int:
+    def bid(self, view: SeatView, legal: Sequence[int], rng: random.Random) -> int:
+        """A random call: uniform over ``legal`` unless the auction parameters are set."""
+        if self.pass_probability is None and self.max_raise is None:
+            return legal[int(rng.random() * len(legal))]
+        if self.pass_probability is not None and rng.random() < self.pass_probability:
+            return PASS
+        bids = [a for a in legal if a != PASS]
+        if not bids:
+            return PASS
+        if self.max_raise is not None:
+            bids = bids[: self.max_raise]
+        return bids[int(rng.random() * len(bids))]
+
+    def discard(self, view: SeatView, legal: Sequence[int], rng: random.Random) -> int:
         """A uniformly random card to throw."""
         return legal[int(rng.random() * len(legal))]
 
-    def name_joker(self, view: SeatView, legal: list[int], rng: random.Random) -> int:
+    def name_joker(self, view: SeatView, legal: Sequence[int], rng: random.Random) -> int:
         """A uniformly random suit (or none)."""
         return legal[int(rng.random() * len(legal))]
 
-    def play(self, view: SeatView, legal: list[int], rng: random.Random) -> int:
+    def play(self, view: SeatView, legal: Sequence[int], rng: random.Random) -> int:
         """A uniformly random legal card."""
         return legal[int(rng.random() * len(legal))]
