@@ -1,0 +1,275 @@
+"""Chunks of whole games played in-process or on Ray, returned as Arrow tables in submission order.
+
+This is the reusable core of ``simulate`` and of the tournament runner::
+
+    from pipelines.chunks import GameChunk, RayPool, run_chunks
+
+    chunks = (GameChunk(i, rules, seats, master_seed, range(i * 500, (i + 1) * 500)) for i in count())
+    with RayPool(workers=2) as pool:            # or pool=None: play in this process, no Ray
+        for done in run_chunks(chunks, pool):   # in submission order, whatever finished first
+            use(done.table)                     # deal-log columns without schema_version/run_id/deal_id
+            if enough:
+                break                           # stops: chunks still running are cancelled
+
+A chunk is a list of game ids plus (rules, one :class:`~pipelines.runconfig.SeatSpec` per seat,
+master seed).  Its rows depend only on those, never on the worker, node or pool size, because every
+deal is seeded from (master seed, game, hand) and bots are built fresh for every chunk.  Chunks are
+pulled lazily from the iterable, so it may be endless; at most ``window`` chunks are in flight or
+buffered at once (results that finish early wait, in memory, for their predecessors).
+
+Ray tasks are retried ``max_retries`` times when a worker process or a node dies; a strategy's own
+error (:class:`~sim.errors.UserError`) is not retried and is re-raised as itself in the driver.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from pipelines.runconfig import SeatSpec
+from pipelines.schema import DEAL_LOG_SCHEMA, SCHEMA_VERSION
+from sim.errors import UserError
+from sim.game import play_game
+from sim.rules import Rules
+
+#: The run-level columns the driver adds; workers return every other column of the schema.
+RUN_COLUMNS = ("schema_version", "run_id", "deal_id")
+CHUNK_SCHEMA = pa.schema([f for f in DEAL_LOG_SCHEMA if f.name not in RUN_COLUMNS])
+
+#: Object store of the embedded Ray instance (bytes): results stream through it, so it stays modest.
+EMBEDDED_OBJECT_STORE = 256 * 1024**2
+
+
+class ChunkFailed(UserError, RuntimeError):
+    """A chunk could not be played after all retries (workers or nodes kept dying)."""
+
+
+class ClusterError(UserError, RuntimeError):
+    """Ray could not be started or the cluster at ``--address`` could not be joined."""
+
+
+@dataclass(frozen=True)
+class GameChunk:
+    """Whole games to play together: ``key`` identifies the chunk to the caller."""
+
+    key: Any
+    rules: Rules
+    seats: tuple[SeatSpec, ...]
+    master_seed: int
+    game_ids: Sequence[int]
+
+
+@dataclass(frozen=True)
+class ChunkResult:
+    """A finished chunk: its rows as an Arrow table with :data:`CHUNK_SCHEMA`, in game-id order."""
+
+    chunk: GameChunk
+    table: pa.Table
+
+    @property
+    def num_deals(self) -> int:
+        """Rows (deals) in the chunk."""
+        return self.table.num_rows
+
+
+def records_to_chunk_table(records: list[dict[str, Any]]) -> pa.Table:
+    """Records of :func:`sim.game.play_game` as a table with :data:`CHUNK_SCHEMA`, column by column."""
+    return pa.Table.from_arrays(
+        [pa.array([r[f.name] for r in records], f.type) for f in CHUNK_SCHEMA], schema=CHUNK_SCHEMA
+    )
+
+
+def play_chunk(chunk: GameChunk) -> pa.Table:
+    """Play every game of a chunk (in its order) with freshly built bots; the rows as a table."""
+    bots = [seat.build() for seat in chunk.seats]
+    labels = [seat.label for seat in chunk.seats]
+    records: list[dict[str, Any]] = []
+    for game_id in chunk.game_ids:
+        records.extend(play_game(chunk.rules, bots, chunk.master_seed, game_id, labels))
+    return records_to_chunk_table(records)
+
+
+def with_run_columns(table: pa.Table, run_id: str, first_deal_id: int) -> pa.Table:
+    """A chunk table with ``schema_version``, ``run_id`` and ``deal_id`` (from ``first_deal_id``) in front."""
+    n = table.num_rows
+    front = [
+        pa.array([SCHEMA_VERSION] * n, pa.int16()) if n else pa.array([], pa.int16()),
+        pa.DictionaryArray.from_arrays(pa.array([0] * n, pa.int32()), [run_id]).cast(pa.string()),
+        pa.array(range(first_deal_id, first_deal_id + n), pa.int64()),
+    ]
+    table = table.combine_chunks()
+    return pa.Table.from_arrays([*front, *table.columns], schema=DEAL_LOG_SCHEMA)
+
+
+class RayPool:
+    """Ray for playing chunks: an embedded local instance (default) or an existing cluster.
+
+    ``workers`` bounds parallelism (embedded: the instance's CPUs, default all cores; cluster: the
+    number of chunks in flight, default twice the cluster's CPUs).  Use it as a context manager; it
+    shuts down only a Ray instance it started itself.
+    """
+
+    def __init__(
+        self,
+        workers: int | None = None,
+        address: str | None = None,
+        max_retries: int = 3,
+        object_store_memory: int = EMBEDDED_OBJECT_STORE,
+    ) -> None:
+        self.workers = workers
+        self.address = address
+        self.max_retries = max_retries
+        self.object_store_memory = object_store_memory
+        self.window = 2
+        self._started = False
+        self._env_restore: dict[str, str | None] = {}
+        self._remote: Any = None
+
+    def __enter__(self) -> RayPool:
+        import ray
+
+        quiet = {"configure_logging": True, "logging_level": logging.ERROR, "log_to_driver": False}
+        if ray.is_initialized():
+            pass  # the caller's own Ray session (e.g. a tournament that already connected)
+        elif self.address:
+            try:
+                ray.init(address=self.address, **quiet)
+            except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ValueError...
+                msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                raise ClusterError(f"address '{self.address}': cannot join the Ray cluster ({msg})") from None
+            self._started = True
+        else:
+            # Only this embedded instance runs without token auth: it listens on localhost for us alone.
+            self._env_restore = {k: os.environ.get(k) for k in ("RAY_AUTH_MODE", "RAY_USAGE_STATS_ENABLED")}
+            os.environ["RAY_AUTH_MODE"] = "disabled"
+            os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+            try:
+                ray.init(
+                    address="local",
+                    num_cpus=self.workers or os.cpu_count() or 1,
+                    include_dashboard=False,
+                    object_store_memory=self.object_store_memory,
+                    **quiet,
+                )
+            except Exception as exc:
+                self._restore_env()
+                raise ClusterError(f"cannot start embedded Ray ({exc})") from None
+            self._started = True
+        if self.address and self.workers:
+            self.window = self.workers
+        else:
+            cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
+            self.window = max(2, 2 * cpus)
+        self._remote = ray.remote(play_chunk).options(
+            num_cpus=1, max_retries=self.max_retries, retry_exceptions=False, name="fivehundred.play_chunk"
+        )
+        return self
+
+    def _restore_env(self) -> None:
+        for key, value in self._env_restore.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        self._env_restore = {}
+
+    def __exit__(self, *exc: object) -> None:
+        import ray
+
+        if self._started:
+            ray.shutdown()
+            self._started = False
+        self._restore_env()
+
+    def submit(self, chunk: GameChunk) -> Any:
+        """Start a chunk; returns its object ref."""
+        return self._remote.remote(chunk)
+
+    def get(self, ref: Any, chunk: GameChunk) -> pa.Table:
+        """The table of a finished chunk; user errors come back as themselves."""
+        import ray
+
+        try:
+            return ray.get(ref)
+        except ray.exceptions.RayTaskError as exc:
+            cause = getattr(exc, "cause", None)
+            if isinstance(cause, UserError):
+                raise cause from None
+            raise ChunkFailed(f"chunk {chunk.key} failed: {_one_line(exc)}") from exc
+        except ray.exceptions.RayError as exc:
+            raise ChunkFailed(
+                f"chunk {chunk.key} failed after {self.max_retries} retries: {_one_line(exc)}"
+            ) from exc
+
+    def wait(self, refs: list[Any], timeout: float) -> list[Any]:
+        """The refs among ``refs`` that have finished (at least one unless ``timeout`` passes)."""
+        import ray
+
+        ready, _ = ray.wait(refs, num_returns=1, timeout=timeout, fetch_local=False)
+        return ready
+
+    def cancel(self, refs: Iterable[Any]) -> None:
+        """Stop chunks that are no longer wanted (best effort)."""
+        import ray
+
+        for ref in refs:
+            try:
+                ray.cancel(ref, force=False)
+            except Exception:  # cancelling a finished or lost task is harmless
+                pass
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text[:300]}"
+
+
+def run_chunks(chunks: Iterable[GameChunk], pool: RayPool | None = None) -> Iterator[ChunkResult]:
+    """Play chunks (on ``pool``, or in this process when it is ``None``), yielding them in order.
+
+    Closing the iterator early (``break``) cancels the chunks still in flight.
+    """
+    source = iter(chunks)
+    if pool is None:
+        for chunk in source:
+            yield ChunkResult(chunk, play_chunk(chunk))
+        return
+    order: deque[tuple[int, GameChunk]] = deque()
+    inflight: dict[Any, int] = {}
+    refs: dict[int, Any] = {}
+    finished: dict[int, Any] = {}
+    seq = 0
+    exhausted = False
+    try:
+        while True:
+            while not exhausted and len(order) < pool.window:
+                chunk = next(source, None)
+                if chunk is None:
+                    exhausted = True
+                    break
+                ref = pool.submit(chunk)
+                inflight[ref] = seq
+                refs[seq] = ref
+                order.append((seq, chunk))
+                seq += 1
+            if not order:
+                return
+            head, chunk = order[0]
+            if head in finished:
+                order.popleft()
+                ref = refs.pop(head)
+                del finished[head]
+                table = pool.get(ref, chunk)
+                del ref
+                yield ChunkResult(chunk, table)
+                continue
+            for ref in pool.wait(list(inflight), timeout=1.0):
+                finished[inflight.pop(ref)] = True
+    finally:
+        pool.cancel(inflight)

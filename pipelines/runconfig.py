@@ -1,0 +1,313 @@
+"""Run configurations: ``configs/runs/*.toml`` plus command-line overrides, validated at the boundary.
+
+A run file looks like this (every key optional except those the command line does not give)::
+
+    variant = "pagat-au"            # a name from configs/variants/ or a path to a .toml file
+    strategies = "random"           # one spec for every seat, or one per seat (seat order):
+    # strategies = ["random", "heuristic(aggression=1.2)", "random",
+    #               {name = "heuristic", params = {aggression = 1.2}}]
+    seed = 7                        # master seed (0 <= seed < 2**64)
+    deals = 30000                   # or games = 1000 (exactly one of the two)
+    chunk_size = 2000               # games per chunk (one Parquet part file per chunk)
+    out = "runs/demo"               # run directory: a path or a URI pyarrow understands (s3://...)
+    workers = 2                     # optional: parallelism (0 = in-process, no Ray)
+    address = "ray://head:10001"    # optional: join an existing Ray cluster
+    max_retries = 3                 # optional: how often a chunk is retried after a worker/node crash
+
+Every mistake raises :class:`RunConfigError` (a :class:`~sim.errors.UserError`) whose one-line message
+names the file (or ``command line``) and the key.  :meth:`RunConfig.identity` is what makes two runs
+"the same run" (resume) - execution settings such as ``workers`` and ``address`` are not part of it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sim.errors import UserError
+from sim.rules import Rules, load_rules
+
+#: Games per chunk when the config does not say: one Parquet part file per chunk.
+DEFAULT_CHUNK_SIZE = 2000
+DEFAULT_MAX_RETRIES = 3
+MAX_SEED = 2**64 - 1
+
+_KEYS = ("variant", "strategies", "seed", "games", "deals", "chunk_size", "out", "workers", "address")
+_KEYS_ALL = (*_KEYS, "max_retries")
+
+
+class RunConfigError(UserError, ValueError):
+    """A run file or flag is wrong: the one-line message names where and which key."""
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    """One seat's strategy: how to build it (``spec`` + ``params``) and the id written to the log."""
+
+    spec: str
+    params: tuple[tuple[str, Any], ...] = ()
+    label: str = ""
+
+    @classmethod
+    def parse(cls, value: Any, where: str = "strategies") -> SeatSpec:
+        """A seat from ``"heuristic(aggression=1.2)"`` or ``{name = ..., params = {...}}``."""
+        from strategies.base import StrategyConfigError, label, parse_spec, resolve
+
+        if isinstance(value, Mapping):
+            unknown = sorted(set(value) - {"name", "params"})
+            if unknown or not isinstance(value.get("name"), str):
+                raise RunConfigError(f"{where}: a strategy table needs name = '...' (and params = {{...}})")
+            params = value.get("params", {})
+            if not isinstance(params, Mapping):
+                raise RunConfigError(f"{where}: params must be a table of name = value")
+            spec, extra = value["name"], dict(params)
+        elif isinstance(value, str) and value.strip():
+            spec, extra = value, {}
+        else:
+            raise RunConfigError(f"{where}: expected a strategy name such as 'random', got {value!r}")
+        try:
+            name, inline = parse_spec(spec)
+            merged = {**inline, **extra}
+            resolve(name)
+            lab = label(name, merged)
+            from strategies.base import make
+
+            make(name, merged)  # validate parameters now, not in a worker
+        except StrategyConfigError as exc:
+            raise RunConfigError(f"{where}: {exc}") from None
+        return cls(spec=name, params=tuple(sorted(merged.items())), label=lab)
+
+    def build(self) -> Any:
+        """A fresh strategy object for this seat."""
+        from strategies.base import make
+
+        return make(self.spec, dict(self.params))
+
+    def describe(self) -> dict[str, Any]:
+        """What the manifest records about this seat: spec, parameters, versioned id, class."""
+        from strategies.base import resolve
+
+        versioned, cls = resolve(self.spec)
+        return {
+            "spec": self.spec,
+            "params": dict(self.params),
+            "label": self.label,
+            "name": versioned,
+            "version": versioned.rsplit(".", 1)[1] if "." in versioned else None,
+            "class": f"{cls.__module__}:{cls.__qualname__}",
+        }
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """A validated simulation run.  Build it with :func:`make_config` or :func:`load_config`."""
+
+    variant: str
+    rules: Rules = field(compare=False, repr=False)
+    seats: tuple[SeatSpec, ...]
+    seed: int
+    out: str
+    games: int | None = None
+    deals: int | None = None
+    chunk_size: int = DEFAULT_CHUNK_SIZE
+    workers: int | None = None
+    address: str | None = None
+    max_retries: int = DEFAULT_MAX_RETRIES
+    source: str | None = None
+
+    def identity(self) -> dict[str, Any]:
+        """Everything that determines the rows and files: equal identities make a resumable run."""
+        from pipelines.schema import SCHEMA_VERSION
+
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "variant": self.rules.name,
+            "rules": _jsonable(self.rules.as_dict()),
+            "strategies": [s.label for s in self.seats],
+            "strategy_specs": [[s.spec, _jsonable(dict(s.params))] for s in self.seats],
+            "seed": self.seed,
+            "games": self.games,
+            "deals": self.deals,
+            "chunk_size": self.chunk_size,
+        }
+
+    @property
+    def run_id(self) -> str:
+        """A deterministic id of the run (a hash of :meth:`identity`), written in every row."""
+        blob = json.dumps(self.identity(), sort_keys=True, separators=(",", ":")).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The full config as plain data (for the manifest)."""
+        return {
+            "variant": self.variant,
+            "strategies": [
+                {"name": s.spec, "params": _jsonable(dict(s.params))} if s.params else s.spec
+                for s in self.seats
+            ],
+            "seed": self.seed,
+            "games": self.games,
+            "deals": self.deals,
+            "chunk_size": self.chunk_size,
+            "out": self.out,
+            "workers": self.workers,
+            "address": self.address,
+            "max_retries": self.max_retries,
+            "source": self.source,
+        }
+
+
+def _jsonable(value: Any) -> Any:
+    """Round-trip through JSON so tuples become lists and identities compare like the manifest's."""
+    return json.loads(json.dumps(value, sort_keys=True, default=str))
+
+
+def read_run_file(path: str | Path) -> dict[str, Any]:
+    """The raw key -> value table of a run file; unknown keys are refused."""
+    p = Path(path)
+    if not p.exists() and p.suffix != ".toml":
+        candidate = Path(__file__).resolve().parent.parent / "configs" / "runs" / f"{path}.toml"
+        if candidate.exists():
+            p = candidate
+    try:
+        with p.open("rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        raise RunConfigError(f"{p}: no such run config file") from None
+    except IsADirectoryError:
+        raise RunConfigError(f"{p}: is a directory, expected a run config .toml file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise RunConfigError(f"{p}: not valid TOML ({exc})") from None
+    for key in data:
+        if key not in _KEYS_ALL:
+            raise RunConfigError(f"{p}: unknown key '{key}' (known: {', '.join(_KEYS_ALL)})")
+    data["__file__"] = str(p)
+    return data
+
+
+def _int(where: str, key: str, value: Any, low: int, high: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RunConfigError(f"{where}: key '{key}' = {value!r}: expected an integer")
+    if value < low or (high is not None and value > high):
+        bound = f">= {low}" if high is None else f"between {low} and {high}"
+        raise RunConfigError(f"{where}: key '{key}' = {value!r}: must be {bound}")
+    return value
+
+
+def make_config(file_values: Mapping[str, Any] | None = None, **overrides: Any) -> RunConfig:
+    """Merge a run file's values (from :func:`read_run_file`) with overrides (``None`` = not given).
+
+    Overrides are the command line: ``variant``, ``strategies`` (a comma-separated string or a
+    list), ``seed``, ``games``, ``deals``, ``chunk_size``, ``out``, ``workers``, ``address``,
+    ``max_retries``.  Giving ``games`` on the command line drops the file's ``deals`` and vice versa.
+    """
+    base = dict(file_values or {})
+    source = base.pop("__file__", None)
+    file_where = source or "run config"
+    for key in overrides:
+        if key not in _KEYS_ALL:
+            raise TypeError(f"make_config() got an unknown key {key!r}")
+    given = {k: v for k, v in overrides.items() if v is not None}
+    if "games" in given:
+        base.pop("deals", None)
+    if "deals" in given:
+        base.pop("games", None)
+    values = {**base, **given}
+
+    top = file_where if source else "command line"
+
+    def where(key: str) -> str:
+        return "command line" if key in given else file_where
+
+    def require(key: str) -> Any:
+        if key not in values:
+            flag = key.replace("_", "-")
+            raise RunConfigError(f"{top}: key '{key}' is missing (--{flag})")
+        return values[key]
+
+    variant = values.get("variant", "pagat-au")
+    if not isinstance(variant, str) or not variant:
+        raise RunConfigError(f"{where('variant')}: key 'variant' = {variant!r}: expected a name or path")
+    rules = load_rules(variant)
+
+    raw = require("strategies")
+    if isinstance(raw, str):
+        items: list[Any] = [s for s in _split_specs(raw)]
+    elif isinstance(raw, list):
+        items = list(raw)
+    else:
+        raise RunConfigError(f"{where('strategies')}: key 'strategies' = {raw!r}: expected a name or a list")
+    if len(items) == 1:
+        items = items * rules.players
+    if len(items) != rules.players:
+        raise RunConfigError(
+            f"{where('strategies')}: key 'strategies' has {len(items)} entries; "
+            f"give 1 (all seats) or {rules.players} (one per seat) for variant {rules.name}"
+        )
+    seats = tuple(SeatSpec.parse(v, f"{where('strategies')}: key 'strategies'") for v in items)
+
+    seed = _int(where("seed"), "seed", require("seed"), 0, MAX_SEED)
+    games = deals = None
+    if "games" in values and "deals" in values:
+        raise RunConfigError(f"{where('games')}: give either 'games' or 'deals', not both")
+    if "games" in values:
+        games = _int(where("games"), "games", values["games"], 1)
+    elif "deals" in values:
+        deals = _int(where("deals"), "deals", values["deals"], 1)
+    else:
+        raise RunConfigError(f"{top}: give 'games' or 'deals' (--games N | --deals N)")
+    chunk = _int(where("chunk_size"), "chunk_size", values.get("chunk_size", DEFAULT_CHUNK_SIZE), 1)
+    out = require("out")
+    if not isinstance(out, str) or not out.strip():
+        raise RunConfigError(f"{where('out')}: key 'out' = {out!r}: expected a directory path or URI")
+    workers = values.get("workers")
+    if workers is not None:
+        workers = _int(where("workers"), "workers", workers, 0, 4096)
+    address = values.get("address") or None
+    if address is not None and not isinstance(address, str):
+        raise RunConfigError(
+            f"{where('address')}: key 'address' = {address!r}: expected host:port or ray://..."
+        )
+    if address is not None and workers == 0:
+        raise RunConfigError(f"{where('workers')}: key 'workers' = 0 (in-process) excludes an address")
+    retries = values.get("max_retries", DEFAULT_MAX_RETRIES)
+    retries = _int(where("max_retries"), "max_retries", retries, 0, 100)
+    return RunConfig(
+        variant=variant,
+        rules=rules,
+        seats=seats,
+        seed=seed,
+        out=out,
+        games=games,
+        deals=deals,
+        chunk_size=chunk,
+        workers=workers,
+        address=address,
+        max_retries=retries,
+        source=source,
+    )
+
+
+def _split_specs(text: str) -> list[str]:
+    """Split ``a,b(x=1, y=2),c`` at the commas outside parentheses."""
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch == "," and depth == 0:
+            parts.append("".join(cur).strip())
+            cur = []
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        cur.append(ch)
+    parts.append("".join(cur).strip())
+    return parts
+
+
+def load_config(path: str | Path | None = None, **overrides: Any) -> RunConfig:
+    """A run config from an optional TOML file (a path or a name in ``configs/runs/``) and overrides."""
+    return make_config(read_run_file(path) if path is not None else None, **overrides)

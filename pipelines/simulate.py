@@ -1,0 +1,316 @@
+"""``simulate``: play a run's games in chunks (on Ray or in-process) and stream the deal log to Parquet.
+
+:func:`run_simulation` is the library entry point; the CLI only parses flags and prints::
+
+    from pipelines.runconfig import load_config
+    from pipelines.simulate import run_simulation
+
+    summary = run_simulation(load_config("configs/runs/quick.toml", seed=3), progress=print)
+
+How a run is laid out (see :mod:`pipelines.storage`): chunk ``k`` holds games ``k*G .. k*G+G-1``
+(``G`` = ``chunk_size``) and becomes ``deals/part-<k>.parquet``.  Chunks are committed strictly in
+order, so ``deal_id`` runs 0..N-1 in game-id order whatever finished first; results that arrive
+early wait in Ray's object store.  After each commit the manifest is rewritten atomically with the
+chunk's game range, deal count and first deal id, so a run killed at any moment resumes from its
+committed chunks (the rows being deterministic, a half-done chunk is simply played again).
+
+``deals=N`` plays the fewest whole games, in game-id order, whose deals reach N: the chunk in which
+the N-th deal falls is cut after the game holding it, and nothing after it is played.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import platform
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+import pyarrow.compute as pc
+
+from pipelines.chunks import GameChunk, RayPool, run_chunks, with_run_columns
+from pipelines.runconfig import RunConfig
+from pipelines.schema import SCHEMA_VERSION
+from pipelines.storage import DEALS_DIR, RunStore, StorageError, encode_parquet
+from sim.engine import ENGINE_VERSION
+from sim.errors import UserError
+
+MANIFEST_FORMAT = "fivehundred.run"
+MANIFEST_FORMAT_VERSION = 1
+
+
+class RunDirConflict(UserError, FileExistsError):
+    """The run directory holds a different run (or foreign files); ``--overwrite`` replaces it."""
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a run stands, reported after every committed chunk."""
+
+    deals: int
+    games: int
+    target_deals: int | None
+    target_games: int | None
+    session_deals: int
+    elapsed: float
+
+    @property
+    def fraction(self) -> float:
+        """Done, between 0 and 1."""
+        if self.target_games:
+            return min(1.0, self.games / self.target_games)
+        if self.target_deals:
+            return min(1.0, self.deals / self.target_deals)
+        return 0.0
+
+    @property
+    def deals_per_second(self) -> float:
+        """Deals played in this session per second of this session."""
+        return self.session_deals / self.elapsed if self.elapsed > 0 else 0.0
+
+    @property
+    def eta(self) -> float | None:
+        """Seconds left at this session's pace, when it can be estimated."""
+        f0 = self.fraction
+        if self.session_deals == 0 or f0 <= 0:
+            return None
+        done_before = (self.deals - self.session_deals) / max(self.deals, 1) * f0
+        rate = (f0 - done_before) / self.elapsed if self.elapsed > 0 else 0.0
+        return (1.0 - f0) / rate if rate > 0 else None
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What a finished :func:`run_simulation` reports."""
+
+    run_dir: str
+    run_id: str
+    deals: int
+    games: int
+    chunks: int
+    session_deals: int
+    resumed_chunks: int
+    elapsed: float
+    workers: str
+
+    @property
+    def deals_per_second(self) -> float:
+        """This session's throughput (Ray start included)."""
+        return self.session_deals / self.elapsed if self.elapsed > 0 else 0.0
+
+    @property
+    def deals_glob(self) -> str:
+        """The glob to scan the deal log with (``pl.scan_parquet``)."""
+        return f"{self.run_dir}/{DEALS_DIR}/*.parquet"
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of this package, the engine, the schema and the libraries that shape the files."""
+    versions = {"engine": ENGINE_VERSION, "schema": str(SCHEMA_VERSION), "python": platform.python_version()}
+    for dist in ("fivehundred", "pyarrow", "ray"):
+        try:
+            versions[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            versions[dist] = "unknown"
+    return versions
+
+
+def new_manifest(config: RunConfig) -> dict[str, Any]:
+    """The manifest of a run that has not committed any chunk yet."""
+    return {
+        "format": MANIFEST_FORMAT,
+        "format_version": MANIFEST_FORMAT_VERSION,
+        "run_id": config.run_id,
+        "status": "running",
+        "identity": config.identity(),
+        "config": config.as_dict(),
+        "variant": config.rules.name,
+        "rules": config.identity()["rules"],
+        "strategies": [dict(seat=i, **s.describe()) for i, s in enumerate(config.seats)],
+        "master_seed": config.seed,
+        "versions": package_versions(),
+        "deals_glob": f"{DEALS_DIR}/*.parquet",
+        "totals": {"deals": 0, "games": 0, "chunks": 0},
+        "chunks": [],
+    }
+
+
+def _first_difference(old: Any, new: Any, path: str = "") -> str:
+    """A short description of where two identities differ."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in sorted(set(old) | set(new)):
+            if old.get(key) != new.get(key):
+                return _first_difference(old.get(key), new.get(key), f"{path}.{key}" if path else key)
+    return f"{path or 'config'}: {old!r} in the run, {new!r} now"
+
+
+def _open_run(store: RunStore, config: RunConfig, overwrite: bool) -> dict[str, Any]:
+    """The manifest to continue (resume), or a fresh one; refuses a different run unless ``overwrite``."""
+    try:
+        manifest = store.read_manifest()
+    except StorageError:
+        if not overwrite:
+            raise
+        manifest = None
+    if overwrite:
+        store.clear()
+        manifest = None
+    elif manifest is not None:
+        if manifest.get("format") != MANIFEST_FORMAT:
+            raise RunDirConflict(f"{store.display}: manifest.json is not a fivehundred run; use --overwrite")
+        if manifest.get("identity") != config.identity():
+            diff = _first_difference(manifest.get("identity"), config.identity())
+            raise RunDirConflict(
+                f"{store.display} holds a run with a different config ({diff}); "
+                "use --overwrite to replace it or another --out"
+            )
+    elif store.has_foreign_parts():
+        raise RunDirConflict(f"{store.display}/{DEALS_DIR} holds part files but no manifest; use --overwrite")
+    if manifest is None:
+        manifest = new_manifest(config)
+    manifest["config"] = config.as_dict()
+    manifest["versions"] = package_versions()
+    _check_committed(store, manifest)
+    store.write_manifest(manifest)
+    return manifest
+
+
+def _check_committed(store: RunStore, manifest: dict[str, Any]) -> None:
+    """Keep the committed chunks whose files are intact; drop the rest and any stray part files."""
+    keep: list[dict[str, Any]] = []
+    for entry in manifest["chunks"]:
+        if entry.get("status") != "done" or store.part_rows(entry["file"]) != entry["deals"]:
+            break
+        keep.append(entry)
+    manifest["chunks"] = keep
+    if len(keep) != manifest["totals"]["chunks"]:
+        manifest["status"] = "running"
+    manifest["totals"] = {
+        "deals": sum(e["deals"] for e in keep),
+        "games": keep[-1]["games"][1] if keep else 0,
+        "chunks": len(keep),
+    }
+    wanted = {e["file"] for e in keep}
+    for rel in store.part_files():
+        if rel not in wanted:
+            store.delete(rel)
+    store.clean_tmp()
+
+
+def _chunks(config: RunConfig, first: int) -> Iterator[GameChunk]:
+    """The run's chunks from index ``first`` on (endless in ``deals`` mode)."""
+    g = config.chunk_size
+    k = first
+    while config.games is None or k * g < config.games:
+        stop = (k + 1) * g if config.games is None else min((k + 1) * g, config.games)
+        yield GameChunk(k, config.rules, config.seats, config.seed, range(k * g, stop))
+        k += 1
+
+
+def _done(config: RunConfig, totals: dict[str, int]) -> bool:
+    if config.games is not None:
+        return totals["games"] >= config.games
+    assert config.deals is not None
+    return totals["deals"] >= config.deals
+
+
+def run_simulation(
+    config: RunConfig,
+    progress: Callable[[Progress], None] | None = None,
+    overwrite: bool = False,
+) -> RunSummary:
+    """Run (or resume) a simulation and return its summary.
+
+    ``progress`` is called after every committed chunk.  ``overwrite`` replaces a run directory
+    that holds a different run; otherwise the same config resumes and a different one is refused.
+    ``config.workers == 0`` plays in this process without Ray (same files, byte for byte).
+    """
+    t0 = time.perf_counter()
+    store = RunStore(config.out)
+    store.lock()
+    try:
+        manifest = _open_run(store, config, overwrite)
+        totals = manifest["totals"]
+        resumed = totals["chunks"]
+        session = 0
+
+        def report() -> None:
+            if progress is not None:
+                progress(
+                    Progress(
+                        deals=totals["deals"],
+                        games=totals["games"],
+                        target_deals=config.deals,
+                        target_games=config.games,
+                        session_deals=session,
+                        elapsed=time.perf_counter() - t0,
+                    )
+                )
+
+        report()
+        if config.workers == 0:
+            pool: RayPool | None = None
+            where = "in-process"
+        else:
+            pool = RayPool(workers=config.workers, address=config.address, max_retries=config.max_retries)
+            where = f"ray {'cluster ' + config.address if config.address else 'local'}"
+        if not _done(config, totals):
+            with pool if pool is not None else contextlib.nullcontext():
+                if pool is not None:
+                    where += f", {pool.window} chunks in flight"
+                stream = run_chunks(_chunks(config, totals["chunks"]), pool)
+                with contextlib.closing(stream):
+                    for result in stream:
+                        chunk = result.chunk
+                        table = result.table
+                        last_game = chunk.game_ids[-1] if len(chunk.game_ids) else -1
+                        if config.deals is not None and totals["deals"] + table.num_rows >= config.deals:
+                            # The chunk of the N-th deal: keep it through the end of that deal's game.
+                            row = config.deals - totals["deals"] - 1
+                            last_game = table.column("game_id")[row].as_py()
+                            keep = pc.sum(pc.less_equal(table.column("game_id"), last_game)).as_py()
+                            table = table.slice(0, keep)
+                        full = with_run_columns(table, config.run_id, totals["deals"])
+                        rel = store.write_part(chunk.key, encode_parquet(full))
+                        manifest["chunks"].append(
+                            {
+                                "index": chunk.key,
+                                "games": [chunk.game_ids[0], last_game + 1],
+                                "deals": table.num_rows,
+                                "first_deal_id": totals["deals"],
+                                "file": rel,
+                                "status": "done",
+                            }
+                        )
+                        totals["deals"] += table.num_rows
+                        totals["games"] = last_game + 1
+                        totals["chunks"] += 1
+                        session += table.num_rows
+                        if _done(config, totals):
+                            manifest["status"] = "complete"
+                        store.write_manifest(manifest)
+                        report()
+                        if manifest["status"] == "complete":
+                            break
+        if manifest["status"] != "complete" and _done(config, totals):
+            manifest["status"] = "complete"
+            store.write_manifest(manifest)
+        if manifest["status"] != "complete":
+            raise RuntimeError(f"run stopped before its end ({totals})")  # a bug, not a user error
+        return RunSummary(
+            run_dir=store.display,
+            run_id=config.run_id,
+            deals=totals["deals"],
+            games=totals["games"],
+            chunks=totals["chunks"],
+            session_deals=session,
+            resumed_chunks=resumed,
+            elapsed=time.perf_counter() - t0,
+            workers=where,
+        )
+    finally:
+        with contextlib.suppress(OSError):
+            store.clean_tmp()
+        store.unlock()
