@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import os
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,10 +67,14 @@ class GameChunk:
 
 @dataclass(frozen=True)
 class ChunkResult:
-    """A finished chunk: its rows as an Arrow table with :data:`CHUNK_SCHEMA`, in game-id order."""
+    """A finished chunk and what its task returned.
 
-    chunk: GameChunk
-    table: pa.Table
+    With the default task (:func:`play_chunk`) ``table`` holds the rows as an Arrow table with
+    :data:`CHUNK_SCHEMA`, in game-id order; a custom ``task`` may return anything picklable.
+    """
+
+    chunk: Any
+    table: Any
 
     @property
     def num_deals(self) -> int:
@@ -111,8 +115,9 @@ class RayPool:
     """Ray for playing chunks: an embedded local instance (default) or an existing cluster.
 
     ``workers`` bounds parallelism (embedded: the instance's CPUs, default all cores; cluster: the
-    number of chunks in flight, default twice the cluster's CPUs).  Use it as a context manager; it
-    shuts down only a Ray instance it started itself.
+    number of chunks in flight, default twice the cluster's CPUs).  ``task`` is the function run on
+    each chunk (default :func:`play_chunk`; a module-level function, one CPU per call).  Use it as a
+    context manager; it shuts down only a Ray instance it started itself.
     """
 
     def __init__(
@@ -121,7 +126,9 @@ class RayPool:
         address: str | None = None,
         max_retries: int = 3,
         object_store_memory: int = EMBEDDED_OBJECT_STORE,
+        task: Callable[[Any], Any] = play_chunk,
     ) -> None:
+        self.task = task
         self.workers = workers
         self.address = address
         self.max_retries = max_retries
@@ -166,7 +173,7 @@ class RayPool:
         else:
             cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
             self.window = max(2, 2 * cpus)
-        self._remote = ray.remote(play_chunk).options(
+        self._remote = ray.remote(self.task).options(
             num_cpus=1, max_retries=self.max_retries, retry_exceptions=False, name="fivehundred.play_chunk"
         )
         return self
@@ -191,7 +198,7 @@ class RayPool:
         """Start a chunk; returns its object ref."""
         return self._remote.remote(chunk)
 
-    def get(self, ref: Any, chunk: GameChunk) -> pa.Table:
+    def get(self, ref: Any, chunk: Any) -> Any:
         """The table of a finished chunk; user errors come back as themselves."""
         import ray
 
@@ -201,11 +208,11 @@ class RayPool:
             cause = getattr(exc, "cause", None)
             if isinstance(cause, UserError):
                 raise cause from None
-            raise ChunkFailed(f"chunk {chunk.key} failed: {_one_line(exc)}") from exc
+            raise ChunkFailed(f"chunk {getattr(chunk, 'key', '?')} failed: {_one_line(exc)}") from exc
         except ray.exceptions.RayError as exc:
-            raise ChunkFailed(
-                f"chunk {chunk.key} failed after {self.max_retries} retries: {_one_line(exc)}"
-            ) from exc
+            key = getattr(chunk, "key", "?")
+            tries = self.max_retries
+            raise ChunkFailed(f"chunk {key} failed after {tries} retries: {_one_line(exc)}") from exc
 
     def wait(self, refs: list[Any], timeout: float) -> list[Any]:
         """The refs among ``refs`` that have finished (at least one unless ``timeout`` passes)."""
@@ -230,17 +237,20 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[:300]}"
 
 
-def run_chunks(chunks: Iterable[GameChunk], pool: RayPool | None = None) -> Iterator[ChunkResult]:
-    """Play chunks (on ``pool``, or in this process when it is ``None``), yielding them in order.
+def run_chunks(
+    chunks: Iterable[Any], pool: RayPool | None = None, task: Callable[[Any], Any] = play_chunk
+) -> Iterator[ChunkResult]:
+    """Play chunks (on ``pool``, or in this process with ``task`` when it is ``None``), in order.
 
-    Closing the iterator early (``break``) cancels the chunks still in flight.
+    Results are yielded in the order of ``chunks`` whatever finished first.  Closing the iterator
+    early (``break`` inside ``contextlib.closing``, or ``.close()``) cancels the chunks in flight.
     """
     source = iter(chunks)
     if pool is None:
         for chunk in source:
-            yield ChunkResult(chunk, play_chunk(chunk))
+            yield ChunkResult(chunk, task(chunk))
         return
-    order: deque[tuple[int, GameChunk]] = deque()
+    order: deque[tuple[int, Any]] = deque()
     inflight: dict[Any, int] = {}
     refs: dict[int, Any] = {}
     finished: dict[int, Any] = {}
