@@ -93,6 +93,75 @@ class InProcessExecutor:
             yield chunk, results, records
 
 
+@dataclass(frozen=True)
+class _RemoteChunk:
+    """What a Ray task gets: the chunk and the config (``key`` names the chunk in error messages)."""
+
+    key: str
+    config: TournamentConfig
+    chunk: Chunk
+
+
+def _play_remote(task: _RemoteChunk) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The Ray task: play one chunk with fresh bots; pair rows and deal records."""
+    results, records = PairPlayer(task.config).play_chunk(task.chunk)
+    return [r.as_row() for r in results], records
+
+
+class RayExecutor:
+    """Plays chunks as Ray tasks through the simulate pipeline's pool and in-order runner.
+
+    It reuses :class:`pipelines.chunks.RayPool` (embedded local Ray, or ``address`` to join a cluster;
+    retries; a window of chunks in flight) and :func:`pipelines.chunks.run_chunks` (results in
+    submission order, in-flight chunks cancelled when the consumer stops), with the tournament's own
+    task in place of ``play_chunk``.
+    """
+
+    def __init__(self, workers: int | None = None, address: str | None = None, max_retries: int = 3) -> None:
+        self.workers, self.address, self.max_retries = workers, address, max_retries
+        self.window = 0
+
+    def run(self, config: TournamentConfig, chunks: Iterator[Chunk]) -> Iterator[ChunkOutput]:
+        """Yield ``(chunk, pair results, deal records)`` in the order of ``chunks``."""
+        from pipelines.chunks import run_chunks
+
+        tasks = (_RemoteChunk(c.key, config, c) for c in chunks)
+        with _make_pool(self.workers, self.address, self.max_retries) as pool:
+            self.window = pool.window
+            stream = run_chunks(tasks, pool)  # type: ignore[arg-type]
+            try:
+                for done in stream:
+                    rows, records = done.table
+                    yield done.chunk.chunk, [PairResult.from_row(r) for r in rows], records
+            finally:
+                stream.close()
+
+
+def _tournament_pool_class() -> type:
+    from pipelines.chunks import RayPool
+
+    class TournamentPool(RayPool):
+        """``RayPool`` whose tasks play tournament chunks."""
+
+        def __enter__(self) -> TournamentPool:
+            import ray
+
+            super().__enter__()
+            self._remote = ray.remote(_play_remote).options(
+                num_cpus=1,
+                max_retries=self.max_retries,
+                retry_exceptions=False,
+                name="fivehundred.tournament",
+            )
+            return self
+
+    return TournamentPool
+
+
+def _make_pool(workers: int | None, address: str | None, max_retries: int) -> Any:
+    return _tournament_pool_class()(workers=workers, address=address, max_retries=max_retries)
+
+
 # ---------------------------------------------------------------------------------------------------
 # Per-match state and the live line
 
@@ -267,15 +336,19 @@ def run_id_of(config: TournamentConfig) -> str:
 
 def _manifest(config: TournamentConfig, chunks: list[str], counts: dict[str, int], complete: bool) -> dict:
     rules = config.rules()
+    # The seed is stored as `board_seed`, not `master_seed`: deals come from (seed, board, hand), not
+    # from (seed, game_id, hand) as in a simulation run, so tools checking the latter must not find it.
+    cfg = config.as_dict()
+    cfg["board_seed"] = cfg.pop("seed")
     return {
         "kind": "tournament",
         "run_id": run_id_of(config),
         "schema_version": SCHEMA_VERSION,
         "config_digest": config.digest(),
-        "config": config.as_dict(),
+        "config": cfg,
         "variant": rules.name,
         "rules": rules.as_dict(),
-        "master_seed": config.seed,
+        "board_seed": config.seed,
         "strategies": {
             e.name: {"strategy": e.strategy, "params": e.params, "label": e.label} for e in config.entries
         },
