@@ -150,7 +150,12 @@ def deal_record(state: State, rules: Rules, game_id: int, seed: int) -> dict[str
     contract = state.contract
     joker_suit = None
     if contract is not None and state.jokers_named and max(state.jokers_named) >= 0:
-        joker_suit = ",".join(SUITS[s] for s in state.jokers_named if s >= 0)
+        # One entry per joker the declarer kept, in joker order ('-' = left unnamed, trailing '-'
+        # dropped), so that "JK1 unnamed, JK2 named H" ("-,H") differs from "JK1 named H" ("H").
+        kept = (state.dealt[state.declarer] | state.kitty_dealt) & ~state.discards
+        jokers = zip(rules.deck.jokers, state.jokers_named, strict=True)
+        named = [SUITS[s] if s >= 0 else "-" for c, s in jokers if kept >> c & 1]
+        joker_suit = ",".join(named).rstrip("-,")
     return {
         "game_id": game_id,
         "hand_no": state.hand_no,
