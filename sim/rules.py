@@ -229,6 +229,8 @@ def rules_from_flat(flat: dict[str, Any], where: str, explicit: frozenset[str] =
     blind = flat["bidding.blind_misere"] and misere != "off"
     players, jokers = flat["table.players"], flat["table.jokers"]
     if jokers == 2 and players != 4:
+        if "table.players" in explicit and "table.jokers" not in explicit:  # name the key this layer set
+            raise RulesError(f"{where}: key 'table.players' = {players} is impossible with two jokers")
         raise RulesError(f"{where}: key 'table.jokers' = 2 is played with 4 players only")
 
     ladder = build_ladder(misere != "off", open_misere, nullo, blind)
