@@ -71,8 +71,11 @@ def settle(
         losers = [t for t in range(teams) if new[t] <= rules.lose_score]
         if losers:
             others = [t for t in range(teams) if t not in losers]
-            # Highest score wins; a tie (3-player game) goes to the lowest team number.
-            winner = max(others, key=lambda t: (new[t], -t)) if others else None
+            # Highest score wins.  A tie (3-player game, where team = seat) goes to the tied player
+            # who spoke first in this deal's auction (nearest the dealer's left): the first dealer
+            # is random and the deal rotates, so no seat is favoured (docs/tables.md).
+            n, d = rules.players, state.dealer
+            winner = max(others, key=lambda t: (new[t], -((t - d - 1) % n))) if others else None
             return delta, new, True, winner, FELL_TO_LOSS
     return delta, new, False, None, None
 
