@@ -1,0 +1,74 @@
+"""Statistics from deal logs with Polars (docs/statistics.md lists every table and column).
+
+:func:`analyze` opens each run directory (a lazy scan of ``RUN_DIR/deals/*.parquet``), collects one
+compact per-deal frame per run (:mod:`~pipelines.analysis.frame`), builds the tables of bid success
+(:mod:`~pipelines.analysis.bids`), misère viability (:mod:`~pipelines.analysis.misere`), strategy
+comparison (:mod:`~pipelines.analysis.strategies`) and, for two or more runs, the paired variant and
+duplicate comparisons (:mod:`~pipelines.analysis.variants`), and writes each as Parquet and CSV.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import polars as pl
+
+from pipelines.analysis import bids, misere, strategies, variants
+from pipelines.analysis.frame import Frame, deal_frame
+from pipelines.analysis.io import AnalysisError, Run, open_run, write_tables
+
+__all__ = ["AnalysisError", "Frame", "Run", "analyze", "build_tables", "open_run", "write_tables"]
+
+
+def build_tables(frames: Sequence[Frame]) -> dict[str, pl.DataFrame]:
+    """Every statistics table of the given runs' frames (no I/O)."""
+    tables: dict[str, pl.DataFrame] = {
+        "overview": bids.overview(frames),
+        "contracts": bids.contracts(frames),
+        "success_by_level": bids.success_by_level(frames),
+        "success_by_trump": bids.success_by_trump(frames),
+        "success_by_seat": bids.success_by_seat(frames),
+        "success_by_strategy": bids.success_by_strategy(frames),
+        "success_by_variant": bids.success_by_variant(frames),
+        "success_by_feature": bids.success_by_feature(frames),
+        "success_by_trumps_joker": bids.success_by_trumps_joker(frames),
+        "misere": misere.misere(frames),
+        "misere_by_feature": misere.misere_by_feature(frames),
+        "strategies": strategies.strategies_table(frames),
+        "strategy_pairings": strategies.strategy_pairings(frames),
+    }
+    if len(frames) > 1:
+        tables.update(variants.compare(frames))
+    return tables
+
+
+def analyze(
+    run_dirs: Sequence[str | Path],
+    out_dir: str | Path | None = None,
+    what_if: str | None = None,
+    seat_strategy: str | None = None,
+    sample: int = 1000,
+) -> dict[str, pl.DataFrame]:
+    """Analyse one run (or compare several, the first being the base) and write the tables.
+
+    ``out_dir`` defaults to ``<first run>/stats``.  ``what_if="misere"`` adds the forced-misère
+    replay tables for ``sample`` deals of each run played by ``seat_strategy`` (default
+    ``heuristic`` when registered, else ``random``).  Returns the tables by name.
+    """
+    if not run_dirs:
+        raise AnalysisError("no run directory given")
+    if what_if not in (None, "misere"):
+        raise AnalysisError(f"unknown --what-if analysis {what_if!r} (known: misere)")
+    runs = [open_run(p) for p in run_dirs]
+    ids = [r.run_id for r in runs]
+    if len(set(ids)) != len(ids) and len({r.path.resolve() for r in runs}) != len(runs):
+        raise AnalysisError("the same run directory was given twice")
+    frames = [deal_frame(r) for r in runs]
+    tables = build_tables(frames)
+    if what_if == "misere":
+        from pipelines.analysis.whatif import misere_whatif
+
+        tables.update(misere_whatif(frames, seat_strategy, sample))
+    write_tables(tables, Path(out_dir) if out_dir is not None else runs[0].path / "stats")
+    return tables

@@ -1,0 +1,299 @@
+"""Bid success tables: by contract, level, trump, seat, strategy, variant and hand features."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from pipelines.analysis import features as F
+from pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, rate_points
+from pipelines.analysis.frame import ALL_CODES, LEVEL_ORDER, MISERE_CODES, TRUMP_ORDER, Frame, contract_exprs
+from pipelines.analysis.intervals import wilson
+
+U64 = pl.UInt64
+
+
+def _contracts(frame: Frame) -> pl.DataFrame:
+    return frame.df.filter(pl.col("contract").is_not_null())
+
+
+def overview(frames: Sequence[Frame]) -> pl.DataFrame:
+    """One row per run: deals, games, thrown-in deals, contracts, deals per game."""
+    rows = []
+    for f in frames:
+        d = f.df
+        rows.append(
+            d.select(
+                pl.lit(f.run.run_id).alias("run_id"),
+                pl.lit(f.run.variant).alias("variant"),
+                pl.lit(f.run.master_seed, dtype=pl.Int64).alias("master_seed"),
+                pl.len().cast(pl.Int64).alias("deals"),
+                pl.col("game_id").n_unique().cast(pl.Int64).alias("games"),
+                pl.col("contract").is_null().sum().cast(pl.Int64).alias("thrown_in"),
+                pl.col("contract").is_not_null().sum().cast(pl.Int64).alias("contracts"),
+            )
+        )
+    out = pl.concat(rows)
+    return out.with_columns(
+        *wilson(pl.col("thrown_in"), pl.col("deals"), "thrown_in"),
+        (pl.col("deals") / pl.col("games")).alias("deals_per_game"),
+        pl.lit(1, dtype=pl.Int16).alias("schema_version"),
+    )
+
+
+def _ladder_frame(frame: Frame) -> pl.DataFrame:
+    codes = [c for c, _ in frame.ladder.bids]
+    ladder = pl.DataFrame(
+        {
+            "contract": codes,
+            "rank": list(range(len(codes))),
+            "value": [p for _, p in frame.ladder.bids],
+        },
+        schema={"contract": pl.String, "rank": pl.Int16, "value": pl.Int32},
+    )
+    c = contract_exprs(pl.col("contract"))
+    return ladder.with_columns(c["level"].alias("level"), c["trump"].alias("trump")).select(
+        "contract", "rank", "level", "trump", "value"
+    )
+
+
+def called_counts(frame: Frame) -> pl.DataFrame:
+    """Per bid code: in how many deals someone called it (a code is called at most once per deal)."""
+    codes = pl.DataFrame(
+        {"code": list(range(len(ALL_CODES))), "contract": list(ALL_CODES)},
+        schema={"code": pl.Int16, "contract": pl.String},
+    )
+    calls = frame.df.select(pl.col("calls").explode().alias("code")).filter(pl.col("code") >= 0)
+    counts = calls.group_by("code").agg(pl.len().cast(pl.Int64).alias("called"))
+    return codes.join(counts, on="code", how="left").select("contract", pl.col("called").fill_null(0))
+
+
+def contracts(frames: Sequence[Frame]) -> pl.DataFrame:
+    """Every contract of each run's ladder: called, declared, made, points, overtricks, slams."""
+    out = []
+    for f in frames:
+        d = _contracts(f).with_columns(
+            pl.when(pl.col("made") & ~pl.col("is_mis"))
+            .then(pl.col("dtricks") - pl.col("level_n"))
+            .otherwise(None)
+            .alias("over"),
+            (~pl.col("is_mis") & (pl.col("dtricks") == f.df["tricks_played"].max())).alias("slam"),
+        )
+        stats = rate_points(d, ["contract"], "contracts")
+        extra = d.group_by("contract").agg(
+            pl.col("dtricks").cast(pl.Float64).mean().alias("tricks_mean"),
+            pl.col("over").cast(pl.Float64).mean().alias("overtricks_mean"),
+            (pl.col("over") >= 1).sum().cast(pl.Int64).alias("overtrick_n"),
+            pl.col("slam").sum().cast(pl.Int64).alias("slam_n"),
+        )
+        deals = f.df.height
+        t = (
+            _ladder_frame(f)
+            .join(called_counts(f), on="contract", how="left")
+            .join(stats, on="contract", how="left")
+            .join(extra, on="contract", how="left")
+            .with_columns(
+                pl.lit(f.run.run_id).alias("run_id"),
+                pl.lit(f.run.variant).alias("variant"),
+                pl.lit(deals, dtype=pl.Int64).alias("deals"),
+                pl.col("called").fill_null(0),
+                pl.col("n").fill_null(0),
+                pl.col("made").fill_null(0),
+                pl.col("overtrick_n").fill_null(0),
+                pl.col("slam_n").fill_null(0),
+            )
+            .with_columns(
+                *wilson(pl.col("called"), pl.col("deals"), "called"),
+                *wilson(pl.col("n"), pl.col("deals"), "declared"),
+                *wilson(pl.col("overtrick_n"), pl.col("made"), "overtrick"),
+                *wilson(pl.col("slam_n"), pl.col("n"), "slam"),
+            )
+            .with_columns(
+                pl.when(pl.col("level").is_in(list(MISERE_CODES))).then(None).otherwise(pl.col(c)).alias(c)
+                for c in ("overtrick_n", "overtrick_rate", "overtrick_lo", "overtrick_hi", "overtricks_mean")
+            )
+        )
+        out.append(
+            t.select(
+                "run_id",
+                "variant",
+                "contract",
+                "rank",
+                "level",
+                "trump",
+                "value",
+                "deals",
+                "called",
+                "called_rate",
+                "called_lo",
+                "called_hi",
+                "declared_rate",
+                "declared_lo",
+                "declared_hi",
+                *RATE_COLUMNS,
+                *POINTS_COLUMNS,
+                "tricks_mean",
+                "overtricks_mean",
+                "overtrick_n",
+                "overtrick_rate",
+                "overtrick_lo",
+                "overtrick_hi",
+                "slam_n",
+                "slam_rate",
+                "slam_lo",
+                "slam_hi",
+            ).sort("rank")
+        )
+    return pl.concat(out)
+
+
+def _by(frames: Sequence[Frame], key: str, table: str, order: Sequence[str] | None = None) -> pl.DataFrame:
+    out = []
+    for f in frames:
+        d = _contracts(f).with_columns(
+            pl.lit(f.run.run_id).alias("run_id"), pl.lit(f.run.variant).alias("variant")
+        )
+        t = rate_points(d, ["run_id", "variant", key], table)
+        if order is not None:
+            t = (
+                t.with_columns(
+                    pl.col(key)
+                    .replace_strict({v: i for i, v in enumerate(order)}, default=99, return_dtype=pl.Int16)
+                    .alias("order")
+                )
+                .sort("order")
+                .select("run_id", "variant", key, "order", *RATE_COLUMNS, *POINTS_COLUMNS)
+            )
+        out.append(t)
+    return pl.concat(out)
+
+
+def success_by_level(frames: Sequence[Frame]) -> pl.DataFrame:
+    """Success and expected points by bid level (6..10, MIS, OMIS, BMIS)."""
+    return _by(frames, "level", "success_by_level", LEVEL_ORDER)
+
+
+def success_by_trump(frames: Sequence[Frame]) -> pl.DataFrame:
+    """Success and expected points by trump (S C D H NT, misères apart)."""
+    return _by(frames, "trump", "success_by_trump", TRUMP_ORDER)
+
+
+def success_by_seat(frames: Sequence[Frame]) -> pl.DataFrame:
+    """Success by the declarer's seat relative to the dealer (1 = first bidder, 0 = dealer)."""
+    return _by(frames, "seat_rel", "success_by_seat")
+
+
+def success_by_strategy(frames: Sequence[Frame]) -> pl.DataFrame:
+    """Success by the declarer's strategy id."""
+    return _by(frames, "dstrategy", "success_by_strategy").rename({"dstrategy": "strategy"})
+
+
+def success_by_variant(frames: Sequence[Frame]) -> pl.DataFrame:
+    """Success by rule variant, pooling the runs of each variant."""
+    d = pl.concat([_contracts(f).select("variant", "run_id", "made", "dpoints") for f in frames])
+    runs = d.group_by("variant").agg(pl.col("run_id").n_unique().cast(pl.Int64).alias("runs"))
+    t = rate_points(d, ["variant"], "success_by_variant")
+    return t.join(runs, on="variant").select("variant", "runs", *RATE_COLUMNS, *POINTS_COLUMNS)
+
+
+def hand_features(d: pl.DataFrame) -> pl.DataFrame:
+    """Add the declarer's hand features (see docs/statistics.md) to contract rows."""
+    dm, km, xm, tr = pl.col("dmask"), pl.col("kmask"), pl.col("xmask"), pl.col("tidx")
+    suit = tr.is_not_null()
+    tmask = F.trump_mask(tr)
+    final = (dm | km) & ~xm
+    return d.with_columns(
+        pl.when(suit).then(F.popcount(dm & tmask)).alias("f_trumps"),
+        pl.when(suit).then(F.popcount(dm & F.bower_mask(tr))).alias("f_bowers"),
+        F.popcount(dm & pl.lit(F.JOKERS, dtype=U64)).alias("f_joker"),
+        F.popcount(dm & pl.lit(F.ACES, dtype=U64)).alias("f_aces"),
+        F.voids(dm, tr).alias("f_voids"),
+        F.longest(dm, tr).alias("f_longest"),
+        pl.when(suit).then(F.popcount(km & tmask)).alias("f_kitty_trumps"),
+        pl.when(suit).then(F.popcount(final & tmask)).alias("f_trumps_final"),
+    )
+
+
+NUMERIC_FEATURES = ("trumps", "bowers", "joker", "aces", "voids", "longest", "kitty_trumps", "trumps_final")
+CALL_ORDER = {"-": -2, "P": -1, **{c: i for i, c in enumerate(ALL_CODES)}}
+
+
+def _long(
+    d: pl.DataFrame, keys: Sequence[str], numeric: Sequence[str], extra: dict[str, pl.Expr]
+) -> pl.DataFrame:
+    """Stack feature columns ``f_<name>`` into (feature, value, order) rows."""
+    parts = []
+    base = [*keys, "made", "dpoints"]
+    for name in numeric:
+        parts.append(
+            d.filter(pl.col(f"f_{name}").is_not_null()).select(
+                *base,
+                pl.lit(name).alias("feature"),
+                pl.col(f"f_{name}").cast(pl.String).alias("value"),
+                pl.col(f"f_{name}").cast(pl.Int16).alias("order"),
+            )
+        )
+    for name, order in extra.items():
+        parts.append(
+            d.filter(pl.col(f"f_{name}").is_not_null()).select(
+                *base, pl.lit(name).alias("feature"), pl.col(f"f_{name}").alias("value"), order.alias("order")
+            )
+        )
+    return pl.concat(parts)
+
+
+def success_by_feature(frames: Sequence[Frame]) -> pl.DataFrame:
+    """Success and points by each hand feature, per contract and pooled over suit contracts."""
+    out = []
+    for f in frames:
+        d = hand_features(_contracts(f).filter(~pl.col("is_mis"))).with_columns(
+            pl.col("partner_call").alias("f_partner_bid")
+        )
+        pooled = d.filter(pl.col("tidx").is_not_null()).with_columns(pl.lit("all-suit").alias("group"))
+        pooled_nt = d.filter(pl.col("trump") == "NT").with_columns(pl.lit("all-NT").alias("group"))
+        every = pl.concat(
+            [d.with_columns(pl.col("contract").alias("group")), pooled, pooled_nt], how="diagonal"
+        )
+        order = pl.col("f_partner_bid").replace_strict(CALL_ORDER, default=99, return_dtype=pl.Int16)
+        long = _long(every, ["group"], NUMERIC_FEATURES, {"partner_bid": order})
+        t = rate_points(long, ["group", "feature", "order", "value"], f"success_by_feature/{f.run.run_id}")
+        out.append(
+            t.with_columns(
+                pl.lit(f.run.run_id).alias("run_id"), pl.lit(f.run.variant).alias("variant")
+            ).select(
+                "run_id", "variant", "group", "feature", "value", "order", *RATE_COLUMNS, *POINTS_COLUMNS
+            )
+        )
+    return _sort_groups(pl.concat(out))
+
+
+def _sort_groups(t: pl.DataFrame) -> pl.DataFrame:
+    grank = {c: i for i, c in enumerate(ALL_CODES)} | {"all-suit": 100, "all-NT": 101}
+    return (
+        t.with_columns(pl.col("group").replace_strict(grank, default=200, return_dtype=pl.Int16).alias("_g"))
+        .sort("run_id", "_g", "feature", "order", maintain_order=True)
+        .drop("_g")
+    )
+
+
+def success_by_trumps_joker(frames: Sequence[Frame]) -> pl.DataFrame:
+    """Suit contracts by (trumps held as dealt, joker held): the headline cross-tab."""
+    out = []
+    for f in frames:
+        d = hand_features(_contracts(f).filter(pl.col("tidx").is_not_null())).with_columns(
+            pl.col("f_trumps").cast(pl.Int8).alias("trumps"),
+            pl.col("f_joker").cast(pl.Int8).alias("joker"),
+            pl.col("contract")
+            .replace_strict({c: i for i, c in enumerate(ALL_CODES)}, return_dtype=pl.Int16)
+            .alias("_rank"),
+        )
+        t = rate_points(
+            d, ["_rank", "contract", "trumps", "joker"], f"success_by_trumps_joker/{f.run.run_id}"
+        )
+        out.append(
+            t.with_columns(pl.lit(f.run.run_id).alias("run_id"), pl.lit(f.run.variant).alias("variant"))
+            .sort("_rank", "trumps", "joker")
+            .select("run_id", "variant", "contract", "trumps", "joker", *RATE_COLUMNS, *POINTS_COLUMNS)
+        )
+    return pl.concat(out)

@@ -1,0 +1,218 @@
+"""The per-deal frame every table is built from: one lazy query per run over the deal log.
+
+:func:`deal_frame` reads only the columns the statistics need from ``deals/*.parquet`` (streaming),
+derives the contract's level, trump, success and points, the declarer's seat, strategy and hand masks
+(:mod:`pipelines.analysis.features`), each team's points and tricks, and returns one compact row per
+deal.  :func:`call_seats` finds which seat made each auction call (vectorised over rows, one step per
+call position).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from pipelines.analysis.features import mask_of
+from pipelines.analysis.io import AnalysisError, Run
+from sim.errors import UserError
+from sim.rules import BASE_LADDER
+
+MISERE_CODES = ("MIS", "OMIS", "BMIS")
+#: Every bid code of any ladder, in rank order (BMIS ranks with OMIS); the index codes calls.
+ALL_CODES: tuple[str, ...] = tuple(
+    c for code, _ in BASE_LADDER for c in (("BMIS", "OMIS") if code == "OMIS" else (code,))
+)
+CODE_INDEX = {c: i for i, c in enumerate(ALL_CODES)}
+PASS_CODE = -1
+TRUMP_ORDER = ("S", "C", "D", "H", "NT", "MIS", "OMIS", "BMIS")
+LEVEL_ORDER = ("6", "7", "8", "9", "10", "MIS", "OMIS", "BMIS")
+
+
+@dataclass(frozen=True)
+class Ladder:
+    """A run's bid ladder: (code, points) in rank order."""
+
+    bids: tuple[tuple[str, int], ...]
+
+
+def ladder_of(run: Run) -> Ladder:
+    """The run's ladder from its variant's rules; the full base ladder if the variant is unknown."""
+    import sim
+
+    try:
+        rules = sim.load_rules(run.variant)
+    except (UserError, OSError):
+        points = dict(BASE_LADDER)
+        points["BMIS"] = 500
+        return Ladder(tuple((c, points[c]) for c in ALL_CODES if c != "BMIS"))
+    return Ladder(tuple((b.code, b.points) for b in rules.ladder))
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A run's per-deal frame and the shape of its table."""
+
+    run: Run
+    df: pl.DataFrame
+    players: int
+    teams: int
+    ladder: Ladder
+
+
+def _shape(run: Run) -> tuple[int, int]:
+    first = (
+        run.scan.select(pl.col("hands").list.len().alias("p"), pl.col("score_delta").list.len().alias("t"))
+        .head(1)
+        .collect()
+    )
+    players, teams = int(first["p"][0]), int(first["t"][0])
+    if players not in (3, 4, 6) or teams not in (2, 3) or players % teams:
+        raise AnalysisError(
+            f"{run.path}: {players} hands and {teams} team scores per deal is not a known table"
+        )
+    return players, teams
+
+
+def contract_exprs(contract: pl.Expr) -> dict[str, pl.Expr]:
+    """Level (str), level number, trump (str), trump suit index and misère flag of a contract code."""
+    is_mis = contract.is_in(list(MISERE_CODES))
+    digits = contract.str.extract(r"^(\d+)", 1)
+    return {
+        "is_mis": is_mis,
+        "level": pl.when(is_mis).then(contract).otherwise(digits),
+        "level_n": digits.cast(pl.Int8),
+        "trump": pl.when(is_mis).then(contract).otherwise(contract.str.replace(r"^\d+", "")),
+    }
+
+
+def deal_frame(run: Run) -> Frame:
+    """Collect the per-deal frame of one run (see the module docstring)."""
+    players, teams = _shape(run)
+    c = contract_exprs(pl.col("contract"))
+    declarer = pl.col("declarer").cast(pl.Int16)
+    code_map = {"P": PASS_CODE, **CODE_INDEX}
+    exprs: list[pl.Expr] = [
+        pl.col("run_id"),
+        pl.col("variant"),
+        pl.col("deal_id"),
+        pl.col("game_id"),
+        pl.col("hand_no"),
+        pl.col("seed"),
+        pl.col("dealer"),
+        pl.col("contract"),
+        pl.col("declarer"),
+        pl.col("declarer_tricks").alias("dtricks"),
+        pl.col("joker_suit"),
+        pl.col("game_over"),
+        pl.col("winner"),
+        pl.col("strategies"),
+        c["is_mis"].alias("is_mis"),
+        c["level"].alias("level"),
+        c["level_n"].alias("level_n"),
+        c["trump"].alias("trump"),
+        c["trump"]
+        .replace_strict({"S": 0, "C": 1, "D": 2, "H": 3}, default=None, return_dtype=pl.Int8)
+        .alias("tidx"),
+        pl.when(c["is_mis"])
+        .then(pl.col("declarer_tricks") == 0)
+        .otherwise(pl.col("declarer_tricks") >= c["level_n"])
+        .alias("made"),
+        pl.col("score_delta").list.get(declarer % teams, null_on_oob=True).alias("dpoints"),
+        (declarer % teams).cast(pl.Int8).alias("dteam"),
+        ((declarer - pl.col("dealer") + players) % players).cast(pl.Int8).alias("seat_rel"),
+        pl.col("strategies").list.get(declarer, null_on_oob=True).alias("dstrategy"),
+        mask_of(pl.col("hands").list.get(declarer, null_on_oob=True)).alias("dmask"),
+        mask_of(pl.col("kitty")).alias("kmask"),
+        mask_of(pl.col("discards")).alias("xmask"),
+        pl.col("bids").list.eval(pl.element().replace_strict(code_map, return_dtype=pl.Int16)).alias("calls"),
+        pl.col("trick_winners").list.len().cast(pl.Int8).alias("tricks_played"),
+    ]
+    if "end_reason" in run.columns:
+        exprs.append(pl.col("end_reason"))
+    else:
+        exprs.append(pl.lit(None, dtype=pl.String).alias("end_reason"))
+    for t in range(teams):
+        exprs.append(pl.col("score_delta").list.get(t).alias(f"points_t{t}"))
+        exprs.append(
+            pl.col("trick_winners")
+            .list.eval(pl.element() % teams == t)
+            .list.sum()
+            .cast(pl.Int8)
+            .alias(f"tricks_t{t}")
+        )
+    # The joker's place when a teammate of the declarer holds it (misère features): any teammate's hand.
+    if players > teams:
+        held = [
+            pl.col("hands")
+            .list.get((declarer + teams * k) % players, null_on_oob=True)
+            .list.eval(pl.element().str.starts_with("JK"))
+            .list.any()
+            for k in range(1, players // teams)
+        ]
+        exprs.append(pl.any_horizontal(held).fill_null(False).alias("partner_joker"))
+    else:
+        exprs.append(pl.lit(False).alias("partner_joker"))
+    try:
+        df = run.scan.select(exprs).collect(engine="streaming")
+    except pl.exceptions.InvalidOperationError as exc:
+        raise AnalysisError(
+            f"{run.path / 'deals'}: a card or bid the analysis does not know ({str(exc).splitlines()[0]})"
+        ) from exc
+    df = df.with_columns(call_seats(df, players, teams))
+    return Frame(run, df, players, teams, ladder_of(run))
+
+
+def padded_calls(df: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The ``calls`` lists as a rows × max-length int16 array padded with -9, and the lengths."""
+    lengths = df["calls"].list.len().fill_null(0).to_numpy().astype(np.int64)
+    width = int(lengths.max()) if len(lengths) else 0
+    flat = df["calls"].explode().drop_nulls().to_numpy().astype(np.int16)
+    out = np.full((len(lengths), max(width, 1)), -9, dtype=np.int16)
+    if width:
+        rows = np.repeat(np.arange(len(lengths)), lengths)
+        starts = np.cumsum(lengths) - lengths
+        cols = np.arange(len(flat)) - np.repeat(starts, lengths)
+        out[rows, cols] = flat
+    return out, lengths
+
+
+def call_seats(df: pl.DataFrame, players: int, teams: int) -> list[pl.Series]:
+    """The partner's highest call per deal (``partner_call``: a bid code, ``P``, or ``-`` when no
+    teammate spoke; null when all passed).
+
+    The auction starts left of the dealer and goes clockwise, skipping players who have passed;
+    a declarer's raise (a variant) is the high bidder's next turn, so the same walk finds it.
+    Rows are ordered by auction length so that step ``i`` works on the prefix still bidding.
+    """
+    calls, lengths = padded_calls(df)
+    order = np.argsort(-lengths, kind="stable")
+    calls = calls[order]
+    n = len(order)
+    dealer = df["dealer"].to_numpy().astype(np.int64)[order]
+    declarer = df["declarer"].fill_null(-1).to_numpy().astype(np.int64)[order]
+    dteam = np.where(declarer >= 0, declarer % teams, -1)
+    cur = (dealer + 1) % players
+    active = np.full(n, (1 << players) - 1, dtype=np.int64)
+    best = np.full(n, -3, dtype=np.int64)  # -3: no teammate spoke, -1: only passes, else best code
+    for i in range(calls.shape[1]):
+        m = int(np.count_nonzero(lengths > i))
+        c, call = cur[:m], calls[:m, i].astype(np.int64)
+        mate = (c != declarer[:m]) & (c % teams == dteam[:m])
+        np.maximum(best[:m], np.where(mate, call, -3), out=best[:m])
+        act = active[:m]
+        act &= ~(np.where(call == PASS_CODE, 1, 0) << c)
+        nxt = c.copy()
+        found = np.zeros(m, dtype=bool)
+        for k in range(1, players + 1):
+            cand = (c + k) % players
+            hit = ~found & ((act >> cand) & 1).astype(bool)
+            nxt[hit] = cand[hit]
+            found |= hit
+        cur[:m] = nxt
+    names = np.array(["-", "-", "P", *ALL_CODES], dtype=object)
+    out = np.empty(n, dtype=object)
+    out[order] = names[best + 3]
+    out[df["declarer"].is_null().to_numpy()] = None
+    return [pl.Series("partner_call", out, dtype=pl.String)]

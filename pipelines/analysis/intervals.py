@@ -1,0 +1,133 @@
+"""95% intervals: Wilson score intervals for rates (Polars expressions), Newcombe's interval for a
+difference of two independent rates, and a seeded percentile bootstrap for means.
+
+The bootstrap works on a value histogram: resampling ``n`` observations with replacement is a
+multinomial draw over the distinct values, so its cost depends on the number of distinct values (a few
+dozen point totals), not on ``n``.  Each group's generator is seeded from the table name and the
+group's key, so results are deterministic and independent of the other groups.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+Z95 = 1.959963984540054
+BOOTSTRAP_RESAMPLES = 2000
+
+
+def wilson(k: pl.Expr, n: pl.Expr, prefix: str, rate_name: str | None = None) -> list[pl.Expr]:
+    """Expressions for ``{rate_name}``, ``{prefix}_lo``, ``{prefix}_hi``: the rate ``k/n`` and its 95%
+    Wilson score interval (all null when ``n`` is 0)."""
+    z2 = Z95 * Z95
+    kf = k.cast(pl.Float64)
+    nf = n.cast(pl.Float64)
+    p = kf / nf
+    centre = (p + z2 / (2 * nf)) / (1 + z2 / nf)
+    half = Z95 * (p * (1 - p) / nf + z2 / (4 * nf * nf)).sqrt() / (1 + z2 / nf)
+    ok = n > 0
+    name = rate_name or f"{prefix}_rate"
+    return [
+        pl.when(ok).then(p).otherwise(None).alias(name),
+        pl.when(~ok)
+        .then(None)
+        .when(k == 0)
+        .then(0.0)
+        .otherwise((centre - half).clip(0.0, 1.0))
+        .alias(f"{prefix}_lo"),
+        pl.when(~ok)
+        .then(None)
+        .when(k == n)
+        .then(1.0)
+        .otherwise((centre + half).clip(0.0, 1.0))
+        .alias(f"{prefix}_hi"),
+    ]
+
+
+def wilson_interval(k: int, n: int) -> tuple[float, float]:
+    """The 95% Wilson score interval of ``k`` successes in ``n`` trials (``nan``s when ``n`` is 0)."""
+    if n <= 0:
+        return math.nan, math.nan
+    z2 = Z95 * Z95
+    p = k / n
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    lo = 0.0 if k == 0 else max(0.0, centre - half)
+    hi = 1.0 if k == n else min(1.0, centre + half)
+    return lo, hi
+
+
+def newcombe_diff(k1: int, n1: int, k2: int, n2: int) -> tuple[float, float, float]:
+    """``p2 - p1`` and its 95% Newcombe (hybrid Wilson score) interval for independent samples."""
+    if n1 <= 0 or n2 <= 0:
+        return math.nan, math.nan, math.nan
+    p1, p2 = k1 / n1, k2 / n2
+    l1, u1 = wilson_interval(k1, n1)
+    l2, u2 = wilson_interval(k2, n2)
+    d = p2 - p1
+    return d, d - math.sqrt((p2 - l2) ** 2 + (u1 - p1) ** 2), d + math.sqrt((u2 - p2) ** 2 + (p1 - l1) ** 2)
+
+
+def seed_of(*parts: Any) -> int:
+    """A stable 32-bit seed from a table name and a group key."""
+    return zlib.crc32(repr(parts).encode())
+
+
+def bootstrap_mean(
+    values: np.ndarray, counts: np.ndarray, seed: int, resamples: int = BOOTSTRAP_RESAMPLES
+) -> tuple[float, float, float, float]:
+    """``(mean, lo, hi, sd)`` of a sample given as distinct ``values`` with ``counts``: the 95%
+    percentile bootstrap interval of the mean from ``resamples`` seeded multinomial resamples."""
+    n = int(counts.sum())
+    if n == 0:
+        return math.nan, math.nan, math.nan, math.nan
+    values = values.astype(np.float64)
+    mean = float(values @ counts / n)
+    sd = float(math.sqrt(max(0.0, (counts @ (values - mean) ** 2) / (n - 1)))) if n > 1 else math.nan
+    if len(values) == 1:
+        return mean, mean, mean, sd
+    rng = np.random.default_rng(seed)
+    draws = rng.multinomial(n, counts / n, size=resamples)
+    means = draws @ values / n
+    lo, hi = np.quantile(means, [0.025, 0.975])
+    return mean, float(lo), float(hi), sd
+
+
+def bootstrap_table(
+    df: pl.DataFrame | pl.LazyFrame, keys: Sequence[str], value: str, prefix: str, table: str
+) -> pl.DataFrame:
+    """Per group of ``keys``: ``{prefix}_mean``, ``{prefix}_lo``, ``{prefix}_hi``, ``{prefix}_sd`` of the
+    (non-null) column ``value``, with seeded bootstrap intervals.  One row per group with a value."""
+    keys = list(keys)
+    hist = (
+        df.lazy()
+        .filter(pl.col(value).is_not_null())
+        .group_by([*keys, value])
+        .agg(pl.len().alias("_c"))
+        .sort([*keys, value], nulls_last=True)
+        .collect()
+    )
+    out: dict[str, list[Any]] = {k: [] for k in keys}
+    stats: list[tuple[float, float, float, float]] = []
+    if keys:
+        groups = hist.partition_by(keys, maintain_order=True, as_dict=True)
+    else:
+        groups = {(): hist} if hist.height else {}
+    for key, g in groups.items():
+        for k, v in zip(keys, key, strict=True):
+            out[k].append(v)
+        stats.append(
+            bootstrap_mean(g[value].to_numpy(), g["_c"].to_numpy().astype(np.int64), seed_of(table, *key))
+        )
+    cols = {
+        f"{prefix}_{s}": [None if math.isnan(t[i]) else t[i] for t in stats]
+        for i, s in enumerate(("mean", "lo", "hi", "sd"))
+    }
+    schema = {k: hist.schema[k] for k in keys}
+    res = pl.DataFrame(out, schema=schema)
+    return res.with_columns(pl.Series(c, v, dtype=pl.Float64) for c, v in cols.items())

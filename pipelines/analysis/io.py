@@ -1,0 +1,139 @@
+"""Opening run directories (lazy scans of ``RUN_DIR/deals/*.parquet``, validated) and writing tables."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from pipelines.schema import CORE_COLUMNS, SCHEMA_VERSION
+from sim.errors import UserError
+
+
+class AnalysisError(UserError, ValueError):
+    """A run directory, log or request that cannot be analysed; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run directory: its lazy deal log and what the manifest (if any) says about it."""
+
+    path: Path
+    scan: pl.LazyFrame
+    run_id: str
+    variant: str
+    master_seed: int | None
+    manifest: dict[str, Any]
+    columns: tuple[str, ...]
+
+
+def _read_manifest(path: Path) -> dict[str, Any]:
+    mpath = path / "manifest.json"
+    if not mpath.exists():
+        return {}
+    try:
+        data = json.loads(mpath.read_text())
+    except (OSError, ValueError) as exc:
+        raise AnalysisError(f"{mpath}: not a readable JSON manifest ({exc})") from exc
+    if not isinstance(data, dict):
+        raise AnalysisError(f"{mpath}: the manifest is not a JSON object")
+    return data
+
+
+def _find(data: dict[str, Any], *names: str) -> Any:
+    """The first of ``names`` found at the top level of the manifest or one level down."""
+    for name in names:
+        if name in data and not isinstance(data[name], dict):
+            return data[name]
+    for value in data.values():
+        if isinstance(value, dict):
+            for name in names:
+                if name in value and not isinstance(value[name], dict):
+                    return value[name]
+    return None
+
+
+def open_run(path: str | Path) -> Run:
+    """Validate ``path`` as a run directory and return its lazy deal log.
+
+    Raises :class:`AnalysisError` (one line) for a missing directory, a directory without
+    ``deals/*.parquet``, part files that are not a deal log, or another schema version.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise AnalysisError(f"run directory {path} does not exist")
+    if not path.is_dir():
+        raise AnalysisError(f"{path} is not a directory (expected a run directory)")
+    parts = sorted((path / "deals").glob("*.parquet"))
+    if not parts:
+        raise AnalysisError(f"{path} is not a run directory: no deals/*.parquet deal-log files in it")
+    manifest = _read_manifest(path)
+    scan = pl.scan_parquet(str(path / "deals" / "*.parquet"))
+    try:
+        schema = scan.collect_schema()
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        raise AnalysisError(f"{path / 'deals'}: unreadable Parquet ({str(exc).splitlines()[0]})") from exc
+    missing = [c for c in CORE_COLUMNS if c not in schema]
+    if missing:
+        raise AnalysisError(
+            f"{path / 'deals'} is not a fivehundred deal log: missing column(s) {', '.join(missing[:5])}"
+        )
+    try:
+        head = (
+            scan.select(
+                pl.col("schema_version").unique().sort().alias("v"),
+            )
+            .collect()["v"]
+            .to_list()
+        )
+        first = scan.select("run_id", "variant").head(1).collect()
+    except pl.exceptions.PolarsError as exc:
+        raise AnalysisError(f"{path / 'deals'}: unreadable deal log ({str(exc).splitlines()[0]})") from exc
+    if head != [SCHEMA_VERSION]:
+        shown = ", ".join(str(v) for v in head) or "none"
+        raise AnalysisError(
+            f"{path / 'deals'}: deal-log schema_version {shown}, this analysis reads version {SCHEMA_VERSION}"
+        )
+    if first.height == 0:
+        raise AnalysisError(f"{path / 'deals'}: the deal log is empty")
+    run_id = _find(manifest, "run_id") or first["run_id"][0]
+    variant = first["variant"][0]
+    seed = _find(manifest, "master_seed", "seed")
+    try:
+        master_seed = int(seed) if seed is not None else None
+    except (TypeError, ValueError):
+        master_seed = None
+    return Run(path, scan, str(run_id), str(variant), master_seed, manifest, tuple(schema.names()))
+
+
+def _atomic_write(path: Path, write: Any) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_tables(tables: dict[str, pl.DataFrame], out_dir: str | Path) -> list[Path]:
+    """Write each table as ``<name>.parquet`` and ``<name>.csv`` in ``out_dir`` (atomically)."""
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise AnalysisError(f"cannot create output directory {out}: {exc.strerror}") from exc
+    written: list[Path] = []
+    for name, df in tables.items():
+        pq = out / f"{name}.parquet"
+        csv = out / f"{name}.csv"
+        _atomic_write(pq, lambda p, df=df: df.write_parquet(p, statistics=False))
+        _atomic_write(csv, lambda p, df=df: df.write_csv(p, float_precision=6))
+        written += [pq, csv]
+    return written

@@ -1,0 +1,162 @@
+"""Misère viability: how often MIS/OMIS are called, played and made, and by which hand features."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from pipelines.analysis import features as F
+from pipelines.analysis.bids import called_counts
+from pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, rate_points
+from pipelines.analysis.frame import MISERE_CODES, Frame
+from pipelines.analysis.intervals import wilson
+
+U64 = pl.UInt64
+JOKER_PLACES = ("named", "unnamed", "partner", "defender", "discarded")
+
+
+def misere(frames: Sequence[Frame]) -> pl.DataFrame:
+    """Per misère contract on each run's ladder: called, declared, made, expected points."""
+    out = []
+    for f in frames:
+        ladder = pl.DataFrame(
+            {
+                "contract": [c for c, _ in f.ladder.bids if c in MISERE_CODES],
+                "value": [p for c, p in f.ladder.bids if c in MISERE_CODES],
+            },
+            schema={"contract": pl.String, "value": pl.Int32},
+        )
+        d = f.df.filter(pl.col("is_mis").fill_null(False))
+        stats = rate_points(d, ["contract"], "misere")
+        t = (
+            ladder.join(called_counts(f), on="contract", how="left")
+            .join(stats, on="contract", how="left")
+            .with_columns(
+                pl.lit(f.run.run_id).alias("run_id"),
+                pl.lit(f.run.variant).alias("variant"),
+                pl.lit(f.df.height, dtype=pl.Int64).alias("deals"),
+                pl.col("called").fill_null(0),
+                pl.col("n").fill_null(0),
+                pl.col("made").fill_null(0),
+            )
+            .with_columns(
+                *wilson(pl.col("called"), pl.col("deals"), "called"),
+                *wilson(pl.col("n"), pl.col("deals"), "declared"),
+                *wilson(pl.col("made"), pl.col("n"), "success"),
+            )
+        )
+        out.append(
+            t.select(
+                "run_id",
+                "variant",
+                "contract",
+                "value",
+                "deals",
+                "called",
+                "called_rate",
+                "called_lo",
+                "called_hi",
+                "declared_rate",
+                "declared_lo",
+                "declared_hi",
+                *RATE_COLUMNS,
+                *POINTS_COLUMNS,
+            )
+        )
+    return pl.concat(out)
+
+
+def misere_features(hand: pl.Expr, joker_place: pl.Expr, joker_suit: pl.Expr) -> list[pl.Expr]:
+    """Misère features of a 10-card hand mask: ``f_high_<suit>``, ``f_voids``, ``f_low_cards``,
+    ``f_joker`` (its place, given by ``joker_place``).  A joker named to a suit is that suit's
+    highest card (``JK``)."""
+    nt = pl.lit(None, dtype=pl.Int8)
+    has_joker = (hand & pl.lit(F.JOKERS, dtype=U64)) != 0
+    out = []
+    for s, letter in enumerate(F.SUITS):
+        named_here = has_joker & joker_suit.fill_null("").str.contains(letter, literal=True)
+        out.append(
+            pl.when(named_here)
+            .then(pl.lit("JK"))
+            .otherwise(F.highest_in_suit(hand, s))
+            .alias(f"f_high_{letter}")
+        )
+    out += [
+        F.voids(hand, nt).alias("f_voids"),
+        F.popcount(hand & pl.lit(F.LOW, dtype=U64)).alias("f_low_cards"),
+        joker_place.alias("f_joker"),
+    ]
+    return out
+
+
+def high_order(col: pl.Expr) -> pl.Expr:
+    """Sort key of a ``high_*`` value (void lowest, the named joker highest)."""
+    keys = ["void", *F.RANKS, "JK"]
+    return col.replace_strict({k: F.rank_order(k) for k in keys}, return_dtype=pl.Int16)
+
+
+def misere_long(d: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+    """Stack ``f_*`` misère features into (feature, value, order) rows, keeping ``keys``, made, dpoints."""
+    base = [*keys, "made", "dpoints"]
+    parts = [
+        d.select(
+            *base,
+            pl.lit(f"high_{s}").alias("feature"),
+            pl.col(f"f_high_{s}").alias("value"),
+            high_order(pl.col(f"f_high_{s}")).alias("order"),
+        )
+        for s in F.SUITS
+    ]
+    for name in ("voids", "low_cards"):
+        parts.append(
+            d.select(
+                *base,
+                pl.lit(name).alias("feature"),
+                pl.col(f"f_{name}").cast(pl.String).alias("value"),
+                pl.col(f"f_{name}").cast(pl.Int16).alias("order"),
+            )
+        )
+    parts.append(
+        d.select(
+            *base,
+            pl.lit("joker").alias("feature"),
+            pl.col("f_joker").alias("value"),
+            pl.col("f_joker")
+            .replace_strict({p: i for i, p in enumerate(JOKER_PLACES)}, default=9, return_dtype=pl.Int16)
+            .alias("order"),
+        )
+    )
+    return pl.concat(parts)
+
+
+def misere_by_feature(frames: Sequence[Frame]) -> pl.DataFrame:
+    """Misère success and points by the features of the declarer's final hand."""
+    out = []
+    for f in frames:
+        d = f.df.filter(pl.col("is_mis").fill_null(False))
+        joker = pl.lit(F.JOKERS, dtype=U64)
+        final = (pl.col("dmask") | pl.col("kmask")) & ~pl.col("xmask")
+        in_final = (final & joker) != 0
+        place = (
+            pl.when(in_final & pl.col("joker_suit").is_not_null())
+            .then(pl.lit("named"))
+            .when(in_final)
+            .then(pl.lit("unnamed"))
+            .when(((pl.col("dmask") | pl.col("kmask")) & joker) != 0)
+            .then(pl.lit("discarded"))
+            .when(pl.col("partner_joker"))
+            .then(pl.lit("partner"))
+            .otherwise(pl.lit("defender"))
+        )
+        d = d.with_columns(misere_features(final, place, pl.col("joker_suit")))
+        long = misere_long(d, ["contract"])
+        t = rate_points(long, ["contract", "feature", "order", "value"], f"misere_by_feature/{f.run.run_id}")
+        out.append(
+            t.with_columns(
+                pl.lit(f.run.run_id).alias("run_id"), pl.lit(f.run.variant).alias("variant")
+            ).select(
+                "run_id", "variant", "contract", "feature", "value", "order", *RATE_COLUMNS, *POINTS_COLUMNS
+            )
+        )
+    return pl.concat(out).sort("run_id", "variant", "contract", "feature", "order", maintain_order=True)

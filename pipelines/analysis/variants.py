@@ -1,0 +1,253 @@
+"""Paired comparison of runs with the same deals (same master seed, same deck).
+
+Each compared run is joined to the base run on (``game_id``, ``hand_no``) — the same cards and
+dealer hand by hand — and per-deal (or per-game) metrics are differenced pair by pair.  The paired
+interval is a seeded bootstrap of the mean difference; ``se_unpaired`` is what the same two samples
+would give if they were independent, so ``variance_reduction`` shows what pairing bought.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+
+from pipelines.analysis.frame import Frame
+from pipelines.analysis.intervals import bootstrap_mean, newcombe_diff, seed_of
+from pipelines.analysis.io import AnalysisError
+
+LEVELS = ("6", "7", "8", "9", "10")
+TRUMPS = ("S", "C", "D", "H", "NT")
+END_REASONS = ("reached_500", "fell_to_-500", "deal_limit")
+EFFECT_COLUMNS = (
+    "base_run",
+    "run_id",
+    "base_variant",
+    "variant",
+    "base_lineup",
+    "lineup",
+    "metric",
+    "unit",
+    "method",
+    "n",
+    "base_mean",
+    "mean",
+    "diff_mean",
+    "diff_lo",
+    "diff_hi",
+    "se_paired",
+    "se_unpaired",
+    "variance_reduction",
+)
+
+
+def deal_metrics(f: Frame) -> pl.DataFrame:
+    """Per-deal metrics of one run, keyed by (game_id, hand_no)."""
+    c = pl.col("contract")
+    fb_team = ((pl.col("dealer").cast(pl.Int16) + 1) % f.players) % f.teams
+    d_team = pl.col("dealer").cast(pl.Int16) % f.teams
+
+    def team_pts(team: pl.Expr) -> pl.Expr:
+        return pl.coalesce([pl.when(team == t).then(pl.col(f"points_t{t}")) for t in range(f.teams)])
+
+    cols: list[pl.Expr] = [
+        pl.col("game_id"),
+        pl.col("hand_no"),
+        pl.col("seed"),
+        pl.col("dealer"),
+        pl.col("points_t0").alias("points_team0"),
+        pl.col("points_t1").alias("points_team1"),
+        pl.sum_horizontal([pl.col(f"points_t{t}") for t in range(f.teams)]).alias("points_total"),
+        (pl.col("points_t0") - pl.col("points_t1")).abs().alias("abs_margin"),
+        c.is_null().alias("thrown_in"),
+        pl.col("made").fill_null(False).alias("made"),
+        (pl.col("dteam") == 0).fill_null(False).alias("declarer_team0"),
+        *[(pl.col("level") == lv).fill_null(False).alias(f"share_{lv}") for lv in LEVELS],
+        *[(pl.col("trump") == t).fill_null(False).alias(f"share_{t}") for t in TRUMPS],
+        pl.col("is_mis").fill_null(False).alias("misere"),
+        (team_pts(fb_team) - team_pts(d_team)).alias("first_bidder_margin"),
+    ]
+    return f.df.select(cols)
+
+
+def game_metrics(f: Frame) -> pl.DataFrame:
+    """Per-game metrics of one run (games that finished), keyed by game_id."""
+    first = f.df.filter(pl.col("hand_no") == 0).select(
+        "game_id", (pl.col("dealer") % f.teams).alias("fd_team")
+    )
+    last = f.df.filter(pl.col("game_over")).select(
+        "game_id",
+        (pl.col("hand_no") + 1).cast(pl.Int64).alias("deals_per_game"),
+        *[(pl.col("end_reason") == r).fill_null(False).alias(f"end_{r}") for r in END_REASONS],
+        (pl.col("winner") == 0).fill_null(False).alias("team0_won"),
+        pl.col("winner"),
+    )
+    return last.join(first, on="game_id", how="inner").select(
+        pl.exclude("winner", "fd_team"),
+        (pl.col("winner") == pl.col("fd_team")).fill_null(False).alias("first_dealer_team_won"),
+    )
+
+
+def _lineup(f: Frame) -> str:
+    lists = f.df.select(pl.col("strategies").list.join(",")).unique()
+    return lists.item() if lists.height == 1 else "mixed"
+
+
+def _paired_rows(
+    joined: pl.DataFrame, metrics: Sequence[str], unit: str, table: str, key: tuple
+) -> list[dict]:
+    rows = []
+    for m in metrics:
+        a = joined[m].cast(pl.Float64)
+        b = joined[f"{m}_o"].cast(pl.Float64)
+        d = (b - a).to_frame("d")
+        n = d.height
+        hist = d.group_by("d").len().sort("d")
+        mean, lo, hi, sd = bootstrap_mean(
+            hist["d"].to_numpy(), hist["len"].to_numpy().astype(np.int64), seed_of(table, *key, m)
+        )
+        va = float(a.var() or 0.0) if n > 1 else math.nan
+        vb = float(b.var() or 0.0) if n > 1 else math.nan
+        se_p = sd / math.sqrt(n) if n > 1 else math.nan
+        se_u = math.sqrt((va + vb) / n) if n > 1 else math.nan
+        red = 1 - se_p**2 / se_u**2 if n > 1 and se_u > 0 else math.nan
+        rows.append(
+            {
+                "metric": m,
+                "unit": unit,
+                "method": "paired",
+                "n": n,
+                "base_mean": float(a.mean()) if n else math.nan,
+                "mean": float(b.mean()) if n else math.nan,
+                "diff_mean": mean,
+                "diff_lo": lo,
+                "diff_hi": hi,
+                "se_paired": se_p,
+                "se_unpaired": se_u,
+                "variance_reduction": red,
+            }
+        )
+    return rows
+
+
+def _unpaired_rows(base: Frame, other: Frame) -> list[dict]:
+    rows = []
+    groups: list[tuple[str, pl.Expr]] = [("success_rate", pl.lit(True))]
+    groups += [(f"success_{lv}", pl.col("level") == lv) for lv in (*LEVELS, "MIS", "OMIS")]
+    for name, cond in groups:
+        ka, na = (
+            base.df.filter(cond & pl.col("contract").is_not_null())
+            .select(pl.col("made").sum(), pl.len())
+            .row(0)
+        )
+        kb, nb = (
+            other.df.filter(cond & pl.col("contract").is_not_null())
+            .select(pl.col("made").sum(), pl.len())
+            .row(0)
+        )
+        d, lo, hi = newcombe_diff(int(ka or 0), int(na), int(kb or 0), int(nb))
+        rows.append(
+            {
+                "metric": name,
+                "unit": "contract",
+                "method": "unpaired",
+                "n": int(min(na, nb)),
+                "base_mean": ka / na if na else math.nan,
+                "mean": kb / nb if nb else math.nan,
+                "diff_mean": d,
+                "diff_lo": lo,
+                "diff_hi": hi,
+                "se_paired": math.nan,
+                "se_unpaired": math.sqrt((ka / na) * (1 - ka / na) / na + (kb / nb) * (1 - kb / nb) / nb)
+                if na and nb
+                else math.nan,
+                "variance_reduction": math.nan,
+            }
+        )
+    return rows
+
+
+def compare(frames: Sequence[Frame]) -> dict[str, pl.DataFrame]:
+    """``pairing``, ``variant_effects`` and ``strategy_duplicate`` for runs 2.. against run 1."""
+    base = frames[0]
+    bd, bg = deal_metrics(base), game_metrics(base)
+    pairing, effects = [], {"variant": [], "duplicate": []}
+    deal_cols = [c for c in bd.columns if c not in ("game_id", "hand_no", "seed", "dealer")]
+    game_cols = [c for c in bg.columns if c != "game_id"]
+    for other in frames[1:]:
+        where = f"runs {base.run.path} and {other.run.path}"
+        if other.players != base.players or other.teams != base.teams:
+            raise AnalysisError(f"{where} cannot be paired: {base.players} vs {other.players} players")
+        od, og = deal_metrics(other), game_metrics(other)
+        joined = bd.join(od, on=["game_id", "hand_no"], how="inner", suffix="_o")
+        if joined.height == 0:
+            raise AnalysisError(f"{where} cannot be paired: no (game_id, hand_no) in common")
+        bad = joined.filter((pl.col("seed") != pl.col("seed_o")) | (pl.col("dealer") != pl.col("dealer_o")))
+        if bad.height:
+            g, h = bad.select("game_id", "hand_no").row(0)
+            raise AnalysisError(
+                f"{where} cannot be paired: game {g} hand {h} was dealt differently "
+                f"({bad.height} of {joined.height} deals; different master seeds?)"
+            )
+        gj = bg.join(og, on="game_id", how="inner", suffix="_o")
+        kind = "variant" if other.run.variant != base.run.variant else "duplicate"
+        bl, ol = _lineup(base), _lineup(other)
+        key = (base.run.run_id, other.run.run_id, kind)
+        pairing.append(
+            {
+                "base_run": base.run.run_id,
+                "run_id": other.run.run_id,
+                "base_variant": base.run.variant,
+                "variant": other.run.variant,
+                "kind": kind,
+                "base_deals": bd.height,
+                "deals": od.height,
+                "paired_deals": joined.height,
+                "base_games": bg.height,
+                "games": og.height,
+                "paired_games": gj.height,
+            }
+        )
+        rows = _paired_rows(joined, deal_cols, "deal", "effects", key)
+        rows += _paired_rows(gj, game_cols, "game", "effects", key)
+        rows += _unpaired_rows(base, other)
+        for r in rows:
+            r.update(
+                {
+                    "base_run": base.run.run_id,
+                    "run_id": other.run.run_id,
+                    "base_variant": base.run.variant,
+                    "variant": other.run.variant,
+                    "base_lineup": bl,
+                    "lineup": ol,
+                }
+            )
+        effects[kind] += rows
+    schema = {c: pl.Float64 for c in EFFECT_COLUMNS}
+    schema.update({c: pl.String for c in EFFECT_COLUMNS[:9]})
+    schema["n"] = pl.Int64
+
+    def table(rows: list[dict]) -> pl.DataFrame:
+        df = pl.DataFrame(rows, schema=schema) if rows else pl.DataFrame(schema=schema)
+        return df.select(EFFECT_COLUMNS).fill_nan(None)
+
+    pair_schema = {
+        "base_run": pl.String,
+        "run_id": pl.String,
+        "base_variant": pl.String,
+        "variant": pl.String,
+        "kind": pl.String,
+        "base_deals": pl.Int64,
+        "deals": pl.Int64,
+        "paired_deals": pl.Int64,
+        "base_games": pl.Int64,
+        "games": pl.Int64,
+        "paired_games": pl.Int64,
+    }
+    return {
+        "pairing": pl.DataFrame(pairing, schema=pair_schema),
+        "variant_effects": table(effects["variant"]),
+        "strategy_duplicate": table(effects["duplicate"]),
+    }
