@@ -1,0 +1,198 @@
+"""The strength ladder: duplicate matches between bots, with confidence intervals, and bot speeds.
+
+Each match plays game ``g`` twice with the same master seed, so hand ``j`` of game ``g`` has the same
+cards and dealer in both runs: once with bot A's team in seats 0/2 (team 0) and bot B's in 1/3, once
+swapped.  A *deal pair* is hand ``j`` of game ``g`` when both runs reached it; its value is the
+points A's team gained over B's team, averaged over the two seatings.  The script prints, from the
+stronger side's point of view, the mean points per deal with a 95% confidence interval from the
+paired differences, and the game win rate (of games with a winner) with a 95% Wilson interval.
+
+Targets (issue 3): heuristic vs random wins >= 95% of games; montecarlo vs heuristic CI above 0;
+heuristic vs heuristic CI contains 0.  Speeds are whole-game deals per second on one core.
+
+    python benchmarks/ladder.py                   # the full ladder (2,000 / 1,000 deal pairs)
+    python benchmarks/ladder.py --pairs 200 --mc-pairs 50 --speed-games 50   # a quick run
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from sim import load_rules, play_game
+from strategies.base import label, make
+
+Z95 = 1.959964
+
+
+@dataclass
+class GamePair:
+    """The result of one game played twice with the teams swapped."""
+
+    game_id: int
+    diffs: list[float]  # per deal pair: points of A's team minus B's, averaged over both seatings
+    a_wins: int  # games (0..2) won by A's team
+    decided: int  # games (0..2) with a winner
+    deals: int  # deals played in both runs together
+    seconds: float
+
+
+def play_pair(variant: str, spec_a: str, spec_b: str, master_seed: int, game_id: int) -> GamePair:
+    """Play game ``game_id`` with A as team 0 and then with A as team 1."""
+    rules = load_rules(variant)
+    a = make(spec_a)
+    b = make(spec_b)
+    la, lb = label(spec_a), label(spec_b)
+    n = rules.players
+    t0 = time.perf_counter()
+    runs = []
+    for a_team in (0, 1):
+        bots = [a if s % 2 == a_team else b for s in range(n)]
+        labels = [la if s % 2 == a_team else lb for s in range(n)]
+        runs.append((a_team, play_game(rules, bots, master_seed, game_id, labels)))
+    seconds = time.perf_counter() - t0
+    (t1, r1), (t2, r2) = runs
+    diffs = []
+    for j in range(min(len(r1), len(r2))):
+        d1 = r1[j]["score_delta"][t1] - r1[j]["score_delta"][1 - t1]
+        d2 = r2[j]["score_delta"][t2] - r2[j]["score_delta"][1 - t2]
+        diffs.append((d1 + d2) / 2)
+    a_wins = sum(1 for t, r in runs if r[-1]["winner"] == t)
+    decided = sum(1 for _, r in runs if r[-1]["winner"] is not None)
+    return GamePair(game_id, diffs, a_wins, decided, len(r1) + len(r2), seconds)
+
+
+def _pair_task(args: tuple[str, str, str, int, int]) -> GamePair:
+    return play_pair(*args)
+
+
+def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a proportion ``k / n``."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def mean_ci(xs: list[float], z: float = Z95) -> tuple[float, float, float]:
+    """Mean and normal-approximation 95% interval of a sample."""
+    n = len(xs)
+    m = sum(xs) / n
+    var = sum((x - m) ** 2 for x in xs) / (n - 1) if n > 1 else 0.0
+    half = z * math.sqrt(var / n)
+    return m, m - half, m + half
+
+
+def run_match(
+    variant: str, spec_a: str, spec_b: str, pairs: int, master_seed: int, workers: int
+) -> dict[str, Any]:
+    """Play game pairs in game-id order until at least ``pairs`` deal pairs; summarise the match."""
+    results: list[GamePair] = []
+    got = 0
+    next_game = 0
+    batch = max(workers * 4, 8)
+    pool = ProcessPoolExecutor(workers) if workers > 1 else None
+    try:
+        while got < pairs:
+            tasks = [(variant, spec_a, spec_b, master_seed, g) for g in range(next_game, next_game + batch)]
+            next_game += batch
+            done = list(pool.map(_pair_task, tasks)) if pool else [_pair_task(t) for t in tasks]
+            for gp in done:  # in game order: the result does not depend on the number of workers
+                if got >= pairs:
+                    break
+                results.append(gp)
+                got += len(gp.diffs)
+    finally:
+        if pool:
+            pool.shutdown()
+    diffs = [d for gp in results for d in gp.diffs]
+    m, lo, hi = mean_ci(diffs)
+    wins = sum(gp.a_wins for gp in results)
+    decided = sum(gp.decided for gp in results)
+    return {
+        "a": label(spec_a),
+        "b": label(spec_b),
+        "games": 2 * len(results),
+        "deal_pairs": len(diffs),
+        "mean": m,
+        "lo": lo,
+        "hi": hi,
+        "a_wins": wins,
+        "decided": decided,
+        "seconds": sum(gp.seconds for gp in results),
+        "deals": sum(gp.deals for gp in results),
+    }
+
+
+def format_match(r: dict[str, Any]) -> str:
+    """One line per match, from the stronger side's point of view."""
+    a, b, m, lo, hi = r["a"], r["b"], r["mean"], r["lo"], r["hi"]
+    wins, decided = r["a_wins"], r["decided"]
+    if m < 0:
+        a, b, m, lo, hi = b, a, -m, -hi, -lo
+        wins = decided - wins
+    wlo, whi = wilson(wins, decided)
+    rate = wins / decided if decided else float("nan")
+    return (
+        f"{a} vs {b}: {r['deal_pairs']} deal pairs, {r['games']} games | "
+        f"points/deal {m:+.1f} [95% CI {lo:+.1f}, {hi:+.1f}] | "
+        f"games won {wins}/{decided} = {rate:.1%} [95% CI {wlo:.1%}, {whi:.1%}]"
+    )
+
+
+def speed(variant: str, spec: str, games: int, master_seed: int, max_seconds: float) -> tuple[float, int]:
+    """Whole-game deals per second of ``spec`` in self-play on one core (stops after max_seconds)."""
+    rules = load_rules(variant)
+    bots = [make(spec) for _ in range(rules.players)]
+    deals = 0
+    t0 = time.perf_counter()
+    for g in range(games):
+        deals += len(play_game(rules, bots, master_seed, 10_000 + g))
+        if time.perf_counter() - t0 > max_seconds:
+            break
+    return deals / (time.perf_counter() - t0), deals
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the ladder and print it."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--variant", default="pagat-au")
+    ap.add_argument("--seed", type=int, default=500)
+    ap.add_argument("--pairs", type=int, default=2000, help="deal pairs per match (default 2000)")
+    ap.add_argument("--mc-pairs", type=int, default=1000, help="deal pairs for montecarlo matches")
+    ap.add_argument("--montecarlo", default="montecarlo", help="montecarlo spec (default settings)")
+    ap.add_argument("--workers", type=int, default=1, help="processes for the matches")
+    ap.add_argument("--speed-games", type=int, default=300, help="self-play games for the speed figures")
+    ap.add_argument("--skip-mc", action="store_true", help="leave out the montecarlo match")
+    args = ap.parse_args(argv)
+
+    matches = [("heuristic", "random", args.pairs), ("heuristic", "heuristic", args.pairs)]
+    if not args.skip_mc:
+        matches.insert(1, (args.montecarlo, "heuristic", args.mc_pairs))
+    print(f"variant {args.variant}, master seed {args.seed}, workers {args.workers}")
+    for a, b, n in matches:
+        r = run_match(args.variant, a, b, n, args.seed, args.workers)
+        print(format_match(r), f"| {r['seconds']:.0f} cpu-s", flush=True)
+    print("speed (self-play, whole games, one core):")
+    for spec, budget in (("random", 20.0), ("heuristic", 30.0)):
+        dps, deals = speed(args.variant, spec, args.speed_games, args.seed, budget)
+        print(f"  {label(spec)}: {dps:,.0f} deals/s ({deals} deals)", flush=True)
+    if not args.skip_mc:
+        dps, deals = speed(args.variant, args.montecarlo, 2, args.seed, 60.0)
+        print(f"  {label(args.montecarlo)}: {dps:,.2f} deals/s ({deals} deals, 4 Monte Carlo seats)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

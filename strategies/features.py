@@ -1,0 +1,507 @@
+"""Shared helpers for bots: per-rules and per-contract tables, auction history, voids, trick estimates.
+
+Everything here works on a :class:`~sim.engine.SeatView` (never on the hidden state) and on int
+bitmasks.  Tables are built once per rule set / per contract table and cached, so the hot paths of
+the bots only do bit operations and small loops.  Nothing assumes 4 seats or 43 cards: seat counts,
+teams, hand and kitty sizes come from ``view.rules``.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING
+
+from sim.engine import BID, JOKER, NAME_NONE, NAME_SUIT, PASS, ContractTables, State, contract_tables
+
+if TYPE_CHECKING:
+    from sim.engine import SeatView
+    from sim.rules import Bid, Rules
+
+_NT = 4
+
+
+class CardInfo:
+    """Per-contract-table facts about every card, derived from a :class:`ContractTables`.
+
+    - ``strength[c]``: order of ``c`` within its effective suit (trumps by power);
+    - ``higher[c]``: cards that beat ``c`` when ``c`` is the best card of a trick in its own suit
+      (higher cards of its suit and every card with more trick power);
+    - ``lower[c]``: cards of ``c``'s effective suit that ``c`` beats (same suit, weaker);
+    - ``trump_mask``: every card with trick power (trumps, or suitless jokers in no-trumps);
+    - ``suit_mask``: each effective suit (trumps included in the trump suit).
+    """
+
+    __slots__ = ("eff", "higher", "lower", "power", "strength", "suit_mask", "trump", "trump_mask")
+
+    def __init__(self, tables: ContractTables, size: int) -> None:
+        power, rank, eff = tables.power, tables.rank, tables.eff_suit
+        self.power = power
+        self.eff = eff
+        self.trump = tables.trump
+        self.suit_mask = tables.suit_mask
+        strength = [power[c] or rank[c] for c in range(size)]
+        trump_mask = 0
+        for c in range(size):
+            if power[c]:
+                trump_mask |= 1 << c
+        higher = [0] * size
+        lower = [0] * size
+        for c in range(size):
+            h = 0
+            lo = 0
+            pc = power[c]
+            for d in range(size):
+                if d == c:
+                    continue
+                pd = power[d]
+                if pc:
+                    if pd > pc:
+                        h |= 1 << d
+                    elif pd and eff[d] == eff[c] and eff[c] >= 0:
+                        lo |= 1 << d
+                else:
+                    if pd or (eff[d] == eff[c] and rank[d] > rank[c]):
+                        h |= 1 << d
+                    elif eff[d] == eff[c] and eff[c] >= 0:
+                        lo |= 1 << d
+            higher[c] = h
+            lower[c] = lo
+        self.strength = tuple(strength)
+        self.higher = tuple(higher)
+        self.lower = tuple(lower)
+        self.trump_mask = trump_mask
+
+
+_CARD_INFO: dict[int, tuple[ContractTables, CardInfo]] = {}
+
+
+def card_info(tables: ContractTables) -> CardInfo:
+    """The cached :class:`CardInfo` of a contract table."""
+    hit = _CARD_INFO.get(id(tables))
+    if hit is not None and hit[0] is tables:
+        return hit[1]
+    info = CardInfo(tables, len(tables.eff_suit))
+    _CARD_INFO[id(tables)] = (tables, info)
+    return info
+
+
+class RulesInfo:
+    """Per-rule-set facts used by the bots: seats, teams, the deck and bidding tables.
+
+    ``suit_info[t]`` is the :class:`CardInfo` of a ``t``-trump contract (``t`` 0..3) and
+    ``suit_info[4]`` that of no-trumps with no joker named.  ``trump_order[t]`` lists the trumps of
+    suit ``t`` strongest first; ``side_order[t][s]`` the cards of side suit ``s`` strongest first.
+    """
+
+    def __init__(self, rules: Rules) -> None:
+        deck = rules.deck
+        self.rules = rules
+        self.n = rules.players
+        self.teams = rules.teams
+        self.hand_size = rules.hand_size
+        self.kitty_size = rules.kitty_size
+        self.full = deck.full_mask
+        self.jokers = deck.jokers
+        self.joker_mask = deck.joker_mask
+        no_named = tuple(-1 for _ in deck.jokers)
+        self.tables = [contract_tables(deck, t, no_named) for t in range(5)]
+        self.suit_info = [card_info(t) for t in self.tables]
+        self.partners = [
+            tuple(s for s in range(self.n) if s != seat and s % self.teams == seat % self.teams)
+            for seat in range(self.n)
+        ]
+        self.trump_order: list[list[int]] = []
+        self.side_order: list[list[list[int]]] = []
+        for t in range(5):
+            ci = self.suit_info[t]
+            if t < 4:
+                tm = ci.suit_mask[t]
+                self.trump_order.append(sorted(_bits(tm), key=lambda c, ci=ci: -ci.strength[c]))
+            else:
+                self.trump_order.append([])
+            sides = []
+            for s in range(4):
+                m = ci.suit_mask[s] if s != t else 0
+                sides.append(sorted(_bits(m), key=lambda c, ci=ci: -ci.strength[c]))
+            self.side_order.append(sides)
+        self.n_trumps = [len(o) for o in self.trump_order]
+        # Fraction of the cards outside one hand that sit in the other players' hands.
+        outside = deck.size - self.hand_size
+        self.in_hand_frac = self.hand_size / outside if outside else 0.0
+
+
+def rules_info(rules: Rules) -> RulesInfo:
+    """The :class:`RulesInfo` of a rule set, built once and kept on the rules object."""
+    info = rules.__dict__.get("_bot_info")
+    if info is None:
+        info = RulesInfo(rules)
+        object.__setattr__(rules, "_bot_info", info)
+    return info
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+bits = _bits
+
+
+# ------------------------------------------------------------------------------------- auction
+
+
+def auction_calls(view: SeatView) -> list[tuple[int, int]]:
+    """The auction so far as ``(seat, action)`` pairs, replaying the turn order of the engine."""
+    rules = view.rules
+    n = rules.players
+    calls = view.bids
+    out: list[tuple[int, int]] = []
+    passed = [False] * n
+    seat = (view.dealer + 1) % n
+    n_passed = 0
+    high_bidder = -1
+    for a in calls:
+        out.append((seat, a))
+        if a == PASS:
+            passed[seat] = True
+            n_passed += 1
+        else:
+            high_bidder = seat
+        if n_passed == n - 1 and high_bidder >= 0:
+            seat = high_bidder  # a declarer raise, if the rules have one
+            continue
+        nxt = (seat + 1) % n
+        for _ in range(n):
+            if not passed[nxt]:
+                break
+            nxt = (nxt + 1) % n
+        seat = nxt
+    return out
+
+
+def last_bids(view: SeatView) -> dict[int, Bid]:
+    """Each seat's last (highest) bid in the auction so far."""
+    ladder = view.rules.ladder
+    out: dict[int, Bid] = {}
+    for seat, a in auction_calls(view):
+        if a != PASS and a >= BID:
+            out[seat] = ladder[a - BID]
+    return out
+
+
+# ------------------------------------------------------------------------------------- play
+
+
+def shown_voids(view: SeatView) -> list[int]:
+    """For each seat, a bitmask of effective suits (bit ``s``) it has shown it cannot follow."""
+    n = view.rules.players
+    voids = [0] * n
+    tables = view.tables
+    if tables is None:
+        return voids
+    eff = tables.eff_suit
+    plays = view.plays
+    active = sum(view.active)
+    led = -1
+    for i, (seat, a) in enumerate(plays):
+        if i % active == 0:
+            led = (a - 128) % 4 if a >= 128 else eff[a]
+            continue
+        c = a if a < 128 else -1
+        if c < 0 or eff[c] != led:
+            voids[seat] |= 1 << led
+    return voids
+
+
+def unseen_mask(view: SeatView) -> int:
+    """Cards this seat has not seen: not in its hand, not played, not its own discards, not exposed."""
+    info = rules_info(view.rules)
+    m = info.full & ~view.hand & ~view.played
+    d = view.discards
+    if d:
+        m &= ~d
+    exp = view.exposed
+    if exp:
+        m &= ~exp
+    return m
+
+
+# ------------------------------------------------------------------------------------- estimates
+
+_HONOUR_W = (1.0, 0.7, 0.45, 0.25)
+_SIDE_W = (1.0, 0.45, 0.15)
+
+
+def trump_tricks(info: RulesInfo, hand: int, t: int) -> tuple[float, int]:
+    """Estimated tricks from the trumps of suit ``t`` in ``hand``, and the trump length."""
+    ci = info.suit_info[t]
+    tm = hand & ci.suit_mask[t]
+    n = tm.bit_count()
+    if not n:
+        return 0.0, 0
+    tricks = 0.0
+    missing = 0
+    used = 0
+    counted = 0
+    for c in info.trump_order[t]:
+        if tm >> c & 1:
+            if missing < 4:
+                w = _HONOUR_W[missing]
+                if n - used <= missing:  # not enough guards to survive the higher trumps
+                    w *= 0.3
+                tricks += w
+                counted += 1
+            used += 1
+            if used == n:
+                break
+        else:
+            missing += 1
+            if missing >= 4:
+                break
+    outside = info.n_trumps[t] - n
+    opp_long = outside * info.in_hand_frac + 1.0
+    low = n - counted
+    if low > 0:
+        tricks += max(0.0, min(low, n - opp_long))
+    return tricks, n
+
+
+def side_tricks(info: RulesInfo, hand: int, t: int, trump_len: int) -> float:
+    """Estimated tricks from the side suits (and ruffs) of ``hand`` with trump ``t`` (4 = NT)."""
+    ci = info.suit_info[t]
+    total = 0.0
+    for s in range(4):
+        if s == t:
+            continue
+        m = hand & ci.suit_mask[s]
+        length = m.bit_count()
+        if length == 0:
+            if trump_len >= 3 and t < 4:
+                total += 0.8
+            continue
+        if length == 1 and trump_len >= 3 and t < 4:
+            total += 0.35
+        missing = 0
+        used = 0
+        for c in info.side_order[t][s]:
+            if m >> c & 1:
+                if missing < 3 and length > missing:
+                    w = _SIDE_W[missing]
+                    if used >= 2 and t < 4:
+                        w *= 0.5  # third round of a side suit is often ruffed
+                    total += w
+                used += 1
+                if used == length:
+                    break
+            else:
+                missing += 1
+                if missing >= 3:
+                    break
+        if t == _NT and length >= 5 and m & info.suit_info[t].suit_mask[s]:
+            top = info.side_order[t][s][0]
+            if m >> top & 1:
+                total += 0.6 * (length - 4)
+    return total
+
+
+def nt_estimate(info: RulesInfo, hand: int) -> tuple[float, int]:
+    """Estimated no-trump tricks of ``hand`` and its number of stoppers (suits held, plus jokers)."""
+    jokers = (hand & info.joker_mask).bit_count()
+    tricks = float(jokers) + side_tricks(info, hand, _NT, 0)
+    ci = info.suit_info[_NT]
+    stoppers = jokers
+    for s in range(4):
+        m = hand & ci.suit_mask[s]
+        length = m.bit_count()
+        order = info.side_order[_NT][s]
+        for depth in range(min(3, len(order))):
+            if m >> order[depth] & 1 and length > depth:
+                stoppers += 1
+                break
+    return tricks, stoppers
+
+
+def misere_danger(info: RulesInfo, hand: int, live_frac: float) -> list[tuple[float, int]]:
+    """Danger of each card of ``hand`` in a misère, as ``(danger, card)`` sorted most dangerous first.
+
+    A card is dangerous when many live outside cards of its suit are lower than it, compared with
+    how many of the seat's own cards sit below it.  Jokers are always fully dangerous.
+    """
+    ci = info.suit_info[_NT]
+    out: list[tuple[float, int]] = []
+    for c in info.jokers:
+        if hand >> c & 1:
+            out.append((2.0, c))
+    for s in range(4):
+        m = hand & ci.suit_mask[s]
+        if not m:
+            continue
+        i = 0
+        for c in reversed(info.side_order[_NT][s]):  # lowest first
+            if m >> c & 1:
+                below = (ci.lower[c] & ~hand).bit_count() * live_frac
+                d = (below - i - 0.5) / 1.5
+                if d > 0:
+                    out.append((min(d, 1.0), c))
+                i += 1
+    out.sort(reverse=True)
+    return out
+
+
+# ------------------------------------------------------------------------------------- determinization
+
+
+def played_by(view: SeatView) -> list[int]:
+    """For each seat, the bitmask of cards it has played so far in this deal."""
+    rules = view.rules
+    jokers = rules.deck.jokers
+    out = [0] * rules.players
+    for seat, a in view.plays:
+        c = a if a < 128 else jokers[(a - 128) // 4]
+        out[seat] |= 1 << c
+    return out
+
+
+def sample_hidden(view: SeatView, rng: random.Random, tries: int = 30) -> tuple[list[int], int] | None:
+    """One random placement of the cards this seat cannot see, consistent with what it knows.
+
+    Returns ``(hands, discards)``: every seat's current hand (this seat's real one, the exposed
+    open-misère hand as shown) and the declarer's discards (known to the declarer, sampled for the
+    others).  Cards go only to seats that have not shown out of their suit; a joker the declarer
+    named stays with the declarer; in a Pagat misère a seat that showed out holds no suitless joker.
+    ``None`` if no placement was found (should not happen on a consistent view).
+    """
+    rules = view.rules
+    info = rules_info(rules)
+    n = info.n
+    seat = view.seat
+    decl = view.declarer
+    tables = view.tables
+    hand = view.hand
+    by = played_by(view)
+    exposed = view.exposed
+    own_discards = view.discards
+    pool = info.full & ~hand & ~view.played
+    if own_discards:
+        pool &= ~own_discards
+    if exposed:
+        pool &= ~exposed
+    voids = shown_voids(view)
+    hands = [0] * n
+    hands[seat] = hand
+    holders: list[int] = []  # seat numbers, or -1 for the discard pile
+    need: list[int] = []
+    banned: list[int] = []  # per holder: card mask it cannot hold
+    eff_masks = tables.suit_mask
+    suitless = tables.suitless_jokers
+    misere_pagat = view.contract.misere and rules.joker_no_trump == "pagat"
+    active = view.active
+    named_holder = 0
+    for j, c in enumerate(info.jokers):
+        if view.jokers_named[j] >= 0:
+            named_holder |= 1 << c
+    for s in range(n):
+        if s == seat:
+            continue
+        if exposed and s == decl:
+            hands[s] = exposed
+            continue
+        cnt = info.hand_size - by[s].bit_count()
+        ban = 0
+        if active[s]:
+            v = voids[s]
+            for su in range(4):
+                if v >> su & 1:
+                    ban |= eff_masks[su]
+            if misere_pagat and v:
+                ban |= suitless
+        if s != decl:
+            ban |= named_holder
+        holders.append(s)
+        need.append(cnt)
+        banned.append(ban)
+    if seat != decl and decl >= 0:
+        holders.append(-1)
+        need.append(info.kitty_size)
+        banned.append(named_holder)
+    cards = bits(pool)
+    if sum(need) != len(cards):
+        return None
+    k = len(holders)
+    for attempt in range(tries):
+        rng.shuffle(cards)
+        if attempt < tries - 1:
+            cards.sort(key=lambda c: sum(1 for h in range(k) if not banned[h] >> c & 1))
+        left = list(need)
+        got = [0] * k
+        ok = True
+        for c in cards:
+            total = 0
+            for h in range(k):
+                if left[h] and not banned[h] >> c & 1:
+                    total += left[h]
+            if total == 0:
+                if attempt < tries - 1:
+                    ok = False
+                    break
+                # Last resort: ignore the void inference for this card.
+                total = sum(left)
+                r = rng.randrange(total)
+                for h in range(k):
+                    if r < left[h]:
+                        break
+                    r -= left[h]
+            else:
+                r = rng.randrange(total)
+                for h in range(k):
+                    if left[h] and not banned[h] >> c & 1:
+                        if r < left[h]:
+                            break
+                        r -= left[h]
+            got[h] |= 1 << c
+            left[h] -= 1
+        if ok:
+            discards = own_discards or 0
+            for h in range(k):
+                if holders[h] < 0:
+                    discards = got[h]
+                else:
+                    hands[holders[h]] = got[h]
+            return hands, discards
+    return None
+
+
+def rebuild_state(view: SeatView, hands: list[int], discards: int) -> State:
+    """A full :class:`State` at this view's point of the deal, from sampled current hands.
+
+    The deal is rebuilt as if the kitty had been the declarer's discards, then the public history
+    (auction, discards, joker naming, plays) is replayed, so the result is a legal engine state.
+    """
+    rules = view.rules
+    by = played_by(view)
+    dealt = [h | p for h, p in zip(hands, by, strict=True)]
+    st = State(rules, dealt, discards, view.dealer)
+    calls = view.bids
+    if calls:
+        for a in calls:
+            st.apply(a)
+    else:
+        st.force_contract(view.contract.code, view.declarer)
+    d = discards
+    while d:
+        low = d & -d
+        st.apply(low.bit_length() - 1)
+        d ^= low
+    named = view.jokers_named
+    while st.phase == JOKER:
+        j = st.naming_index
+        st.apply(NAME_SUIT + named[j] if named[j] >= 0 else NAME_NONE)
+    for _, a in view.plays:
+        st.apply(a)
+    st.scores = view.scores
+    st.hand_no = view.hand_no
+    return st

@@ -1,0 +1,548 @@
+"""``heuristic.v1``: a rule-based player in the style of a good club player.
+
+Bidding estimates the tricks of the hand for every trump suit and for no-trumps (trump length and
+honours, side aces and kings, voids and singletons, the kitty's help, what partners and opponents
+bid) and bids the cheapest call of the best denomination that the estimate covers; misère and open
+misère are judged on how dangerous the cards are after the kitty exchange.  The discard keeps trumps
+and winners and voids short side suits.  Play follows the usual maxims: the declaring side draws
+trumps, second hand low, third hand high, win as cheaply as possible, never trump a partner's
+winner; misère declarers duck under, misère defenders lead low and keep the declarer on lead.
+
+Everything is read from the seat's :class:`~sim.engine.SeatView` and done with bitmasks; nothing
+assumes 4 seats or a 43-card deck.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from sim.engine import BID, JOKER_LEAD, NAME_NONE, NAME_SUIT, PASS
+from strategies.base import register
+from strategies.features import (
+    RulesInfo,
+    card_info,
+    last_bids,
+    misere_danger,
+    nt_estimate,
+    rules_info,
+    shown_voids,
+    side_tricks,
+    trump_tricks,
+)
+
+if TYPE_CHECKING:
+    from sim.engine import SeatView
+
+_NT = 4
+
+
+def _number(lo: float, hi: float) -> Any:
+    def check(value: Any) -> str | None:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return f"must be a number between {lo} and {hi}"
+        if not lo <= value <= hi:
+            return f"must be between {lo} and {hi}"
+        return None
+
+    return check
+
+
+def _boolean(value: Any) -> str | None:
+    return None if isinstance(value, bool) else "must be true or false"
+
+
+def _lowest(cards: list[int], key: tuple[int, ...]) -> int:
+    best = cards[0]
+    bk = key[best]
+    for c in cards:
+        if key[c] < bk:
+            best, bk = c, key[c]
+    return best
+
+
+def _highest(cards: list[int], key: tuple[int, ...]) -> int:
+    best = cards[0]
+    bk = key[best]
+    for c in cards:
+        if key[c] > bk:
+            best, bk = c, key[c]
+    return best
+
+
+@register("heuristic.v1")
+class HeuristicStrategy:
+    """The rule-based player.  See the module docstring; parameters are in :attr:`PARAMS`."""
+
+    #: Tunable parameters: name -> validator (returns an error message or None).
+    PARAMS: ClassVar[dict[str, Any]] = {
+        "aggression": _number(-3.0, 3.0),
+        "partner_tricks": _number(0.0, 5.0),
+        "kitty_tricks": _number(0.0, 3.0),
+        "nt_stoppers": _number(1, 5),
+        "misere": _boolean,
+        "misere_risk": _number(0.0, 10.0),
+        "open_misere_risk": _number(0.0, 10.0),
+        "score_aware": _boolean,
+    }
+
+    def __init__(
+        self,
+        aggression: float = 0.0,
+        partner_tricks: float = 1.6,
+        kitty_tricks: float = 0.6,
+        nt_stoppers: int = 4,
+        misere: bool = True,
+        misere_risk: float = 0.3,
+        open_misere_risk: float = 1.0,
+        score_aware: bool = True,
+    ) -> None:
+        self.aggression = float(aggression)
+        self.partner_tricks = float(partner_tricks)
+        self.kitty_tricks = float(kitty_tricks)
+        self.nt_stoppers = int(nt_stoppers)
+        self.misere = bool(misere)
+        self.misere_risk = float(misere_risk)
+        self.open_misere_risk = float(open_misere_risk)
+        self.score_aware = bool(score_aware)
+        self._memo: dict[tuple[int, int, int], tuple[list[float], bool, bool]] = {}
+
+    # ================================================================== bidding
+
+    def _hand_values(self, view: SeatView, info: RulesInfo) -> tuple[list[float], bool, bool]:
+        """Per-hand values (memoised on the hand): own estimates, misère and open-misère fitness."""
+        key = (id(info), view.seat, view.hand)
+        hit = self._memo.get(key)
+        if hit is not None:
+            return hit
+        hand = view.hand
+        partners = info.partners[view.seat]
+        help_ = self.partner_tricks * len(partners) + self.kitty_tricks + self.aggression
+        est = [0.0] * 5
+        for t in range(4):
+            tt, tl = trump_tricks(info, hand, t)
+            est[t] = tt + side_tricks(info, hand, t, tl) + help_
+        nt, stoppers = nt_estimate(info, hand)
+        est[_NT] = nt + help_ if stoppers >= self.nt_stoppers else -1.0
+        mis = omis = False
+        if self.misere and info.rules.misere != "off":
+            live = (info.n - 1 - len(partners)) * info.hand_size  # the defenders' cards
+            outside = info.full.bit_count() - info.hand_size
+            danger = misere_danger(info, hand, live / outside if outside else 0.0)
+            omis = sum(d for d, _ in danger) <= self.open_misere_risk
+            mis = sum(d for d, _ in danger[info.kitty_size :]) <= self.misere_risk
+        if len(self._memo) > 4096:
+            self._memo.clear()
+        out = (est, mis, omis)
+        self._memo[key] = out
+        return out
+
+    def estimates(self, view: SeatView) -> list[float]:
+        """Estimated tricks of the seat's side for each denomination ``S C D H NT`` (NT is -1 if unfit)."""
+        info = rules_info(view.rules)
+        est = list(self._hand_values(view, info)[0])
+        seat = view.seat
+        if not view.bids:
+            return est
+        team = seat % info.teams
+        for s, b in last_bids(view).items():
+            if s == seat or b.misere:
+                continue
+            if s % info.teams == team:
+                if b.trump < 4:
+                    # Partner's bid: support counts more, and the partner shows more than average.
+                    shown = b.tricks - self.partner_tricks * len(info.partners[s]) - self.kitty_tricks
+                    extra = max(0.0, shown - 4.0) * 0.5
+                    est[b.trump] += 0.8 + extra
+                    for t in range(4):
+                        if t != b.trump:
+                            est[t] += 0.2
+                else:
+                    for t in range(5):
+                        if est[t] > 0:
+                            est[t] += 0.5
+            else:
+                if b.trump < 4:
+                    est[b.trump] -= 0.8
+                    if est[_NT] > 0:
+                        est[_NT] -= 0.4
+        return est
+
+    def bid(self, view: SeatView, legal: list[int], rng: random.Random) -> int:
+        """The cheapest call of the best denomination that the trick estimate covers, else pass."""
+        if len(legal) == 1:
+            return legal[0]
+        rules = view.rules
+        info = rules_info(rules)
+        ladder = rules.ladder
+        seat = view.seat
+        est = self.estimates(view)
+        _, mis, omis = self._hand_values(view, info)
+        team = seat % info.teams
+        scores = view.scores
+        high_bidder = view.high_bidder
+        raising = high_bidder == seat  # a declarer raise turn
+        partner_high = high_bidder >= 0 and high_bidder != seat and high_bidder % info.teams == team
+        margin = 0.0
+        if self.score_aware and scores:
+            mine = scores[team]
+            if rules.lose_at_minus_500 and mine <= rules.lose_score + 200:
+                margin += 0.5
+            opp_best = max((sc for t, sc in enumerate(scores) if t != team), default=0)
+            if high_bidder >= 0 and high_bidder % info.teams != team and opp_best >= rules.win_score - 150:
+                margin -= 0.6  # they win if they make it: push
+        if raising or partner_high:
+            margin += 1.0  # only overcall a partner (or raise oneself) with clear extra values
+        best = PASS
+        best_key = (-99.0, 0)
+        for a in legal:
+            if a == PASS:
+                continue
+            b = ladder[a - BID]
+            if b.misere:
+                if b.blind or not self.misere:
+                    continue
+                if (omis if b.open else mis) and max(est[:4]) < 7.0 + margin:
+                    key = (5.0, b.points)
+                    if key > best_key:
+                        best, best_key = a, key
+                continue
+            e = est[b.trump]
+            if e < 0:
+                continue
+            spare = e - margin - b.tricks
+            if spare < 0:
+                continue
+            if (
+                self.score_aware
+                and scores
+                and rules.lose_at_minus_500
+                and scores[team] - b.points <= rules.lose_score
+                and spare < 1.0
+            ):
+                continue
+            # Prefer the denomination with the most to spare, then the cheaper bid.
+            key = (round(spare, 3), -b.rank)
+            if key > best_key:
+                best, best_key = a, key
+        return best
+
+    # ================================================================== kitty
+
+    def discard(self, view: SeatView, legal: list[int], rng: random.Random) -> int:
+        """Throw the card worth least: short side suits first, never trumps, jokers or winners."""
+        contract = view.contract
+        info = rules_info(view.rules)
+        hand = view.hand
+        if contract.misere:
+            frac = 2 * info.hand_size / max(1, info.full.bit_count() - info.hand_size)
+            danger = misere_danger(info, hand, min(1.0, frac))
+            if danger:
+                return danger[0][1]
+            ci = info.suit_info[_NT]
+            return _highest(legal, ci.strength)
+        t = contract.trump
+        ci = info.suit_info[t if t < 4 else _NT]
+        outside = info.full & ~hand
+        trumps = hand & ci.trump_mask
+        n_trumps = trumps.bit_count()
+        best = legal[0]
+        best_v = 1e9
+        for c in legal:
+            if ci.power[c]:
+                v = 10000 + ci.power[c]
+            else:
+                s = ci.eff[c]
+                length = (hand & ci.suit_mask[s]).bit_count()
+                if not ci.higher[c] & outside & ~ci.trump_mask:
+                    v = 500 + ci.strength[c]  # a winner in its suit
+                elif t == _NT:
+                    v = ci.strength[c] + 6 * length
+                    # keep a guard under a king/queen
+                    if (ci.higher[c] & hand & ci.suit_mask[s]) and length <= 3:
+                        v += 30
+                else:
+                    v = ci.strength[c] + 6 * length
+                    if n_trumps >= 3 and length <= 2:
+                        v -= 20  # make a void to ruff
+            if v < best_v:
+                best, best_v = c, v
+        return best
+
+    def name_joker(self, view: SeatView, legal: list[int], rng: random.Random) -> int:
+        """No-trumps: keep the joker suitless.  Misère: name the seat's longest suit."""
+        contract = view.contract
+        if not contract.misere and NAME_NONE in legal:
+            return NAME_NONE
+        info = rules_info(view.rules)
+        ci = info.suit_info[_NT]
+        hand = view.hand
+        best = legal[0]
+        best_len = -1
+        for a in legal:
+            if NAME_SUIT <= a < NAME_NONE:
+                n = (hand & ci.suit_mask[a - NAME_SUIT]).bit_count()
+                if n > best_len:
+                    best, best_len = a, n
+        return best
+
+    # ================================================================== play
+
+    def play(self, view: SeatView, legal: list[int], rng: random.Random) -> int:
+        """One card (or joker lead) by the play maxims; misère has its own logic."""
+        if len(legal) == 1:
+            return legal[0]
+        info = rules_info(view.rules)
+        contract = view.contract
+        ci = card_info(view.tables)
+        seat = view.seat
+        declarer = view.declarer
+        hand = view.hand
+        unseen = info.full & ~hand & ~view.played
+        if seat == declarer:
+            d = view.discards
+            if d:
+                unseen &= ~d
+        trick = view.trick
+        if contract.misere:
+            exposed = view.exposed
+            if exposed:
+                unseen &= ~exposed
+            if seat == declarer:
+                return self._misere_declarer(view, info, ci, legal, trick, unseen, hand)
+            return self._misere_defender(view, info, ci, legal, trick, unseen, hand, exposed)
+        teams = info.teams
+        if not trick:
+            return self._lead(view, info, ci, legal, unseen, hand, declarer, teams)
+        return self._follow(view, info, ci, legal, trick, unseen, hand, teams)
+
+    # ---------------------------------------------------------------- suit and NT contracts
+
+    def _discard_value(self, ci: Any, c: int, hand: int, unseen: int) -> int:
+        if ci.power[c]:
+            return 10000 + ci.power[c]
+        if not ci.higher[c] & unseen:
+            return 1000 + ci.strength[c]
+        length = (hand & ci.suit_mask[ci.eff[c]]).bit_count()
+        return ci.strength[c] + 4 * length
+
+    def _cheap(self, ci: Any, cards: list[int], hand: int, unseen: int) -> int:
+        best = cards[0]
+        bv = 1 << 30
+        for c in cards:
+            v = self._discard_value(ci, c, hand, unseen)
+            if v < bv:
+                best, bv = c, v
+        return best
+
+    def _lead(
+        self,
+        view: SeatView,
+        info: RulesInfo,
+        ci: Any,
+        legal: list[int],
+        unseen: int,
+        hand: int,
+        declarer: int,
+        teams: int,
+    ) -> int:
+        cards = [a for a in legal if a < JOKER_LEAD]
+        if not cards:  # only joker leads: name the suit we are longest in
+            return self._joker_lead(ci, legal, hand)
+        higher = ci.higher
+        tm = ci.trump_mask
+        my_trumps = hand & tm
+        attacking = view.seat % teams == declarer % teams
+        if ci.trump >= 0 and attacking and my_trumps:
+            out_trumps = unseen & tm
+            if out_trumps:
+                top = _highest([c for c in cards if my_trumps >> c & 1], ci.strength)
+                if not higher[top] & unseen:
+                    return top  # draw trumps with a winner
+                if my_trumps.bit_count() >= 3 and view.seat == declarer:
+                    return _lowest([c for c in cards if my_trumps >> c & 1], ci.strength)
+        # Cash side winners (the defence first of all, before they get ruffed).
+        winners = [c for c in cards if not tm >> c & 1 and not higher[c] & unseen & ~tm]
+        if winners:
+            safe = [c for c in winners if not higher[c] & unseen]
+            pick = safe or (winners if not attacking or not unseen & tm else [])
+            if pick:
+                return _highest(pick, ci.strength)
+        # Lead low from the longest side suit.
+        side = [c for c in cards if not tm >> c & 1]
+        if side:
+            best_len = -1
+            best_suit = -1
+            for c in side:
+                s = ci.eff[c]
+                n = (hand & ci.suit_mask[s]).bit_count()
+                if n > best_len:
+                    best_len, best_suit = n, s
+            return _lowest([c for c in side if ci.eff[c] == best_suit], ci.strength)
+        return _lowest(cards, ci.strength)
+
+    def _joker_lead(self, ci: Any, legal: list[int], hand: int) -> int:
+        best = legal[0]
+        best_len = -1
+        for a in legal:
+            if a >= JOKER_LEAD:
+                n = (hand & ci.suit_mask[(a - JOKER_LEAD) % 4]).bit_count()
+                if n > best_len:
+                    best, best_len = a, n
+        return best
+
+    def _follow(
+        self,
+        view: SeatView,
+        info: RulesInfo,
+        ci: Any,
+        legal: list[int],
+        trick: tuple[tuple[int, int], ...],
+        unseen: int,
+        hand: int,
+        teams: int,
+    ) -> int:
+        led = view.led_suit
+        power, eff, strength = ci.power, ci.eff, ci.strength
+        best_p = -1
+        win_seat = -1
+        win_card = -1
+        for s, c in trick:
+            p = power[c] or (strength[c] if eff[c] == led else 0)
+            if p > best_p:
+                best_p, win_seat, win_card = p, s, c
+        cards = [a for a in legal if a < JOKER_LEAD]
+        if not cards:
+            return legal[0]
+        winning = [c for c in cards if (power[c] or (strength[c] if eff[c] == led else 0)) > best_p]
+        seat = view.seat
+        to_play = sum(view.active) - len(trick) - 1
+        partner_winning = win_seat % teams == seat % teams
+        if partner_winning:
+            safe = to_play == 0 or not ci.higher[win_card] & unseen
+            if not safe and winning:
+                sure = [c for c in winning if not ci.higher[c] & unseen and not power[c]]
+                if sure:
+                    return _lowest(sure, strength)
+            losing = [c for c in cards if c not in winning] or cards
+            return self._cheap(ci, losing, hand, unseen)
+        if winning:
+            if to_play == 0:
+                return _lowest(winning, strength)
+            sure = [c for c in winning if not ci.higher[c] & unseen]
+            if sure:
+                return _lowest(sure, strength)
+            following = eff[winning[0]] == led and not power[winning[0]]
+            if len(trick) == 1 and following:
+                return self._cheap(ci, cards, hand, unseen)  # second hand low
+            if following:
+                return _highest(winning, strength)  # third hand high
+            return _lowest(winning, strength)  # ruff as cheaply as possible
+        return self._cheap(ci, cards, hand, unseen)
+
+    # ---------------------------------------------------------------- misère
+
+    def _misere_declarer(
+        self,
+        view: SeatView,
+        info: RulesInfo,
+        ci: Any,
+        legal: list[int],
+        trick: tuple[tuple[int, int], ...],
+        unseen: int,
+        hand: int,
+    ) -> int:
+        strength, lower, higher = ci.strength, ci.lower, ci.higher
+        cards = [a for a in legal if a < JOKER_LEAD]
+        if not cards:
+            return legal[0]
+        if not trick:
+            # Lead the card with the fewest outstanding cards under it (and most above).
+            best = cards[0]
+            bk = (1 << 30, 0)
+            for c in cards:
+                k = ((lower[c] & unseen).bit_count(), -(higher[c] & unseen).bit_count())
+                if k < bk:
+                    best, bk = c, k
+            return best
+        led = view.led_suit
+        power, eff = ci.power, ci.eff
+        best_p = -1
+        for _, c in trick:
+            p = power[c] or (strength[c] if eff[c] == led else 0)
+            if p > best_p:
+                best_p = p
+        following = [c for c in cards if eff[c] == led]
+        if following:
+            under = [c for c in following if not power[c] and strength[c] < best_p]
+            if under:
+                return _highest(under, strength)  # duck with the highest card that still loses
+            return _lowest(following, strength)
+        # Void: shed the most dangerous card (most outstanding cards under it).
+        best = cards[0]
+        bk = -1
+        for c in cards:
+            k = (lower[c] & unseen).bit_count() * 4 + (10_000 if power[c] else 0) + strength[c] // 8
+            if k > bk:
+                best, bk = c, k
+        return best
+
+    def _misere_defender(
+        self,
+        view: SeatView,
+        info: RulesInfo,
+        ci: Any,
+        legal: list[int],
+        trick: tuple[tuple[int, int], ...],
+        unseen: int,
+        hand: int,
+        exposed: int | None,
+    ) -> int:
+        strength, power, eff = ci.strength, ci.power, ci.eff
+        declarer = view.declarer
+        cards = [a for a in legal if a < JOKER_LEAD]
+        if not cards:
+            return legal[0]
+        if not trick:
+            if exposed:
+                # Lead a suit where our lowest card is under the declarer's lowest: it must win.
+                best = -1
+                bk = -99
+                for c in cards:
+                    dm = exposed & ci.suit_mask[eff[c]] if eff[c] >= 0 else 0
+                    if not dm:
+                        continue
+                    under = (ci.lower[c] & dm).bit_count()
+                    k = 10 - under if under == 0 else -under
+                    k = k * 100 - strength[c]
+                    if k > bk:
+                        best, bk = c, k
+                if best >= 0:
+                    return best
+            # Lead low in a suit the declarer has not shown out of.
+            void = shown_voids(view)[declarer]
+            pool = [c for c in cards if eff[c] >= 0 and not void >> eff[c] & 1] or cards
+            return _lowest(pool, strength)
+        led = view.led_suit
+        best_p = -1
+        win_seat = -1
+        for s, c in trick:
+            p = power[c] or (strength[c] if eff[c] == led else 0)
+            if p > best_p:
+                best_p, win_seat = p, s
+        following = [c for c in cards if eff[c] == led]
+        declarer_played = any(s == declarer for s, _ in trick)
+        if following:
+            if declarer_played:
+                if win_seat == declarer:
+                    under = [c for c in following if not power[c] and strength[c] < best_p]
+                    if under:
+                        return _highest(under, strength)
+                    return _lowest(following, strength)
+                return _highest(following, strength)  # trick is lost for the declarer: unload
+            return _lowest(following, strength)  # keep the declarer's cards the highest
+        if declarer_played and win_seat == declarer:
+            # Do not overtake the declarer: any card of another suit loses; throw a high one.
+            safe = [c for c in cards if not power[c]] or cards
+            return _highest(safe, strength)
+        return _highest(cards, strength)

@@ -1,0 +1,161 @@
+"""``montecarlo.v1``: determinized Monte Carlo play on top of the heuristic player.
+
+At each play decision with a real choice, the bot samples ``samples`` placements of the cards it
+cannot see, consistent with everything its seat knows (cards played, voids shown, its own discards
+as declarer, a joker named by the declarer, the exposed open-misère hand), rebuilds a full engine
+state for each (:func:`strategies.features.rebuild_state`), and plays every candidate action out to
+the end of the deal on every sample with the rollout policy (``heuristic`` by default).  It picks
+the candidate with the best mean score difference for its team.  Touching cards (no unseen card
+between them) are the same candidate.  Bidding, the discard and joker naming are the heuristic's.
+
+It reads only its :class:`~sim.engine.SeatView` and draws every random number from its ``rng``,
+so a decision is a function of (view, rng seed): runs are reproducible.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from sim.engine import DONE, JOKER_LEAD
+from strategies.base import StrategyConfigError, available, make, register
+from strategies.features import card_info, rebuild_state, rules_info, sample_hidden
+from strategies.heuristic import HeuristicStrategy
+
+if TYPE_CHECKING:
+    from sim.engine import SeatView, State
+
+
+def _int_range(lo: int, hi: int) -> Any:
+    def check(value: Any) -> str | None:
+        if isinstance(value, bool) or not isinstance(value, int):
+            return f"must be a whole number between {lo} and {hi}"
+        if not lo <= value <= hi:
+            return f"must be between {lo} and {hi}"
+        return None
+
+    return check
+
+
+def _policy(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return "must be a strategy name such as 'heuristic' or 'random'"
+    name = value.split("(", 1)[0].strip()
+    if name.startswith("montecarlo"):
+        return "a Monte Carlo rollout policy cannot itself be Monte Carlo"
+    names = available()
+    if name not in names and not any(n.rsplit(".", 1)[0] == name for n in names):
+        return f"unknown rollout policy (available: {', '.join(n for n in names if 'montecarlo' not in n)})"
+    return None
+
+
+@register("montecarlo.v1")
+class MonteCarloStrategy:
+    """Determinized Monte Carlo player.  See the module docstring; parameters in :attr:`PARAMS`."""
+
+    PARAMS: ClassVar[dict[str, Any]] = {
+        "samples": _int_range(1, 10_000),
+        "rollout": _policy,
+        "min_tricks_left": _int_range(1, 20),
+    }
+
+    def __init__(self, samples: int = 20, rollout: str = "heuristic", min_tricks_left: int = 2) -> None:
+        self.samples = int(samples)
+        self.rollout = rollout
+        self.min_tricks_left = int(min_tricks_left)
+        self.base = HeuristicStrategy()
+        try:
+            self.policy = make(rollout)
+        except StrategyConfigError as exc:
+            raise ValueError(f"rollout policy: {exc}") from None
+
+    def bid(self, view: SeatView, legal: list[int], rng: random.Random) -> int:
+        """The heuristic's bid."""
+        return self.base.bid(view, legal, rng)
+
+    def discard(self, view: SeatView, legal: list[int], rng: random.Random) -> int:
+        """The heuristic's discard."""
+        return self.base.discard(view, legal, rng)
+
+    def name_joker(self, view: SeatView, legal: list[int], rng: random.Random) -> int:
+        """The heuristic's joker naming."""
+        return self.base.name_joker(view, legal, rng)
+
+    # ---------------------------------------------------------------- play
+
+    def candidates(self, view: SeatView, legal: list[int]) -> list[int]:
+        """The legal actions with touching cards merged (the weakest of each run is kept)."""
+        ci = card_info(view.tables)
+        info = rules_info(view.rules)
+        outside = info.full & ~view.hand & ~view.played
+        cards = sorted((a for a in legal if a < JOKER_LEAD), key=lambda c: (ci.eff[c], ci.strength[c]))
+        out: list[int] = []
+        prev = -1
+        for c in cards:
+            if prev >= 0 and ci.eff[c] == ci.eff[prev] and ci.eff[c] >= 0:
+                between = ci.higher[prev] & ci.lower[c]
+                if ci.power[c] and not ci.power[prev]:
+                    between = 1  # a trump and a plain card never touch
+                if not between & outside:
+                    prev = c
+                    continue
+            out.append(c)
+            prev = c
+        out.extend(a for a in legal if a >= JOKER_LEAD)
+        return out
+
+    def play(self, view: SeatView, legal: list[int], rng: random.Random) -> int:
+        """The candidate with the best mean rollout result over sampled deals."""
+        if len(legal) == 1:
+            return legal[0]
+        default = self.base.play(view, legal, rng)
+        cands = self.candidates(view, legal)
+        if len(cands) == 1:
+            return default if default in legal else cands[0]
+        rules = view.rules
+        if rules.hand_size - len(view.trick_winners) < self.min_tricks_left:
+            return default
+        # Put the heuristic's choice (or the candidate standing for it) first: it wins ties.
+        ci = card_info(view.tables)
+        rep = default
+        if default not in cands:
+            for c in cands:
+                if c < JOKER_LEAD and ci.eff[c] == ci.eff[default] and ci.strength[c] <= ci.strength[default]:
+                    rep = c
+        if rep in cands:
+            cands.remove(rep)
+            cands.insert(0, rep)
+        states: list[State] = []
+        for _ in range(self.samples):
+            sample = sample_hidden(view, rng)
+            if sample is None:
+                continue
+            states.append(rebuild_state(view, sample[0], sample[1]))
+        if not states:
+            return default
+        seat = view.seat
+        teams = rules.teams
+        team = seat % teams
+        roll_rng = random.Random(rng.getrandbits(64))
+        policy = self.policy.play
+        n = rules.players
+        best = cands[0]
+        best_v = None
+        for a in cands:
+            total = 0.0
+            for base in states:
+                st = base.clone()
+                st.apply(a)
+                views = [st.view(s) for s in range(n)]
+                while st.phase != DONE:
+                    lg = st.legal_actions()
+                    st.apply(lg[0] if len(lg) == 1 else policy(views[st.turn], lg, roll_rng))
+                delta = st.score_delta
+                mine = delta[team]
+                other = max(delta[t] for t in range(teams) if t != team)
+                total += mine - other
+            if best_v is None or total > best_v:
+                best, best_v = a, total
+        if best == rep:
+            return default
+        return best
