@@ -1,0 +1,58 @@
+"""Strategies for fault tests: they play exactly like ``random.v1`` (same log id, same rows).
+
+Loaded by ``module:Class`` spec (``tests.pipelines.faulty_bots:KillOnce``) inside Ray workers, so
+the tests put the repository on ``PYTHONPATH`` before Ray starts.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from typing import ClassVar
+
+from strategies.random_bot import RandomStrategy
+
+#: Path of the marker file: the first process to create it kills itself (once per marker).
+KILL_MARKER_ENV = "FIVEHUNDRED_TEST_KILL_MARKER"
+#: Directory where each worker process records the Ray node it runs on.
+NODE_LOG_ENV = "FIVEHUNDRED_TEST_NODE_LOG"
+
+
+class KillOnce(RandomStrategy):
+    """``random.v1`` whose process SIGKILLs itself at its 300th play, once per marker file."""
+
+    name = "random.v1"
+    PARAMS: ClassVar[dict] = {}
+    _plays = 0
+
+    def play(self, view, legal, rng):  # type: ignore[no-untyped-def]
+        """Play like random; die (once, whole process) when the counter trips."""
+        KillOnce._plays += 1
+        marker = os.environ.get(KILL_MARKER_ENV)
+        if marker and KillOnce._plays == 300:
+            try:
+                fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            except FileExistsError:
+                pass
+            else:
+                os.write(fd, str(os.getpid()).encode())
+                os.close(fd)
+                os.kill(os.getpid(), signal.SIGKILL)
+        return super().play(view, legal, rng)
+
+
+class NodeRecorder(RandomStrategy):
+    """``random.v1`` that records the Ray node id of every worker process that builds it."""
+
+    name = "random.v1"
+    PARAMS: ClassVar[dict] = {}
+
+    def __init__(self) -> None:
+        super().__init__()
+        folder = os.environ.get(NODE_LOG_ENV)
+        if folder:
+            import ray
+
+            node = ray.get_runtime_context().get_node_id()
+            with open(os.path.join(folder, f"{os.getpid()}.node"), "w") as fh:
+                fh.write(node)

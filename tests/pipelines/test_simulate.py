@@ -1,0 +1,284 @@
+"""``pipelines.simulate`` in-process: rows, deal ids, ``deals`` semantics, resume, refusals, configs."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from pipelines import storage
+from pipelines.runconfig import RunConfigError, load_config, make_config, read_run_file
+from pipelines.schema import DEAL_LOG_SCHEMA, records_to_table
+from pipelines.simulate import Progress, RunDirConflict, run_simulation
+from sim import load_rules, play_game
+from sim.errors import UserError
+from strategies import make
+
+REPO = Path(__file__).resolve().parents[2]
+#: Random bots that pass often make games of several deals (plain random games last about one).
+LONG = "random(pass_probability=0.6, max_raise=2)"
+
+
+def config(tmp_path: Path, name: str = "run", **kw: object):
+    values: dict[str, object] = {
+        "strategies": "random",
+        "seed": 11,
+        "games": 60,
+        "chunk_size": 16,
+        "out": str(tmp_path / name),
+        "workers": 0,
+    }
+    values.update(kw)
+    return make_config(None, **values)
+
+
+def parts(run_dir: Path) -> dict[str, bytes]:
+    """Every part file's bytes by name."""
+    return {p.name: p.read_bytes() for p in sorted((run_dir / "deals").glob("*.parquet"))}
+
+
+def log(run_dir: Path) -> pa.Table:
+    """The whole deal log, in deal-id order."""
+    tables = [pq.read_table(run_dir / "deals" / name) for name in parts(run_dir)]
+    return pa.concat_tables(tables).sort_by("deal_id")
+
+
+def test_rows_are_the_engines_records_numbered_in_game_order(tmp_path: Path) -> None:
+    cfg = config(tmp_path, games=40, chunk_size=7)
+    summary = run_simulation(cfg)
+    rules = load_rules("pagat-au")
+    bots = [make("random") for _ in range(4)]
+    records = [r for g in range(40) for r in play_game(rules, bots, 11, g, ["random.v1"] * 4)]
+    expected = records_to_table(records, cfg.run_id, 0)
+    got = log(tmp_path / "run")
+    assert got.schema.equals(DEAL_LOG_SCHEMA)
+    assert got.equals(expected)
+    assert summary.deals == len(records) and summary.games == 40 and summary.chunks == 6
+    assert sorted(parts(tmp_path / "run")) == [storage.part_name(k) for k in range(6)]
+    # Each file is one chunk of 7 games: its game ids are exactly that range.
+    for k, name in enumerate(parts(tmp_path / "run")):
+        games = pq.read_table(tmp_path / "run" / "deals" / name, columns=["game_id"]).column(0).to_pylist()
+        assert set(games) == set(range(7 * k, min(7 * k + 7, 40)))
+    assert (
+        pq.ParquetFile(tmp_path / "run" / "deals" / "part-00000.parquet")
+        .metadata.row_group(0)
+        .column(0)
+        .compression
+        == "ZSTD"
+    )
+
+
+def test_polars_reads_the_glob_with_contiguous_ids(tmp_path: Path) -> None:
+    summary = run_simulation(config(tmp_path, strategies=LONG, games=50, chunk_size=8))
+    df = pl.scan_parquet(summary.deals_glob).sort("deal_id").collect()
+    assert df["deal_id"].to_list() == list(range(summary.deals))
+    assert df["game_id"].is_sorted()
+    assert df.filter(pl.col("game_over")).height == 50
+    assert df["run_id"].unique().to_list() == [summary.run_id]
+
+
+@pytest.mark.parametrize("deals", [1, 37, 64, 150])
+def test_deals_plays_the_fewest_whole_games_reaching_n(tmp_path: Path, deals: int) -> None:
+    summary = run_simulation(config(tmp_path, "d", strategies=LONG, games=None, deals=deals, chunk_size=5))
+    got = log(tmp_path / "d")
+    game_ids = got.column("game_id").to_pylist()
+    assert summary.deals == got.num_rows >= deals
+    assert game_ids == sorted(game_ids) and set(game_ids) == set(range(summary.games))
+    last_game_deals = game_ids.count(summary.games - 1)
+    assert got.num_rows - last_game_deals < deals  # one game fewer would not reach N
+    assert got.column("game_over").to_pylist()[-1] is True
+    # The same rows as a --games run of that many games (apart from the run id).
+    run_simulation(config(tmp_path, "g", strategies=LONG, games=summary.games, chunk_size=5))
+    ref = log(tmp_path / "g")
+    assert got.drop_columns(["run_id"]).equals(ref.drop_columns(["run_id"]))
+
+
+def test_resume_after_a_crash_between_part_and_manifest(tmp_path: Path, monkeypatch) -> None:
+    run_simulation(config(tmp_path, "ref", strategies=LONG))
+    real = storage.RunStore.write_manifest
+    calls = {"n": 0}
+
+    class Crash(Exception):
+        pass
+
+    def crashing(self, manifest):  # the 4th manifest write never happens: its part file is on disk
+        calls["n"] += 1
+        if calls["n"] == 4:
+            raise Crash
+        real(self, manifest)
+
+    monkeypatch.setattr(storage.RunStore, "write_manifest", crashing)
+    with pytest.raises(Crash):
+        run_simulation(config(tmp_path, "run", strategies=LONG))
+    monkeypatch.setattr(storage.RunStore, "write_manifest", real)
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["status"] == "running" and len(manifest["chunks"]) == 2
+    assert len(parts(tmp_path / "run")) == 3  # one part beyond the committed chunks
+    summary = run_simulation(config(tmp_path, "run", strategies=LONG))
+    assert summary.resumed_chunks == 2
+    assert parts(tmp_path / "run") == parts(tmp_path / "ref")
+    ids = log(tmp_path / "run").column("deal_id").to_pylist()
+    assert ids == list(range(len(ids)))
+
+
+def test_resume_after_the_driver_is_killed(tmp_path: Path) -> None:
+    """SIGKILL the real command mid-run, run it again: the files equal an undisturbed run's."""
+    args = ["--games", "500", "--seed", "5", "--strategies", LONG, "--chunk-size", "10", "--workers", "0"]
+    out = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "cli.main", "simulate", *args, "--out", str(out)]
+    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    manifest_path = out / "manifest.json"
+    deadline = time.monotonic() + 60
+    committed = 0
+    while time.monotonic() < deadline and proc.poll() is None:
+        if manifest_path.exists():
+            committed = len(json.loads(manifest_path.read_text())["chunks"])
+            if committed >= 3:
+                break
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    manifest = json.loads(manifest_path.read_text())
+    assert proc.returncode == -signal.SIGKILL
+    assert manifest["status"] == "running" and 3 <= len(manifest["chunks"]) < 48
+    again = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert "chunks were already done" in again.stdout
+    cfg = load_config(
+        None, games=500, seed=5, strategies=LONG, chunk_size=10, workers=0, out=str(tmp_path / "r")
+    )
+    run_simulation(cfg)
+    assert parts(out) == parts(tmp_path / "r")
+    ids = log(out).column("deal_id").to_pylist()
+    assert ids == list(range(len(ids)))
+    assert not (out / ".tmp").exists()
+
+
+def test_a_different_config_is_refused_unless_overwrite(tmp_path: Path) -> None:
+    run_simulation(config(tmp_path, seed=3))
+    before = parts(tmp_path / "run")
+    with pytest.raises(RunDirConflict, match=r"seed: 3 in the run, 4 now.*--overwrite"):
+        run_simulation(config(tmp_path, seed=4))
+    assert parts(tmp_path / "run") == before
+    summary = run_simulation(config(tmp_path, seed=4), overwrite=True)
+    assert summary.resumed_chunks == 0
+    assert parts(tmp_path / "run") != before
+    assert json.loads((tmp_path / "run" / "manifest.json").read_text())["master_seed"] == 4
+
+
+def test_the_same_command_on_a_finished_run_does_nothing(tmp_path: Path) -> None:
+    run_simulation(config(tmp_path))
+    before = parts(tmp_path / "run")
+    summary = run_simulation(config(tmp_path, workers=None))  # workers are not part of the run
+    assert summary.session_deals == 0 and summary.resumed_chunks == summary.chunks
+    assert parts(tmp_path / "run") == before
+
+
+def test_part_files_without_manifest_are_not_touched(tmp_path: Path) -> None:
+    deals = tmp_path / "run" / "deals"
+    deals.mkdir(parents=True)
+    (deals / "part-00000.parquet").write_bytes(b"someone else's data")
+    with pytest.raises(RunDirConflict, match="no manifest"):
+        run_simulation(config(tmp_path))
+    assert (deals / "part-00000.parquet").read_bytes() == b"someone else's data"
+
+
+def test_no_temp_or_lock_files_remain_and_manifest_records_the_run(tmp_path: Path) -> None:
+    seen: list[Progress] = []
+    cfg = config(tmp_path, strategies=["random", LONG, "random", LONG])
+    summary = run_simulation(cfg, progress=seen.append)
+    run = tmp_path / "run"
+    assert sorted(p.name for p in run.iterdir()) == ["deals", "manifest.json"]
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["status"] == "complete" and manifest["run_id"] == summary.run_id
+    assert manifest["master_seed"] == 11 and manifest["variant"] == "pagat-au"
+    assert manifest["rules"]["scoring.win_score"] == 500
+    assert manifest["versions"]["engine"] and manifest["versions"]["fivehundred"]
+    seat1 = manifest["strategies"][1]
+    assert seat1["name"] == "random.v1" and seat1["version"] == "v1"
+    assert seat1["params"] == {"max_raise": 2, "pass_probability": 0.6}
+    assert [c["index"] for c in manifest["chunks"]] == list(range(summary.chunks))
+    assert sum(c["deals"] for c in manifest["chunks"]) == summary.deals
+    assert [c["first_deal_id"] for c in manifest["chunks"]][1] == manifest["chunks"][0]["deals"]
+    assert seen[0].deals == 0 and seen[-1].deals == summary.deals and seen[-1].fraction == 1.0
+    assert [p.games for p in seen] == sorted(p.games for p in seen)
+    labels = log(run).column("strategies")[0].as_py()
+    assert labels == ["random.v1", "random.v1(max_raise=2,pass_probability=0.6)"] * 2
+
+
+def test_file_uri_output_gives_the_same_files(tmp_path: Path) -> None:
+    run_simulation(config(tmp_path, "plain"))
+    run_simulation(config(tmp_path, "uri", out=(tmp_path / "uri").as_uri()))
+    assert parts(tmp_path / "uri") == parts(tmp_path / "plain")
+
+
+def test_a_run_file_with_overrides(tmp_path: Path) -> None:
+    path = tmp_path / "x.toml"
+    path.write_text(
+        'variant = "north-american"\nseed = 9\ndeals = 100\nchunk_size = 10\nout = "somewhere"\n'
+        'strategies = ["random", {name = "random", params = {pass_probability = 0.5}}, "random", "random"]\n'
+    )
+    cfg = load_config(path, games=30, out=str(tmp_path / "o"), workers=0)
+    assert cfg.games == 30 and cfg.deals is None  # --games replaces the file's deals
+    assert cfg.seed == 9 and cfg.chunk_size == 10 and cfg.rules.name == "north-american"
+    assert cfg.seats[1].label == "random.v1(pass_probability=0.5)"
+    summary = run_simulation(cfg)
+    assert log(tmp_path / "o").column("variant").unique().to_pylist() == ["north-american"]
+    assert summary.games == 30
+
+
+def test_shipped_run_configs_load() -> None:
+    files = sorted((REPO / "configs" / "runs").glob("*.toml"))
+    assert files
+    for path in files:
+        cfg = load_config(path)
+        assert cfg.games or cfg.deals
+
+
+@pytest.mark.parametrize(
+    ("text", "overrides", "message"),
+    [
+        ("seed = -1\n", {}, r"x.toml: key 'seed' = -1: must be between 0 and"),
+        ('seed = "7"\n', {}, r"x.toml: key 'seed' = '7': expected an integer"),
+        ("seed = 1\n", {"games": 0}, r"command line: key 'games' = 0: must be >= 1"),
+        ("seed = 1\nchunk_size = 0\n", {}, r"x.toml: key 'chunk_size' = 0"),
+        ("seed = 1\nworkers = -2\n", {}, r"x.toml: key 'workers' = -2"),
+        ("seed = 1\nspeed = 3\n", {}, r"x.toml: unknown key 'speed'"),
+        ("seed = 1\ngames = 3\ndeals = 4\n", {"games": None}, r"give either 'games' or 'deals'"),
+        ("seed = 1\n", {"strategies": "random,random"}, r"key 'strategies' has 2 entries"),
+        ("seed = 1\n", {"strategies": "nosuchbot"}, r"key 'strategies': unknown strategy 'nosuchbot'"),
+        ("seed = 1\n", {"strategies": "random(speed=2)"}, r"unknown parameter 'speed'"),
+        ("seed = 1\nvariant = 'nosuch'\n", {}, r"unknown variant 'nosuch'"),
+        ("seed = [1\n", {}, r"x.toml: not valid TOML"),
+    ],
+)
+def test_config_mistakes_are_one_line_naming_the_key(tmp_path: Path, text: str, overrides, message) -> None:
+    path = tmp_path / "x.toml"
+    path.write_text(text)
+    values = {"strategies": "random", "games": 5, "out": str(tmp_path / "o"), **overrides}
+    if "games = 3" in text:
+        values.pop("games")
+    with pytest.raises(UserError, match=message) as info:
+        if "[1" in text:
+            read_run_file(path)
+        else:
+            make_config(read_run_file(path), **{k: v for k, v in values.items() if v is not None})
+    assert "\n" not in str(info.value)
+
+
+def test_missing_things_on_the_command_line_are_named() -> None:
+    with pytest.raises(RunConfigError, match=r"command line: key 'seed' is missing \(--seed\)"):
+        make_config(None, strategies="random", games=3, out="x")
+    with pytest.raises(RunConfigError, match=r"give 'games' or 'deals'"):
+        make_config(None, strategies="random", seed=1, out="x")
+    with pytest.raises(RunConfigError, match=r"no such run config file"):
+        load_config("/nonexistent/run.toml")
