@@ -1,0 +1,98 @@
+"""Golden playthroughs: whole games rendered as readable text, one file per (variant, seed, game).
+
+:func:`render_game` plays a game with the random bot on every seat through :func:`sim.play_game`,
+replays each logged deal through the engine to recover who played each card, and writes every
+action in log notation with its seat, the trick winners and the scores.  The files live in
+``tests/sim/golden/``; ``scripts/regen_golden.py`` rewrites them and ``test_golden.py`` compares
+byte for byte, so any change of engine behaviour shows up as a reviewable diff.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sim import ENGINE_VERSION, JOKER, KITTY, PLAY, load_rules, parse_action, play_game
+from sim.game import new_deal
+from strategies import make
+
+GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
+
+#: (variant, master seed, game id, deal limit or 0 for the variant's own) of each golden file, chosen
+#: for the paths their random play walks: a suitless joker led and a fall to -500 (pagat-au game 0),
+#: the joker named (11), an open misère failed (136), a win at 500 (230), a declarer raise (club-004
+#: game 28), Nullo with the joker named (11), and the north-american joker (a 3-deal cut of a game
+#: that random bots never finish, as no side falls out at -500 there).
+GOLDEN_GAMES: tuple[tuple[str, int, int, int], ...] = (
+    ("pagat-au", 7, 0, 0),
+    ("pagat-au", 7, 11, 0),
+    ("pagat-au", 7, 136, 0),
+    ("pagat-au", 7, 230, 0),
+    ("club-004", 7, 28, 0),
+    ("club-004", 7, 176, 0),
+    ("nullo", 7, 11, 0),
+    ("north-american", 7, 0, 3),
+)
+
+
+def golden_path(variant: str, seed: int, game: int, deal_limit: int = 0) -> Path:
+    """Where the golden file of one game lives."""
+    cut = f"_limit{deal_limit}" if deal_limit else ""
+    return GOLDEN_DIR / f"{variant}_seed{seed}_game{game}{cut}.txt"
+
+
+def render_game(variant: str, seed: int, game: int, deal_limit: int = 0) -> str:
+    """The text of one whole game: every deal, every action with its seat, winners and scores."""
+    rules = load_rules(variant, overrides={"game.deal_limit": deal_limit} if deal_limit else None)
+    records = play_game(rules, [make("random")] * rules.players, master_seed=seed, game_id=game)
+    cut = f", deal limit {deal_limit}" if deal_limit else ""
+    out = [
+        f"# golden playthrough: variant {variant}{cut}, master seed {seed}, game {game}, random bots",
+        f"# {ENGINE_VERSION}; regenerate with: python scripts/regen_golden.py",
+    ]
+    for rec in records:
+        out.append("")
+        out.append(f"hand {rec['hand_no']}  dealer {rec['dealer']}  deal seed {rec['seed']}")
+        for seat, hand in enumerate(rec["hands"]):
+            out.append(f"  seat {seat}: {' '.join(hand)}")
+        out.append(f"  kitty:  {' '.join(rec['kitty'])}")
+        state, _ = new_deal(rules, seed, game, rec["hand_no"])
+        calls = []
+        for call in rec["bids"]:
+            calls.append(f"{state.turn}:{call}")
+            state.apply_checked(parse_action(rules, call, state.phase))
+        out.append(f"  auction {' '.join(calls)}")
+        if rec["contract"] is None:
+            out.append("  thrown in")
+        else:
+            out.append(f"  contract {rec['contract']} by seat {rec['declarer']}")
+            assert state.phase == KITTY
+            for card in rec["discards"]:
+                state.apply_checked(parse_action(rules, card, KITTY))
+            out.append(f"  discards {' '.join(rec['discards'])}")
+            names = (rec["joker_suit"] or "").split(",")
+            k = 0
+            while state.phase == JOKER:
+                name = names[k] if k < len(names) and names[k] else "-"
+                out.append(f"  joker named by seat {state.turn}: {name}")
+                state.apply_checked(parse_action(rules, name, JOKER))
+                k += 1
+            assert state.phase == PLAY
+            trick: list[str] = []
+            n_tricks = 0
+            for play in rec["plays"]:
+                trick.append(f"{state.turn}:{play}")
+                state.apply_checked(parse_action(rules, play, PLAY))
+                if len(state.trick_winners) > n_tricks:
+                    n_tricks += 1
+                    out.append(
+                        f"  trick {n_tricks:2d}  {' '.join(trick):<24} won by {state.trick_winners[-1]}"
+                    )
+                    trick = []
+            assert not trick and state.trick_winners == rec["trick_winners"]
+            out.append(f"  declarer side took {rec['declarer_tricks']}")
+        assert state.done
+        out.append(f"  score delta {rec['score_delta']}  scores {rec['score_after']}")
+        if rec["game_over"]:
+            winner = "none" if rec["winner"] is None else f"team {rec['winner']}"
+            out.append(f"game over after {len(records)} deals: winner {winner} ({rec['end_reason']})")
+    return "\n".join(out) + "\n"
