@@ -111,19 +111,24 @@ def open_run(run_dir: str | Path) -> RunLog:
     return RunLog(path, files, manifest)
 
 
-def _dig(d: Any, *keys: str) -> Any:
-    for k in keys:
-        if not isinstance(d, dict) or k not in d:
-            return None
-        d = d[k]
-    return d
+def _find(manifest: dict[str, Any], key: str, want: type | tuple[type, ...]) -> Any:
+    """``manifest[key]`` of type ``want``, at the top level or one level down (first found)."""
+    v = manifest.get(key)
+    if isinstance(v, want) and not isinstance(v, bool):
+        return v
+    for sub in manifest.values():
+        if isinstance(sub, dict):
+            v = sub.get(key)
+            if isinstance(v, want) and not isinstance(v, bool):
+                return v
+    return None
 
 
 def manifest_master_seed(manifest: dict[str, Any]) -> int | None:
-    """The run's master seed from its manifest, if recorded."""
-    for keys in (("master_seed",), ("seed",), ("config", "seed"), ("config", "master_seed")):
-        v = _dig(manifest, *keys)
-        if isinstance(v, int) and not isinstance(v, bool):
+    """The run's master seed from its manifest (``master_seed`` or ``seed``), if recorded."""
+    for key in ("master_seed", "seed"):
+        v = _find(manifest, key, int)
+        if v is not None:
             return v
     return None
 
@@ -132,22 +137,20 @@ def rules_of_run(run: RunLog, variant: str | None) -> Rules:
     """The rules a run was played with.
 
     The manifest's full settings (``rules`` as flat ``section.key`` values, as written by
-    :meth:`Rules.as_dict`) win; otherwise a variant name or path from the manifest; otherwise the
-    log's ``variant`` column as a shipped variant name.
+    :meth:`Rules.as_dict`, at the top level or one level down) win; otherwise its ``variant`` name or
+    path; otherwise the log's ``variant`` column as a shipped variant name.
     """
     m = run.manifest
     where = str(run.path / "manifest.json")
-    for keys in (("rules",), ("rules", "settings"), ("config", "rules")):
-        flat = _dig(m, *keys)
-        if isinstance(flat, dict) and "table.players" in flat:
-            return rules_from_flat(dict(flat), where)
-    for keys in (("variant",), ("config", "variant"), ("rules", "name")):
-        name = _dig(m, *keys)
-        if isinstance(name, str):
-            try:
-                return load_rules(name)
-            except RulesError:
-                pass
+    flat = _find(m, "rules", dict)
+    if isinstance(flat, dict) and "table.players" in flat:
+        return rules_from_flat(dict(flat), where)
+    name = _find(m, "variant", str)
+    if name is not None:
+        try:
+            return load_rules(name)
+        except RulesError:
+            pass
     if variant is None:
         raise RunError(f"{run.path}: cannot tell the rule set (no manifest rules, no variant column)")
     try:
@@ -304,29 +307,29 @@ def rerun(rules: Rules, row: dict[str, Any], state: State | None = None) -> _Rer
     joker_names: list[str] = []
     named = [x for x in (row["joker_suit"] or "").split(",") if x]
     while st.phase == JOKER:
-        letter = named.pop(0) if named else None
-        a = NAME_NONE if letter is None else (NAME_SUIT + SUITS.index(letter) if letter in SUITS else None)
+        letter = named.pop(0) if named else "-"  # trailing unnamed jokers are not written
+        a = NAME_NONE if letter == "-" else (NAME_SUIT + SUITS.index(letter) if letter in SUITS else None)
         if a is None:
             raise _Mismatch("illegal_action", f"joker_suit {row['joker_suit']!r} names no suit")
         st.apply_checked(a)
-        joker_names.append(letter or "-")
+        joker_names.append(letter)
     if named:
         raise _Mismatch(
             "illegal_action", f"joker_suit {row['joker_suit']!r} logged but the declarer names no joker"
         )
     plays: list[tuple[int, str]] = []
+    codes = codec.plays
+    legal_plays = st.legal_actions
+    apply = st.apply
     for i, card in enumerate(row["plays"] or ()):
-        if st.phase != PLAY:
-            raise _Mismatch("illegal_action", f"play {i + 1} ({card}) after the deal was over")
-        a = codec.plays.get(card)
+        a = codes.get(card)
         seat = st.turn
-        trick_no = st.tricks_played + 1
-        if a is None:
-            raise _Mismatch("illegal_action", f"trick {trick_no}: {card!r} is not a card of the deck")
-        try:
-            st.apply_checked(a)
-        except IllegalAction:
-            raise _Mismatch("illegal_action", f"trick {trick_no}: seat {seat} may not play {card}") from None
+        if st.phase != PLAY or a is None or a not in legal_plays():
+            if st.phase != PLAY:
+                raise _Mismatch("illegal_action", f"play {i + 1} ({card}) after the deal was over")
+            what = "is not a card of the deck" if a is None else f"may not be played by seat {seat}"
+            raise _Mismatch("illegal_action", f"trick {st.tricks_played + 1}: {card!r} {what}")
+        apply(a)
         plays.append((seat, card))
     if st.phase != DONE:
         raise _Mismatch("illegal_action", f"the play is unfinished after {len(plays)} cards")
@@ -644,7 +647,7 @@ def verify_run(run_dir: str | Path, max_findings: int | None = None) -> VerifyRe
     variants = small.get_column("variant").unique().drop_nulls().to_list()
     rules = rules_of_run(run, variants[0] if variants else None)
     master = manifest_master_seed(run.manifest)
-    run_id = run.manifest.get("run_id") if isinstance(run.manifest.get("run_id"), str) else None
+    run_id = _find(run.manifest, "run_id", str)
     result = VerifyResult(
         run=str(run.path),
         deals=small.height,

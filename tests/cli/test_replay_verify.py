@@ -14,7 +14,7 @@ import cli.replay  # noqa: F401  (registers the commands)
 from cli.app import app
 from pipelines.schema import records_to_table
 from pipelines.verify import RunError, replay_deal, verify_run
-from sim import load_rules, play_game
+from sim import available_variants, load_rules, play_game
 from sim.engine import PASS, State, parse_action
 from strategies import make
 
@@ -114,7 +114,7 @@ def test_verify_rejects_an_illegal_play(run_dir: Path, tmp_path: Path) -> None:
     assert all(f.deal_id == row["deal_id"] for f in result.findings)
     out = runner.invoke(app, ["verify", str(dst)])
     assert out.exit_code == 1
-    assert f"deal {row['deal_id']}: illegal_action: trick 1: seat" in out.output
+    assert f"deal {row['deal_id']}: illegal_action: trick 1: " in out.output
 
 
 def test_verify_rejects_a_revoke(run_dir: Path, tmp_path: Path) -> None:
@@ -150,7 +150,7 @@ def test_verify_rejects_a_revoke(run_dir: Path, tmp_path: Path) -> None:
     _rewrite(dst, _set(df, row["deal_id"], "plays", plays))
     result = verify_run(dst)
     assert [(f.deal_id, f.kind) for f in result.findings] == [(row["deal_id"], "illegal_action")]
-    assert f"may not play {bad}" in result.findings[0].message
+    assert f"{bad!r} may not be played by seat" in result.findings[0].message
 
 
 def test_verify_rejects_a_wrong_score(run_dir: Path, tmp_path: Path) -> None:
@@ -281,3 +281,13 @@ def test_missing_run_and_unknown_deal_are_one_line_errors(run_dir: Path, tmp_pat
         verify_run(tmp_path / "empty")
     with pytest.raises(RunError, match="no deal with id 99999"):
         replay_deal(run_dir, 99999)
+
+
+@pytest.mark.parametrize("variant", available_variants())
+def test_verify_accepts_every_shipped_variant(variant: str, tmp_path: Path) -> None:
+    run = _write_run(tmp_path / "r", games=12, variant=variant)
+    result = verify_run(run)
+    assert result.ok, [str(f) for f in result.findings[:5]]
+    some = _log(run).filter(pl.col("contract").is_not_null())["deal_id"][0]
+    rep = replay_deal(run, some)
+    assert rep.problem is None and len(rep.hands) == load_rules(variant).players
