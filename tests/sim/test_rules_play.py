@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from sim import DONE, JOKER, KITTY, PLAY, IllegalAction, Rules, State, load_rules, settle
-from tests.sim.helpers import PAGAT, act, build, cards, legal, play_tricks, start
+from tests.sim.helpers import PAGAT, act, build, cards, fill, legal, play_tricks, start
 
 # The worked example of RULES.md section 10: hearts trumps, seat 0 (A) declares 8H and leads.
 WORKED = (
@@ -442,3 +442,18 @@ def test_north_american_rules_differ() -> None:
     assert s.phase == PLAY  # no naming
     play_tricks(s, ["AS JS 8S 5S"])
     assert {"JK=S", "JK=C", "JK=D", "JK=H"} <= legal(s)  # any suit, led before or not
+
+
+def test_s8_last_trick_with_a_suit_never_led_names_that_suit() -> None:
+    # Reading (RULES.md section 8, seed 000 §05): "any suit" holds only once all four suits were
+    # led; at the last trick with hearts never led, the joker must still name an unled suit.
+    s = fill(PAGAT, ["JK AS KS QS JS AC KC QC AD KD", "", "", ""], "QH KH AH")
+    s.force_contract("10NT", 0)
+    act(s, "QH KH AH -")
+    for lead in ("AS", "KS", "QS", "JS", "AC", "KC", "QC", "AD", "KD"):
+        assert "JK=H" in legal(s)
+        act(s, lead)
+        while s.trick:
+            s.apply(s.legal_actions()[0])
+    assert s.trick_winners == [0] * 9 and s.led_suits == 0b0111
+    assert legal(s) == {"JK=H"}

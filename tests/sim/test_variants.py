@@ -87,7 +87,7 @@ def test_blind_misere_ranked_with_open_misere() -> None:
     assert s.contract.code == "BMIS" and s.declarer == 0
 
 
-def test_blind_misere_with_open_misere_off_and_misere_off() -> None:
+def test_blind_misere_with_open_misere_off() -> None:
     r = load_rules("pagat-au", overrides={"bidding.blind_misere": True, "bidding.open_misere": False})
     assert "BMIS" in r.bid_index and "OMIS" not in r.bid_index
     s = auction(r, "BMIS")
