@@ -223,10 +223,14 @@ def parse_config(
         spec = er.get("strategy", str, required=True)
         params = er.get("params", dict, {})
         try:
-            make(spec, params)  # unknown names, parameters and refused values fail here
-            lab = label(spec, params)
+            make(spec)  # unknown names and bad inline parameters fail here
         except StrategyConfigError as exc:
             er.fail("strategy", f"= {spec!r}: {exc}")
+        try:
+            make(spec, params)  # unknown parameters and refused values fail here
+            lab = label(spec, params)
+        except StrategyConfigError as exc:
+            er.fail("params", str(exc))
         entries.append(Entry(ename, spec, dict(params), lab))
     if len(entries) < 2:
         top.fail("entries", f"a tournament needs at least 2 entries, got {len(entries)}")

@@ -83,14 +83,16 @@ class Executor(Protocol):
 
 
 class InProcessExecutor:
-    """Plays each chunk in this process, one after another (tests, ``--workers 1``)."""
+    """Plays each chunk in this process, one after another (tests, ``--workers 0``).
+
+    Like a Ray task, every chunk gets freshly built bots, so both executors give the same rows.
+    """
 
     def run(self, config: TournamentConfig, chunks: Iterator[Chunk]) -> Iterator[ChunkOutput]:
         """Yield ``(chunk, pair results, deal records)`` for each chunk, lazily."""
-        player = PairPlayer(config)
         for chunk in chunks:
-            results, records = player.play_chunk(chunk)
-            yield chunk, results, records
+            rows, records = _play_remote(_RemoteChunk(chunk.key, config, chunk))
+            yield chunk, [PairResult.from_row(r) for r in rows], records
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,7 @@ class RayExecutor:
     It reuses :class:`pipelines.chunks.RayPool` (embedded local Ray, or ``address`` to join a cluster;
     retries; a window of chunks in flight) and :func:`pipelines.chunks.run_chunks` (results in
     submission order, in-flight chunks cancelled when the consumer stops), with the tournament's own
-    task in place of ``play_chunk``.
+    task (:func:`_play_remote`) in place of ``play_chunk``.
     """
 
     def __init__(self, workers: int | None = None, address: str | None = None, max_retries: int = 3) -> None:
@@ -123,43 +125,19 @@ class RayExecutor:
 
     def run(self, config: TournamentConfig, chunks: Iterator[Chunk]) -> Iterator[ChunkOutput]:
         """Yield ``(chunk, pair results, deal records)`` in the order of ``chunks``."""
-        from pipelines.chunks import run_chunks
+        from pipelines.chunks import RayPool, run_chunks
 
         tasks = (_RemoteChunk(c.key, config, c) for c in chunks)
-        with _make_pool(self.workers, self.address, self.max_retries) as pool:
+        pool = RayPool(self.workers, self.address, self.max_retries, task=_play_remote)
+        with pool:
             self.window = pool.window
-            stream = run_chunks(tasks, pool)  # type: ignore[arg-type]
+            stream = run_chunks(tasks, pool)
             try:
                 for done in stream:
                     rows, records = done.table
                     yield done.chunk.chunk, [PairResult.from_row(r) for r in rows], records
             finally:
                 stream.close()
-
-
-def _tournament_pool_class() -> type:
-    from pipelines.chunks import RayPool
-
-    class TournamentPool(RayPool):
-        """``RayPool`` whose tasks play tournament chunks."""
-
-        def __enter__(self) -> TournamentPool:
-            import ray
-
-            super().__enter__()
-            self._remote = ray.remote(_play_remote).options(
-                num_cpus=1,
-                max_retries=self.max_retries,
-                retry_exceptions=False,
-                name="fivehundred.tournament",
-            )
-            return self
-
-    return TournamentPool
-
-
-def _make_pool(workers: int | None, address: str | None, max_retries: int) -> Any:
-    return _tournament_pool_class()(workers=workers, address=address, max_retries=max_retries)
 
 
 # ---------------------------------------------------------------------------------------------------
