@@ -1,0 +1,224 @@
+"""Faults on Ray: a worker that SIGKILLs itself, the driver killed mid-run, a node of a 2-node cluster
+killed mid-run.  Every run must end with every deal exactly once and the rows of an undisturbed run.
+
+The cluster is started here with ``ray start`` (own ports, own temp dirs, each node in its own session)
+and torn down by the pids of those sessions only; ``ray stop`` is never used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from pipelines.runconfig import make_config
+from pipelines.simulate import run_simulation
+from tests.pipelines.faulty_bots import KILL_MARKER_ENV, NODE_LOG_ENV
+
+REPO = Path(__file__).resolve().parents[2]
+RAY = str(Path(sys.executable).parent / "ray")
+LONG = "random(pass_probability=0.6, max_raise=2)"
+
+pytestmark = pytest.mark.slow
+
+
+def log(run_dir: Path) -> pa.Table:
+    """The whole deal log in deal-id order."""
+    files = sorted((run_dir / "deals").glob("*.parquet"))
+    return pa.concat_tables([pq.read_table(f) for f in files]).sort_by("deal_id")
+
+
+def parts(run_dir: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((run_dir / "deals").glob("*.parquet"))}
+
+
+def reference(tmp_path: Path, **kw: object) -> Path:
+    """An undisturbed in-process run."""
+    out = tmp_path / "reference"
+    run_simulation(make_config(None, out=str(out), workers=0, **kw))
+    return out
+
+
+def assert_exactly_once_like(run_dir: Path, ref_dir: Path) -> None:
+    got, ref = log(run_dir), log(ref_dir)
+    ids = got.column("deal_id").to_pylist()
+    assert ids == list(range(len(ids)))  # every deal once, no duplicate ids
+    assert got.drop_columns(["run_id"]).equals(ref.drop_columns(["run_id"]))
+
+
+def test_a_worker_killed_mid_run_loses_and_repeats_nothing(tmp_path: Path, monkeypatch) -> None:
+    """A worker process SIGKILLs itself once; Ray retries its chunk; the log is exact."""
+    marker = tmp_path / "killed"
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setenv(KILL_MARKER_ENV, str(marker))
+    common = {"seed": 21, "games": 400, "chunk_size": 25}
+    ref = reference(tmp_path, strategies="random", **common)
+    out = tmp_path / "run"
+    cfg = make_config(
+        None, strategies="tests.pipelines.faulty_bots:KillOnce", out=str(out), workers=2, **common
+    )
+    summary = run_simulation(cfg)
+    assert marker.exists(), "no worker was killed: the test proved nothing"
+    assert summary.chunks == 16
+    assert_exactly_once_like(out, ref)
+
+
+def _session_pids(sid: int) -> list[int]:
+    """Processes of one session (``ray start`` was started with ``start_new_session``)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[3]) == sid and fields[0] != "Z":
+            found.append(int(entry))
+    return found
+
+
+def _kill_session(sid: int) -> None:
+    for pid in _session_pids(sid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def test_the_driver_killed_mid_run_then_the_same_command(tmp_path: Path) -> None:
+    """SIGKILL the command (embedded Ray, 2 workers) mid-run; rerun it; rows as undisturbed."""
+    args = ["--games", "600", "--seed", "8", "--strategies", LONG, "--chunk-size", "15", "--workers", "2"]
+    out = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "cli.main", "simulate", *args, "--out", str(out)]
+    proc = subprocess.Popen(
+        cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            path = out / "manifest.json"
+            if path.exists() and len(json.loads(path.read_text())["chunks"]) >= 3:
+                break
+            time.sleep(0.02)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    finally:
+        time.sleep(1.0)  # Ray's processes share the driver's fate; remove any straggler of ours
+        _kill_session(proc.pid)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "running" and 3 <= len(manifest["chunks"]) < 40
+    again = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=180)
+    assert again.returncode == 0, again.stderr
+    ref = reference(tmp_path, strategies=LONG, seed=8, games=600, chunk_size=15)
+    assert parts(out) == parts(ref)
+    assert_exactly_once_like(out, ref)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def ray_node(temp_dir: Path, env: dict[str, str], head_port: int, head: bool) -> Iterator[int]:
+    """Start one Ray node in its own session; yields the session id; kills that session after."""
+    temp_dir.mkdir(parents=True, exist_ok=True)
+    ports = [
+        f"--node-manager-port={_free_port()}",
+        f"--object-manager-port={_free_port()}",
+        f"--runtime-env-agent-port={_free_port()}",
+        f"--dashboard-agent-grpc-port={_free_port()}",
+        f"--dashboard-agent-listen-port={_free_port()}",
+        f"--metrics-export-port={_free_port()}",
+    ]
+    low = _free_port()
+    if head:
+        role = [
+            "--head",
+            f"--port={head_port}",
+            "--include-dashboard=false",
+            f"--ray-client-server-port={_free_port()}",
+        ]
+    else:
+        role = [f"--address=127.0.0.1:{head_port}"]
+    cmd = [RAY, "start", *role, *ports, f"--temp-dir={temp_dir}", "--num-cpus=1", "--disable-usage-stats"]
+    cmd += [f"--min-worker-port={low}", f"--max-worker-port={low + 40}"] if low + 40 < 65000 else []
+    starter = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+    )
+    try:
+        output, _ = starter.communicate(timeout=120)
+        assert starter.returncode == 0, output[-2000:]
+        yield starter.pid
+    finally:
+        _kill_session(starter.pid)
+
+
+def test_a_two_node_cluster_with_a_node_killed_mid_run(tmp_path: Path) -> None:
+    """``--address`` runs on both nodes of a local 2-node cluster (token auth); node 2 dies mid-run."""
+    short = Path(f"/tmp/fh-{secrets.token_hex(3)}")  # Ray's socket paths must stay short
+    node_log = tmp_path / "nodes"
+    node_log.mkdir()
+    token = secrets.token_hex(32)
+    env = {
+        **os.environ,
+        "RAY_AUTH_MODE": "token",
+        "RAY_AUTH_TOKEN": token,
+        "RAY_USAGE_STATS_ENABLED": "0",
+        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+        NODE_LOG_ENV: str(node_log),
+    }
+    port = _free_port()
+    out = tmp_path / "run"
+    args = ["--games", "1000", "--seed", "4", "--chunk-size", "20", "--out", str(out)]
+    args += ["--strategies", "tests.pipelines.faulty_bots:NodeRecorder", "--address", f"127.0.0.1:{port}"]
+    try:
+        with (
+            ray_node(short / "head", env, port, head=True),
+            ray_node(short / "worker", env, port, head=False) as w,
+        ):
+            driver = subprocess.Popen(
+                [sys.executable, "-m", "cli.main", "simulate", *args],
+                cwd=REPO,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            deadline = time.monotonic() + 120
+            killed = False
+            while time.monotonic() < deadline and driver.poll() is None:
+                path = out / "manifest.json"
+                nodes = {p.read_text() for p in node_log.glob("*.node")}
+                done = len(json.loads(path.read_text())["chunks"]) if path.exists() else 0
+                if len(nodes) == 2 and done >= 3:
+                    _kill_session(w)  # the second node dies: raylet, workers, agents
+                    killed = True
+                    break
+                time.sleep(0.05)
+            stdout, stderr = driver.communicate(timeout=240)
+            assert killed, f"never saw both nodes busy: {stdout} {stderr}"
+            assert driver.returncode == 0, stderr
+    finally:
+        shutil.rmtree(short, ignore_errors=True)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "complete" and len(manifest["chunks"]) == 50
+    ref = reference(tmp_path, strategies="random", seed=4, games=1000, chunk_size=20)
+    assert_exactly_once_like(out, ref)
