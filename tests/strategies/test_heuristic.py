@@ -1,0 +1,200 @@
+"""The heuristic's maxims, checked on every relevant decision of real deals (not on hand-picked ones)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from sim import load_rules
+from sim.engine import BID, KITTY, PASS, PLAY, contract_tables
+from sim.game import new_deal
+from strategies.base import make
+
+from .conftest import decision_points
+
+RULES = load_rules("pagat-au")
+BOT = make("heuristic")
+
+
+def _power(state, c: int) -> int:  # type: ignore[no-untyped-def]
+    return state.tables.power[c]
+
+
+def _trick_strength(state, c: int) -> int:  # type: ignore[no-untyped-def]
+    t = state.tables
+    return t.power[c] or (t.rank[c] if t.eff_suit[c] == state.led else 0)
+
+
+def _beats(state, c: int) -> int:  # type: ignore[no-untyped-def]
+    """Mask of cards that would beat ``c`` as the best card of the current trick."""
+    s = _trick_strength(state, c)
+    return sum(1 << d for d in range(RULES.deck.size) if _trick_strength(state, d) > s)
+
+
+def _forced_points(contracts: list[str], deals: int):  # type: ignore[no-untyped-def]
+    """Play-phase states of heuristic deals with forced contracts."""
+    rng = random.Random(0)
+    for d in range(deals):
+        state, _ = new_deal(RULES, 61, d, 0)
+        state.force_contract(contracts[d % len(contracts)], d % 4)
+        methods = (BOT.bid, BOT.discard, BOT.name_joker, BOT.play)
+        while not state.done:
+            if state.phase == PLAY:
+                yield state.clone()
+            state.apply(methods[state.phase](state.view(state.turn), state.legal_actions(), rng))
+
+
+SUITS = ["6S", "7C", "8D", "7H", "9H", "6D"]
+
+
+def test_discard_keeps_trumps_joker_and_bowers() -> None:
+    checked = 0
+    for d in range(120):
+        state, _ = new_deal(RULES, 62, d, 0)
+        state.force_contract(SUITS[d % len(SUITS)], d % 4)
+        power = contract_tables(RULES.deck, state.contract.trump, (-1,)).power
+        rng = random.Random(d)
+        while state.phase == KITTY:
+            legal = state.legal_actions()
+            card = BOT.discard(state.view(state.turn), legal, rng)
+            assert card in legal
+            if power[card]:  # a trump (joker, bowers included) only when nothing else is left
+                assert all(power[c] for c in legal)
+            state.apply(card)
+            checked += 1
+    assert checked == 360
+
+
+def test_never_trumps_a_partners_sure_winner() -> None:
+    checked = 0
+    for state in _forced_points(SUITS, 150):
+        seat = state.turn
+        if not state.trick:
+            continue
+        legal = state.legal_actions()
+        hand = state.hands[seat]
+        led_mask = state.tables.suit_mask[state.led]
+        if hand & led_mask:
+            continue  # not void
+        best = max(state.trick, key=lambda c: _trick_strength(state, c))
+        winner = state.trick_seats[state.trick.index(best)]
+        if winner % 2 != seat % 2:
+            continue
+        last = len(state.trick) == state.n_active - 1
+        unseen = RULES.deck.full_mask & ~hand & ~state.played
+        sure = last or not (_beats(state, best) & unseen)
+        side = [c for c in legal if not _power(state, c)]
+        if not sure or not side:
+            continue
+        card = BOT.play(state.view(seat), legal, random.Random(1))
+        assert not _power(state, card), "trumped the partner's winner"
+        checked += 1
+    assert checked > 20
+
+
+def test_last_hand_wins_as_cheaply_as_possible() -> None:
+    checked = 0
+    for state in _forced_points(SUITS, 150):
+        seat = state.turn
+        if len(state.trick) != state.n_active - 1:
+            continue
+        best = max(state.trick, key=lambda c: _trick_strength(state, c))
+        winner = state.trick_seats[state.trick.index(best)]
+        if winner % 2 == seat % 2:
+            continue
+        legal = state.legal_actions()
+        bs = _trick_strength(state, best)
+        winning = [c for c in legal if _trick_strength(state, c) > bs]
+        if not winning:
+            continue
+        card = BOT.play(state.view(seat), legal, random.Random(1))
+        assert card in winning
+        assert _trick_strength(state, card) == min(_trick_strength(state, c) for c in winning)
+        checked += 1
+    assert checked > 50
+
+
+def test_declarer_draws_trumps_with_a_winner() -> None:
+    checked = 0
+    for state in _forced_points(SUITS, 150):
+        seat = state.turn
+        if state.trick or seat != state.declarer:
+            continue
+        hand = state.hands[seat]
+        tm = state.tables.suit_mask[state.contract.trump]
+        unseen = RULES.deck.full_mask & ~hand & ~state.played & ~state.discards
+        if not unseen & tm or not hand & tm:
+            continue
+        top = max(
+            (c for c in range(RULES.deck.size) if hand >> c & 1 and tm >> c & 1),
+            key=lambda c: _power(state, c),
+        )
+        if any(_power(state, d) > _power(state, top) for d in range(RULES.deck.size) if unseen >> d & 1):
+            continue
+        card = BOT.play(state.view(seat), state.legal_actions(), random.Random(1))
+        assert tm >> card & 1, "declarer holding the top trump did not lead trumps"
+        checked += 1
+    assert checked > 20
+
+
+def _stoppers(hand: int) -> int:
+    deck = RULES.deck
+    n = 1 if hand & deck.joker_mask else 0
+    for s in range(4):
+        mine = sorted(
+            (deck.rank[c] for c in range(deck.size) if hand >> c & 1 and deck.suit[c] == s), reverse=True
+        )
+        top = sorted((deck.rank[c] for c in range(deck.size) if deck.suit[c] == s), reverse=True)
+        if any(len(mine) > i and top[i] in mine for i in range(3)):
+            n += 1
+    return n
+
+
+def test_no_trump_bids_only_with_stoppers() -> None:
+    nt_bids = 0
+    for state in decision_points(RULES, 63, deals=1500, every=1):
+        if state.phase != 0:
+            continue
+        legal = state.legal_actions()
+        call = BOT.bid(state.view(state.turn), legal, random.Random(0))
+        if call != PASS and RULES.ladder[call - BID].code.endswith("NT"):
+            assert _stoppers(state.hands[state.turn]) >= 4
+            nt_bids += 1
+    assert nt_bids > 0
+
+
+def test_bidding_is_more_careful_near_minus_500() -> None:
+    differ = 0
+    for d in range(400):
+        state, _ = new_deal(RULES, 64, d, 0)
+        view = state.view(state.turn)
+        legal = state.legal_actions()
+        state.scores = (0, 0)
+        normal = BOT.bid(view, legal, random.Random(0))
+        state.scores = (-460, 0) if state.turn % 2 == 0 else (0, -460)
+        careful = BOT.bid(view, legal, random.Random(0))
+        rank = lambda a: -1 if a == PASS else RULES.ladder[a - BID].rank  # noqa: E731
+        assert careful == normal or careful == PASS or rank(careful) <= rank(normal)
+        differ += careful != normal
+    assert differ > 0
+
+
+@pytest.mark.parametrize("code", ["MIS", "OMIS"])
+def test_misere_declarer_ducks(code: str) -> None:
+    """Following suit with a card that loses available, the misère declarer never wins the trick."""
+    checked = 0
+    for state in _forced_points([code], 120):
+        seat = state.turn
+        if seat != state.declarer or not state.trick:
+            continue
+        legal = state.legal_actions()
+        best = max(_trick_strength(state, c) for c in state.trick)
+        losing = [c for c in legal if _trick_strength(state, c) < best]
+        if not losing:
+            continue
+        card = BOT.play(state.view(seat), legal, random.Random(1))
+        assert card in losing
+        assert _trick_strength(state, card) == max(_trick_strength(state, c) for c in losing)
+        checked += 1
+    assert checked > 10
