@@ -219,45 +219,52 @@ NUMERIC_FEATURES = ("trumps", "bowers", "joker", "aces", "voids", "longest", "ki
 CALL_ORDER = {"-": -2, "P": -1, **{c: i for i, c in enumerate(ALL_CODES)}}
 
 
-def _long(
-    d: pl.DataFrame, keys: Sequence[str], numeric: Sequence[str], extra: dict[str, pl.Expr]
-) -> pl.DataFrame:
-    """Stack feature columns ``f_<name>`` into (feature, value, order) rows."""
-    parts = []
-    base = [*keys, "made", "dpoints"]
-    for name in numeric:
-        parts.append(
-            d.filter(pl.col(f"f_{name}").is_not_null()).select(
-                *base,
-                pl.lit(name).alias("feature"),
-                pl.col(f"f_{name}").cast(pl.String).alias("value"),
-                pl.col(f"f_{name}").cast(pl.Int16).alias("order"),
-            )
+def _feature_hist(d: pl.DataFrame, name: str, value: pl.Expr, order: pl.Expr) -> pl.DataFrame:
+    """Counts per (contract, value, made, points) of one feature, as (feature, value, order) rows."""
+    col = f"f_{name}"
+    return (
+        d.filter(pl.col(col).is_not_null())
+        .group_by("contract", "trump", col, "made", "dpoints")
+        .agg(pl.len().cast(pl.Int64).alias("_w"))
+        .select(
+            "contract",
+            "trump",
+            pl.lit(name).alias("feature"),
+            value.alias("value"),
+            order.alias("order"),
+            "made",
+            "dpoints",
+            "_w",
         )
-    for name, order in extra.items():
-        parts.append(
-            d.filter(pl.col(f"f_{name}").is_not_null()).select(
-                *base, pl.lit(name).alias("feature"), pl.col(f"f_{name}").alias("value"), order.alias("order")
-            )
-        )
-    return pl.concat(parts)
+    )
 
 
 def success_by_feature(frames: Sequence[Frame]) -> pl.DataFrame:
-    """Success and points by each hand feature, per contract and pooled over suit contracts."""
+    """Success and points by each hand feature, per contract and pooled over suit or NT contracts."""
     out = []
     for f in frames:
         d = hand_features(_contracts(f).filter(~pl.col("is_mis"))).with_columns(
             pl.col("partner_call").alias("f_partner_bid")
         )
-        pooled = d.filter(pl.col("tidx").is_not_null()).with_columns(pl.lit("all-suit").alias("group"))
-        pooled_nt = d.filter(pl.col("trump") == "NT").with_columns(pl.lit("all-NT").alias("group"))
-        every = pl.concat(
-            [d.with_columns(pl.col("contract").alias("group")), pooled, pooled_nt], how="diagonal"
-        )
+        parts = [
+            _feature_hist(d, n, pl.col(f"f_{n}").cast(pl.String), pl.col(f"f_{n}").cast(pl.Int16))
+            for n in NUMERIC_FEATURES
+        ]
         order = pl.col("f_partner_bid").replace_strict(CALL_ORDER, default=99, return_dtype=pl.Int16)
-        long = _long(every, ["group"], NUMERIC_FEATURES, {"partner_bid": order})
-        t = rate_points(long, ["group", "feature", "order", "value"], f"success_by_feature/{f.run.run_id}")
+        parts.append(_feature_hist(d, "partner_bid", pl.col("f_partner_bid"), order))
+        long = pl.concat(parts)
+        every = pl.concat(
+            [
+                long.with_columns(pl.col("contract").alias("group")),
+                long.filter(pl.col("trump").is_in(["S", "C", "D", "H"])).with_columns(
+                    pl.lit("all-suit").alias("group")
+                ),
+                long.filter(pl.col("trump") == "NT").with_columns(pl.lit("all-NT").alias("group")),
+            ]
+        )
+        t = rate_points(
+            every, ["group", "feature", "order", "value"], f"success_by_feature/{f.run.run_id}", weight="_w"
+        )
         out.append(
             t.with_columns(
                 pl.lit(f.run.run_id).alias("run_id"), pl.lit(f.run.variant).alias("variant")

@@ -13,17 +13,36 @@ POINTS_COLUMNS = ("points_mean", "points_lo", "points_hi", "points_sd")
 
 
 def rate_points(
-    d: pl.DataFrame, keys: Sequence[str], table: str, made: str = "made", points: str = "dpoints"
+    d: pl.DataFrame,
+    keys: Sequence[str],
+    table: str,
+    made: str = "made",
+    points: str = "dpoints",
+    weight: str | None = None,
 ) -> pl.DataFrame:
     """Per group of ``keys``: the rate block of the boolean column ``made`` and the points block of
-    ``points``, sorted by the keys."""
+    ``points``, sorted by the keys.  ``weight`` names a count column when ``d`` is a histogram."""
     keys = list(keys)
-    g = d.group_by(keys).agg(
-        pl.len().cast(pl.Int64).alias("n"), pl.col(made).sum().cast(pl.Int64).alias("made")
+    hist = histogram(d, keys, made, points, weight)
+    g = hist.group_by(keys).agg(
+        pl.col("_w").sum().cast(pl.Int64).alias("n"),
+        pl.col("_w").filter(pl.col(made)).sum().cast(pl.Int64).alias("made"),
     )
     g = g.with_columns(wilson(pl.col("made"), pl.col("n"), "success"))
-    pts = bootstrap_table(d, keys, points, "points", table)
+    pts = bootstrap_table(hist, keys, points, "points", table, weight="_w")
     return g.join(pts, on=keys, how="left", nulls_equal=True).sort(keys, nulls_last=True)
+
+
+def histogram(
+    d: pl.DataFrame,
+    keys: Sequence[str],
+    made: str = "made",
+    points: str = "dpoints",
+    weight: str | None = None,
+) -> pl.DataFrame:
+    """Counts ``_w`` per (keys, made, points): everything the rate and points blocks need."""
+    count = pl.col(weight).sum() if weight else pl.len()
+    return d.group_by([*keys, made, points]).agg(count.cast(pl.Int64).alias("_w"))
 
 
 def empty_rate_points(keys: pl.DataFrame) -> pl.DataFrame:

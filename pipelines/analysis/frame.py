@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
+import pyarrow.parquet as pq
 
 from pipelines.analysis.features import mask_of
 from pipelines.analysis.io import AnalysisError, Run
@@ -155,13 +156,39 @@ def deal_frame(run: Run) -> Frame:
     else:
         exprs.append(pl.lit(False).alias("partner_joker"))
     try:
-        df = run.scan.select(exprs).collect(engine="streaming")
+        df = pl.concat([chunk.select(exprs).collect(engine="streaming") for chunk in chunks(run)])
     except pl.exceptions.InvalidOperationError as exc:
         raise AnalysisError(
             f"{run.path / 'deals'}: a card or bid the analysis does not know ({str(exc).splitlines()[0]})"
         ) from exc
     df = df.with_columns(call_seats(df, players, teams))
     return Frame(run, df, players, teams, ladder_of(run))
+
+
+CHUNK_ROWS = 250_000
+
+
+def chunks(run: Run, rows: int = CHUNK_ROWS) -> list[pl.LazyFrame]:
+    """Lazy scans of about ``rows`` deals each (whole part files, or slices of a big one), so that
+    decoding the nested columns never holds more than one chunk in memory."""
+    files = sorted((run.path / "deals").glob("*.parquet"))
+    sizes = [pq.read_metadata(p).num_rows for p in files]
+    out: list[pl.LazyFrame] = []
+    group: list[str] = []
+    count = 0
+    for p, n in zip(files, sizes, strict=True):
+        if n > rows:
+            scan = pl.scan_parquet(p)
+            out += [scan.slice(o, rows) for o in range(0, n, rows)]
+            continue
+        if count + n > rows and group:
+            out.append(pl.scan_parquet(group))
+            group, count = [], 0
+        group.append(str(p))
+        count += n
+    if group:
+        out.append(pl.scan_parquet(group))
+    return out
 
 
 def padded_calls(df: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:

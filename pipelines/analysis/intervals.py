@@ -99,16 +99,23 @@ def bootstrap_mean(
 
 
 def bootstrap_table(
-    df: pl.DataFrame | pl.LazyFrame, keys: Sequence[str], value: str, prefix: str, table: str
+    df: pl.DataFrame | pl.LazyFrame,
+    keys: Sequence[str],
+    value: str,
+    prefix: str,
+    table: str,
+    weight: str | None = None,
 ) -> pl.DataFrame:
     """Per group of ``keys``: ``{prefix}_mean``, ``{prefix}_lo``, ``{prefix}_hi``, ``{prefix}_sd`` of the
-    (non-null) column ``value``, with seeded bootstrap intervals.  One row per group with a value."""
+    (non-null) column ``value``, with seeded bootstrap intervals.  One row per group with a value.
+    ``weight`` names a column of row counts when ``df`` is already a histogram."""
     keys = list(keys)
+    count = pl.col(weight).sum() if weight else pl.len()
     hist = (
         df.lazy()
         .filter(pl.col(value).is_not_null())
         .group_by([*keys, value])
-        .agg(pl.len().alias("_c"))
+        .agg(count.cast(pl.Int64).alias("_c"))
         .sort([*keys, value], nulls_last=True)
         .collect()
     )

@@ -1,0 +1,207 @@
+"""What-if misère: replay a sample of logged deals with a forced MIS and OMIS for the seat left of
+the dealer, so misère viability is measured on every kind of hand, not only on hands a bidding
+policy chose.  Each replay re-deals the logged deal from its seed (checked against the log's cards),
+forces the contract with :meth:`sim.engine.State.force_contract` and plays it out with one strategy
+in every seat; its points are compared with what the declarer's team really scored on that deal.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from pipelines.analysis import features as F
+from pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, rate_points
+from pipelines.analysis.frame import Frame
+from pipelines.analysis.intervals import bootstrap_table
+from pipelines.analysis.io import AnalysisError
+from pipelines.analysis.misere import misere_features, misere_long
+from sim.cards import SUITS
+from sim.engine import State
+from sim.errors import UserError
+from sim.game import play_deal
+from sim.seeding import bot_seed
+
+WHATIF_CONTRACTS = ("MIS", "OMIS")
+SEAT_REL = 1
+
+
+def default_strategy() -> str:
+    """``heuristic`` when a heuristic bot is registered, else ``random``."""
+    from strategies import available
+
+    return "heuristic" if any(n.startswith("heuristic.") for n in available()) else "random"
+
+
+def rules_of(frame: Frame) -> Any:
+    """The run's rules: the manifest's full rule settings when present, else the variant by name."""
+    import sim
+    from sim.rules import rules_from_flat
+
+    flat = frame.run.manifest.get("rules")
+    if isinstance(flat, dict):
+        try:
+            return rules_from_flat({"name": frame.run.variant, **flat}, f"{frame.run.path}/manifest.json")
+        except (UserError, KeyError, TypeError, ValueError):
+            pass
+    try:
+        return sim.load_rules(frame.run.variant)
+    except UserError as exc:
+        raise AnalysisError(
+            f"{frame.run.path}: cannot replay deals of variant {frame.run.variant!r}: {exc}"
+        ) from exc
+
+
+def sample_deals(df: pl.DataFrame, sample: int) -> pl.DataFrame:
+    """``sample`` deals spread evenly over the run in deal-id order (all deals if fewer)."""
+    d = df.sort("deal_id")
+    if sample >= d.height:
+        return d
+    idx = np.unique(np.linspace(0, d.height - 1, sample).round().astype(np.int64))
+    return d[idx]
+
+
+def _to_mask(rules: Any, engine_mask: int) -> int:
+    names = rules.deck.names
+    return sum(F.CARD_VALUES[names[c]] for c in range(len(names)) if engine_mask >> c & 1)
+
+
+def replay(frame: Frame, spec: str, sample: int) -> pl.DataFrame:
+    """One row per (sampled deal, forced contract): made, points, actual points, hand and joker."""
+    from strategies import label, make
+
+    rules = rules_of(frame)
+    contracts = [c for c in WHATIF_CONTRACTS if c in rules.bid_index]
+    rows = sample_deals(frame.df, sample)
+    logged = (
+        frame.run.scan.filter(pl.col("deal_id").is_in(rows["deal_id"].to_list()))
+        .select("deal_id", "hands")
+        .collect()
+    )
+    hands = dict(zip(logged["deal_id"].to_list(), logged["hands"].to_list(), strict=True))
+    bots = [make(spec) for _ in range(rules.players)]
+    labels = [label(spec)] * rules.players
+    names = rules.deck.names
+    jokers = [i for i, n in enumerate(names) if n.startswith("JK")]
+    out: dict[str, list[Any]] = {
+        k: []
+        for k in ("deal_id", "contract", "made", "dpoints", "actual", "hand", "joker_place", "joker_suit")
+    }
+    for r in rows.iter_rows(named=True):  # one replay per sampled deal (engine calls, not statistics)
+        seat = (r["dealer"] + SEAT_REL) % rules.players
+        base = State.deal(rules, r["seed"], r["dealer"])
+        base.hand_no = r["hand_no"]
+        dealt = [names[c] for c in range(len(names)) if base.dealt[seat] >> c & 1]
+        if sorted(dealt) != sorted(hands[r["deal_id"]][seat]):
+            raise AnalysisError(
+                f"{frame.run.path}: deal {r['deal_id']} does not re-deal from its seed with the rules of "
+                f"{frame.run.variant!r}; cannot replay it"
+            )
+        team = seat % rules.teams
+        mates = [s for s in range(rules.players) if s % rules.teams == team and s != seat]
+        for code in contracts:
+            st = base.clone()
+            st.force_contract(code, seat)
+            rngs = [random.Random(bot_seed(r["seed"], s)) for s in range(rules.players)]
+            play_deal(st, bots, rngs, r["game_id"], labels)
+            held = any((base.dealt[seat] | base.kitty_dealt) >> j & 1 for j in jokers)
+            if held and any(j in st.discard_order for j in jokers):
+                place = "discarded"
+            elif held:
+                place = "named" if st.jokers_named and st.jokers_named[0] >= 0 else "unnamed"
+            elif any(base.dealt[m] >> j & 1 for m in mates for j in jokers):
+                place = "partner"
+            else:
+                place = "defender"
+            named = "".join(SUITS[s] for s in st.jokers_named if s >= 0) or None
+            out["deal_id"].append(r["deal_id"])
+            out["contract"].append(code)
+            out["made"].append(st.declarer_tricks() == 0)
+            out["dpoints"].append(int(st.score_delta[team]))
+            out["actual"].append(int(r[f"points_t{team}"]))
+            out["hand"].append(_to_mask(rules, base.dealt[seat]))
+            out["joker_place"].append(place)
+            out["joker_suit"].append(named)
+    schema = {
+        "deal_id": pl.Int64,
+        "contract": pl.String,
+        "made": pl.Boolean,
+        "dpoints": pl.Int32,
+        "actual": pl.Int32,
+        "hand": pl.UInt64,
+        "joker_place": pl.String,
+        "joker_suit": pl.String,
+    }
+    df = pl.DataFrame(out, schema=schema)
+    return df.with_columns(
+        (pl.col("dpoints") - pl.col("actual")).alias("diff"),
+        pl.lit(labels[0]).alias("strategy"),
+    )
+
+
+def misere_whatif(frames: list[Frame], seat_strategy: str | None, sample: int) -> dict[str, pl.DataFrame]:
+    """``misere_whatif`` and ``misere_whatif_by_feature`` for each run (see docs/statistics.md)."""
+    if sample < 1:
+        raise AnalysisError(f"--sample must be at least 1, got {sample}")
+    spec = seat_strategy or default_strategy()
+    summary, by_feature = [], []
+    for f in frames:
+        d = replay(f, spec, sample)
+        tag = f"misere_whatif/{f.run.run_id}"
+        keys = ["strategy", "contract"]
+        t = rate_points(d, keys, tag)
+        act = bootstrap_table(d, keys, "actual", "actual", tag + "/actual").drop("actual_sd")
+        diff = bootstrap_table(d, keys, "diff", "diff", tag + "/diff").drop("diff_sd")
+        summary.append(
+            t.join(act, on=keys, how="left")
+            .join(diff, on=keys, how="left")
+            .with_columns(
+                pl.lit(f.run.run_id).alias("run_id"),
+                pl.lit(f.run.variant).alias("variant"),
+                pl.lit(SEAT_REL, dtype=pl.Int8).alias("seat_rel"),
+            )
+            .select(
+                "run_id",
+                "variant",
+                "contract",
+                "strategy",
+                "seat_rel",
+                *RATE_COLUMNS,
+                *POINTS_COLUMNS,
+                "actual_mean",
+                "actual_lo",
+                "actual_hi",
+                "diff_mean",
+                "diff_lo",
+                "diff_hi",
+            )
+        )
+        feats = d.with_columns(misere_features(pl.col("hand"), pl.col("joker_place"), pl.col("joker_suit")))
+        long = misere_long(
+            feats.rename({"diff": "_diff", "actual": "_actual"}), ["contract", "_actual", "_diff"]
+        )
+        fk = ["contract", "feature", "order", "value"]
+        means = long.group_by(fk).agg(
+            pl.col("_actual").cast(pl.Float64).mean().alias("actual_mean"),
+            pl.col("_diff").cast(pl.Float64).mean().alias("diff_mean"),
+        )
+        t = rate_points(long, fk, tag + "/feature").join(means, on=fk, how="left")
+        by_feature.append(
+            t.with_columns(pl.lit(f.run.run_id).alias("run_id"), pl.lit(f.run.variant).alias("variant"))
+            .select(
+                "run_id",
+                "variant",
+                *fk[:2],
+                "value",
+                "order",
+                *RATE_COLUMNS,
+                *POINTS_COLUMNS,
+                "actual_mean",
+                "diff_mean",
+            )
+            .sort("run_id", "contract", "feature", "order")
+        )
+    return {"misere_whatif": pl.concat(summary), "misere_whatif_by_feature": pl.concat(by_feature)}
