@@ -199,7 +199,9 @@ class MatchStatus:
             f"pts/deal {_signed(self.ppd, 1)} ± {_num(self.ppd_half, 1)}",
             f"W/L/D {self.wins}/{self.losses}/{self.draws} {_num(100 * self.score, 1)}% "
             f"± {_num(100 * self.score_half, 1)}%",
-            f"Elo {_signed(self.elo, 1)} ± {_num((self.elo_high - self.elo_low) / 2, 1)}",
+            f"Elo {_signed(self.elo, 1)} ± {_num((self.elo_high - self.elo_low) / 2, 1)}"
+            if math.isfinite(self.elo_high - self.elo_low)
+            else f"Elo {_signed(self.elo, 1)} [{_signed(self.elo_low, 1)}, {_signed(self.elo_high, 1)}]",
             f"LOS {_num(100 * self.los, 1)}%",
         ]
         if self.llr is not None:

@@ -43,7 +43,7 @@ def elo_from_score(score: float) -> float:
         return math.inf
     if score <= 0.0:
         return -math.inf
-    return -400.0 * math.log10(1.0 / score - 1.0)
+    return 0.0 - 400.0 * math.log10(1.0 / score - 1.0)  # 0.0 - x: no "-0.0" at score 0.5
 
 
 def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float]:

@@ -206,6 +206,11 @@ def test_log_is_a_valid_deal_log(tmp_path: Path) -> None:
     assert manifest["run_id"] == res.run_id == log(out)["run_id"][0]
     schema = pq.read_schema(next((out / "deals").glob("*.parquet")))
     assert list(schema.names[: len(CORE_COLUMNS)]) == list(CORE_COLUMNS)
+    from pipelines.analysis import analyze
     from pipelines.verify import verify_run
 
     assert verify_run(out).ok
+    tables = analyze([out], tmp_path / "stats")
+    assert tables["overview"]["deals"].to_list() == [manifest["counts"]["deals"]]
+    assert tables["overview"]["games"].to_list() == [manifest["counts"]["games"]]
+    assert tables["strategies"]["strategy"].to_list() == ["random.v1"]
