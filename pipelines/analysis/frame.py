@@ -242,4 +242,4 @@ def call_seats(df: pl.DataFrame, players: int, teams: int) -> list[pl.Series]:
     out = np.empty(n, dtype=object)
     out[order] = names[best + 3]
     out[df["declarer"].is_null().to_numpy()] = None
-    return [pl.Series("partner_call", out, dtype=pl.String)]
+    return [pl.Series("partner_call", out.tolist(), dtype=pl.String)]  # object array of '-'/None: no cast
