@@ -203,6 +203,7 @@ class MatchStatus:
             if math.isfinite(self.elo_high - self.elo_low)
             else f"Elo {_signed(self.elo, 1)} [{_signed(self.elo_low, 1)}, {_signed(self.elo_high, 1)}]",
             f"LOS {_num(100 * self.los, 1)}%",
+            f"Ptnml(0-2) {list(self.penta)}",
         ]
         if self.llr is not None:
             parts.append(
@@ -214,11 +215,17 @@ class MatchStatus:
 
 
 def _num(x: float, digits: int) -> str:
-    return "nan" if x is None or math.isnan(x) else "inf" if math.isinf(x) else f"{x:.{digits}f}"
+    if x is None or math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return f"{x:.{digits}f}"
 
 
 def _signed(x: float, digits: int) -> str:
-    return _num(x, digits) if x is None or math.isnan(x) or math.isinf(x) else f"{x:+.{digits}f}"
+    if x is None or math.isnan(x):
+        return "nan"
+    return f"{x:+.{digits}f}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
 
 
 def match_status(config: TournamentConfig, state: MatchState, final: bool = False) -> MatchStatus:
