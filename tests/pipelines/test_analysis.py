@@ -1,0 +1,290 @@
+"""pipelines.analysis on a small hand-built deal log whose answers are worked out by hand."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from pipelines.analysis import analyze
+from pipelines.analysis.intervals import bootstrap_mean, newcombe_diff, wilson_interval
+from tests.pipelines.test_analysis_logs import record, write_run
+
+DECK = (
+    [f"{r}{s}" for s in "SC" for r in "56789TJQKA"]
+    + [f"{r}{s}" for s in "DH" for r in "456789TJQKA"]
+    + ["JK"]
+)
+
+
+def deal_hands(fixed: dict[int, list[str]], kitty: list[str]) -> list[list[str]]:
+    """Hands with the given seats fixed and the rest of the deck shared out in deck order."""
+    rest = [c for c in DECK if c not in kitty and all(c not in h for h in fixed.values())]
+    hands = []
+    for seat in range(4):
+        if seat in fixed:
+            hands.append(fixed[seat])
+        else:
+            hands.append(rest[:10])
+            rest = rest[10:]
+    assert not rest and len({c for h in hands for c in h} | set(kitty)) == 43
+    return hands
+
+
+def hand_built_records() -> list[dict]:
+    recs = []
+    # A: 8H by seat 0 (first bidder), dealt JK JH JD AH KH = 5 trumps, kitty QH TH; made with 9 tricks.
+    kitty = ["9D", "QH", "TH"]
+    h0 = ["JK", "JH", "JD", "AH", "KH", "AS", "4D", "KC", "QC", "TC"]
+    recs.append(
+        record(
+            0,
+            0,
+            3,
+            deal_hands({0: h0}, kitty),
+            kitty,
+            ["8H", "P", "P", "P"],
+            "8H",
+            0,
+            ["9D", "4D", "AS"],
+            [0, 0, 2, 0, 0, 2, 0, 0, 0, 1],
+            [300, 10],
+            [300, 10],
+        )
+    )
+    # B: 8H by seat 2 after partner's 7NT; JH AH KH QH = 4 trumps, no joker; kitty JK JD; fails with 7.
+    kitty = ["JK", "JD", "6D"]
+    h2 = ["JH", "AH", "KH", "QH", "AS", "KS", "AC", "KC", "4D", "5D"]
+    recs.append(
+        record(
+            0,
+            1,
+            0,
+            deal_hands({2: h2}, kitty),
+            kitty,
+            ["6S", "7H", "P", "7NT", "P", "8H", "P"],
+            "8H",
+            2,
+            ["4D", "5D", "6D"],
+            [2, 2, 0, 2, 2, 0, 1, 2, 1, 1],
+            [-300, 30],
+            [0, 40],
+            game_over=True,
+            end_reason="deal_limit",
+        )
+    )
+    # C: thrown in.
+    recs.append(record(1, 0, 1, deal_hands({}, ["4H", "5H", "6H"]), ["4H", "5H", "6H"], ["P"] * 4))
+    # D: MIS by seat 0 (seat_rel 2), ten low cards, the joker from the kitty discarded; made.
+    kitty = ["JK", "8C", "9C"]
+    h0 = ["5S", "6S", "7S", "4D", "5D", "6D", "4H", "5H", "6H", "7C"]
+    recs.append(
+        record(
+            1,
+            1,
+            2,
+            deal_hands({0: h0}, kitty),
+            kitty,
+            ["7S", "MIS", "P", "P", "P"],
+            "MIS",
+            0,
+            ["JK", "8C", "9C"],
+            [3, 1] * 5,
+            [250, 0],
+            [250, 40],
+            game_over=True,
+            winner=0,
+            end_reason="reached_500",
+        )
+    )
+    # E: OMIS by seat 1 holding the joker unnamed; fails on the second trick.
+    kitty = ["5S", "6S", "7S"]
+    h1 = ["JK", "4H", "5H", "6H", "4D", "5D", "6D", "5C", "6C", "7C"]
+    recs.append(
+        record(
+            2,
+            0,
+            3,
+            deal_hands({1: h1}, kitty),
+            kitty,
+            ["P", "OMIS", "P", "P"],
+            "OMIS",
+            1,
+            ["5S", "6S", "7S"],
+            [0, 1],
+            [0, -500],
+            [0, -500],
+            game_over=True,
+            winner=0,
+            end_reason="fell_to_-500",
+        )
+    )
+    # F: 6S by seat 2 (first bidder), slam: all ten tricks, 250.
+    kitty = ["4H", "5H", "6H"]
+    recs.append(
+        record(
+            3,
+            0,
+            1,
+            deal_hands({}, kitty),
+            kitty,
+            ["6S", "P", "P", "P"],
+            "6S",
+            2,
+            ["4H", "5H", "6H"],
+            [2, 0] * 5,
+            [250, 0],
+            [250, 0],
+            game_over=True,
+            winner=0,
+            end_reason="reached_500",
+        )
+    )
+    return recs
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, pl.DataFrame]:
+    run = write_run(tmp_path_factory.mktemp("hand") / "run", hand_built_records())
+    return analyze([run], run / "stats")
+
+
+def row(df: pl.DataFrame, **keys: object) -> dict:
+    hit = df.filter(pl.all_horizontal(pl.col(k) == v for k, v in keys.items()))
+    assert hit.height == 1, (keys, hit)
+    return hit.row(0, named=True)
+
+
+def test_overview(tables: dict[str, pl.DataFrame]) -> None:
+    o = tables["overview"].row(0, named=True)
+    assert (o["deals"], o["games"], o["thrown_in"], o["contracts"]) == (6, 4, 1, 5)
+    assert o["deals_per_game"] == 1.5
+    assert o["master_seed"] is None and o["run_id"] == "run-test"
+
+
+def test_contracts(tables: dict[str, pl.DataFrame]) -> None:
+    c = tables["contracts"]
+    assert c.height == 27 and c["contract"].to_list()[:3] == ["6S", "6C", "6D"]
+    h8 = row(c, contract="8H")
+    assert (h8["called"], h8["n"], h8["made"], h8["success_rate"]) == (2, 2, 1, 0.5)
+    assert h8["points_mean"] == 0.0 and h8["value"] == 300 and h8["declared_rate"] == pytest.approx(2 / 6)
+    assert h8["tricks_mean"] == 8.0 and h8["overtricks_mean"] == 1.0 and h8["overtrick_n"] == 1
+    assert h8["slam_n"] == 0
+    s6 = row(c, contract="6S")
+    assert (s6["called"], s6["n"], s6["made"], s6["slam_n"], s6["points_mean"]) == (2, 1, 1, 1, 250.0)
+    assert s6["overtricks_mean"] == 4.0
+    assert row(c, contract="7NT")["called"] == 1 and row(c, contract="7NT")["n"] == 0
+    assert row(c, contract="9D")["n"] == 0 and row(c, contract="9D")["success_rate"] is None
+    mis = row(c, contract="MIS")
+    assert (mis["n"], mis["made"], mis["points_mean"], mis["overtrick_n"]) == (1, 1, 250.0, None)
+    assert c["n"].sum() == 5 and c["called"].sum() == 9
+
+
+def test_by_level_trump_seat_strategy_variant(tables: dict[str, pl.DataFrame]) -> None:
+    lv = tables["success_by_level"]
+    assert lv["level"].to_list() == ["6", "8", "MIS", "OMIS"]
+    assert (row(lv, level="8")["n"], row(lv, level="8")["made"]) == (2, 1)
+    assert row(lv, level="OMIS")["points_mean"] == -500.0
+    tr = tables["success_by_trump"]
+    assert tr["trump"].to_list() == ["S", "H", "MIS", "OMIS"]
+    seat = tables["success_by_seat"]
+    assert (row(seat, seat_rel=1)["n"], row(seat, seat_rel=1)["made"]) == (2, 2)
+    assert (row(seat, seat_rel=2)["n"], row(seat, seat_rel=2)["made"]) == (3, 1)
+    st = tables["success_by_strategy"]
+    assert (row(st, strategy="alpha.v1")["n"], row(st, strategy="alpha.v1")["made"]) == (4, 3)
+    assert (row(st, strategy="beta.v1")["n"], row(st, strategy="beta.v1")["made"]) == (1, 0)
+    va = tables["success_by_variant"].row(0, named=True)
+    assert (va["variant"], va["runs"], va["n"], va["made"]) == ("pagat-au", 1, 5, 3)
+    assert va["points_mean"] == pytest.approx((300 - 300 + 250 - 500 + 250) / 5)
+
+
+def test_hand_features(tables: dict[str, pl.DataFrame]) -> None:
+    f = tables["success_by_feature"]
+    expect = {  # feature: (value in A, made) and (value in B, failed)
+        "trumps": ("5", "4"), "bowers": ("2", "1"), "joker": ("1", "0"), "aces": ("2", "3"),
+        "voids": ("0", "0"), "longest": ("5", "4"), "trumps_final": ("7", "6"), "partner_bid": ("P", "7NT"),
+    }  # fmt: skip
+    for feature, (a, b) in expect.items():
+        if a == b:
+            r = row(f, group="8H", feature=feature, value=a)
+            assert (r["n"], r["made"]) == (2, 1), feature
+        else:
+            ra, rb = (
+                row(f, group="8H", feature=feature, value=a),
+                row(f, group="8H", feature=feature, value=b),
+            )
+            assert (ra["n"], ra["made"], ra["points_mean"]) == (1, 1, 300.0), feature
+            assert (rb["n"], rb["made"], rb["points_mean"]) == (1, 0, -300.0), feature
+    assert (row(f, group="8H", feature="kitty_trumps", value="2")["n"]) == 2
+    # Pooled over suit contracts: 8H twice and 6S once; NT and misère deals have no trumps feature.
+    pooled = f.filter((pl.col("group") == "all-suit") & (pl.col("feature") == "joker"))
+    assert pooled["n"].sum() == 3
+    assert f.filter(pl.col("group").is_in(["MIS", "OMIS"])).height == 0
+    tj = tables["success_by_trumps_joker"]
+    assert row(tj, contract="8H", trumps=5, joker=1)["made"] == 1
+    assert row(tj, contract="8H", trumps=4, joker=0)["made"] == 0
+
+
+def test_misere(tables: dict[str, pl.DataFrame]) -> None:
+    m = tables["misere"]
+    assert m["contract"].to_list() == ["MIS", "OMIS"]
+    mis, omis = row(m, contract="MIS"), row(m, contract="OMIS")
+    assert (mis["called"], mis["n"], mis["made"], mis["points_mean"]) == (1, 1, 1, 250.0)
+    assert (omis["called"], omis["n"], omis["made"], omis["points_mean"]) == (1, 1, 0, -500.0)
+    f = tables["misere_by_feature"]
+    assert row(f, contract="MIS", feature="low_cards", value="10")["made"] == 1
+    assert row(f, contract="MIS", feature="joker", value="discarded")["n"] == 1
+    assert row(f, contract="MIS", feature="high_S", value="7")["n"] == 1
+    assert row(f, contract="MIS", feature="high_D", value="6")["n"] == 1
+    assert row(f, contract="MIS", feature="voids", value="0")["n"] == 1
+    assert row(f, contract="OMIS", feature="joker", value="unnamed")["made"] == 0
+    assert row(f, contract="OMIS", feature="high_C", value="7")["n"] == 1
+
+
+def test_strategies(tables: dict[str, pl.DataFrame]) -> None:
+    s = tables["strategies"]
+    a, b = row(s, strategy="alpha.v1"), row(s, strategy="beta.v1")
+    assert a["seat_deals"] == 12 and a["points_mean"] == pytest.approx(500 / 6)
+    assert (a["n"], a["made"], a["games"], a["wins"], a["win_rate"]) == (4, 3, 8, 6, 0.75)
+    assert a["def_tricks_mean"] == 1.0
+    assert b["points_mean"] == pytest.approx(-460 / 6) and (b["n"], b["made"], b["wins"]) == (1, 0, 0)
+    assert b["def_tricks_mean"] == pytest.approx((1 + 3 + 10 + 0) / 4)
+    p = tables["strategy_pairings"]
+    assert set(p["team_strategies"]) == {"alpha.v1+alpha.v1", "beta.v1+beta.v1"}
+    t0 = row(p, team_strategies="alpha.v1+alpha.v1")
+    assert (t0["opponents"], t0["team_deals"], t0["games"], t0["wins"]) == ("beta.v1+beta.v1", 6, 4, 3)
+
+
+def test_files_written(tables: dict[str, pl.DataFrame], tmp_path: Path) -> None:
+    run = write_run(tmp_path / "run", hand_built_records())
+    out = analyze([run], tmp_path / "out")
+    for name, df in out.items():
+        assert pl.read_parquet(tmp_path / "out" / f"{name}.parquet").equals(df)
+        assert (tmp_path / "out" / f"{name}.csv").read_text().startswith(",".join(df.columns[:2]))
+    assert not list((tmp_path / "out").glob("*.tmp"))
+
+
+def test_wilson_and_newcombe_known_values() -> None:
+    lo, hi = wilson_interval(5, 10)
+    assert (round(lo, 4), round(hi, 4)) == (0.2366, 0.7634)
+    assert wilson_interval(0, 10)[0] == 0.0 and wilson_interval(10, 10)[1] == 1.0
+    assert all(math.isnan(x) for x in wilson_interval(0, 0))
+    # Newcombe (1998), example (a): 56/70 vs 48/80, method 10: 0.0524 to 0.3339.
+    d, lo, hi = newcombe_diff(48, 80, 56, 70)
+    assert (round(d, 4), round(lo, 4), round(hi, 4)) == (0.2, 0.0524, 0.3339)
+
+
+def test_bootstrap_is_seeded_and_sane() -> None:
+    values, counts = np.array([-250.0, 250.0]), np.array([300, 700])
+    first = bootstrap_mean(values, counts, seed=7)
+    assert first == bootstrap_mean(values, counts, seed=7)
+    mean, lo, hi, sd = first
+    assert mean == pytest.approx(100.0)
+    half = 1.96 * sd / math.sqrt(1000)
+    assert lo == pytest.approx(mean - half, abs=0.15 * half) and hi == pytest.approx(
+        mean + half, abs=0.15 * half
+    )
+    assert bootstrap_mean(np.array([3.0]), np.array([4]), seed=1)[:3] == (3.0, 3.0, 3.0)

@@ -1,0 +1,95 @@
+"""Helpers for the analysis tests: write deal logs (hand-built records or real games) as run dirs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+import sim
+from pipelines.schema import records_to_table
+from sim.game import play_game
+from strategies import make
+
+
+def record(
+    game_id: int,
+    hand_no: int,
+    dealer: int,
+    hands: list[list[str]],
+    kitty: list[str],
+    bids: list[str],
+    contract: str | None = None,
+    declarer: int | None = None,
+    discards: list[str] | None = None,
+    trick_winners: list[int] | None = None,
+    score_delta: list[int] | None = None,
+    score_after: list[int] | None = None,
+    game_over: bool = False,
+    winner: int | None = None,
+    end_reason: str | None = None,
+    joker_suit: str | None = None,
+    strategies: list[str] | None = None,
+    variant: str = "pagat-au",
+) -> dict[str, Any]:
+    """One deal-log record (every column but the run-level ones), with defaults for a hand-built log."""
+    tw = trick_winners or []
+    dt = None
+    if contract is not None:
+        if contract in ("MIS", "OMIS"):
+            dt = sum(1 for w in tw if w == declarer)
+        else:
+            dt = sum(1 for w in tw if w % 2 == declarer % 2)
+    return {
+        "game_id": game_id,
+        "hand_no": hand_no,
+        "seed": 1000 * game_id + hand_no,
+        "variant": variant,
+        "dealer": dealer,
+        "strategies": strategies or ["alpha.v1", "beta.v1", "alpha.v1", "beta.v1"],
+        "hands": hands,
+        "kitty": kitty,
+        "bids": bids,
+        "contract": contract,
+        "declarer": declarer,
+        "discards": discards,
+        "joker_suit": joker_suit,
+        "plays": [],
+        "trick_winners": tw,
+        "declarer_tricks": dt,
+        "score_delta": score_delta or [0, 0],
+        "score_after": score_after or [0, 0],
+        "game_over": game_over,
+        "winner": winner,
+        "end_reason": end_reason,
+        "engine_version": "engine.v1",
+    }
+
+
+def write_run(run_dir: Path, records: list[dict[str, Any]], run_id: str = "run-test") -> Path:
+    """Write ``records`` as ``run_dir/deals/part-00000.parquet`` (no manifest) and return ``run_dir``."""
+    (run_dir / "deals").mkdir(parents=True, exist_ok=True)
+    pq.write_table(records_to_table(records, run_id, 0), run_dir / "deals" / "part-00000.parquet")
+    return run_dir
+
+
+def write_table(run_dir: Path, table: pa.Table) -> Path:
+    """Write an arbitrary Arrow table as the run's only part file."""
+    (run_dir / "deals").mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, run_dir / "deals" / "part-00000.parquet")
+    return run_dir
+
+
+def play_run(
+    run_dir: Path, variant: str, seed: int, games: int, spec: str = "heuristic", run_id: str | None = None
+) -> list[dict[str, Any]]:
+    """Play ``games`` real games and write them as a run; returns the records."""
+    rules = sim.load_rules(variant)
+    bots = [make(spec) for _ in range(rules.players)]
+    records: list[dict[str, Any]] = []
+    for g in range(games):
+        records += play_game(rules, bots, seed, g)
+    write_run(run_dir, records, run_id or f"{variant}-{seed}")
+    return records
