@@ -1,0 +1,32 @@
+"""``fivehundred report RUN_DIR [--compare RUN_DIR ...] -o report.html [--pdf report.pdf]``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cli.app import app
+
+
+@app.command("report")
+def report_cmd(
+    run_dir: Annotated[Path, typer.Argument(help="The main run directory.")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="The HTML file to write.")] = Path("report.html"),
+    compare: Annotated[
+        list[Path] | None, typer.Option("--compare", help="Another run with the same seed (repeatable).")
+    ] = None,
+    pdf: Annotated[Path | None, typer.Option("--pdf", help="Also write this PDF.")] = None,
+    stats: Annotated[
+        Path | None,
+        typer.Option(
+            "--stats", help="Read the statistics tables from this folder (default: analyse the runs)."
+        ),
+    ] = None,
+) -> None:
+    """Write one self-contained HTML report (figures embedded) and optionally a PDF."""
+    from reports import build_report
+
+    result = build_report([run_dir, *(compare or [])], out, pdf=pdf, stats_dir=stats)
+    typer.echo(result.summary())

@@ -1,0 +1,531 @@
+"""The report: one self-contained HTML file (figures embedded as PNG), and optionally a PDF.
+
+:func:`build_report` loads the statistics tables (:func:`reports.tables.load_statistics`), draws every
+figure of :data:`reports.figures.BUILDERS`, lays out the readable tables and the methods section, and
+writes the files atomically.  A figure or table that has no data, or that fails, becomes a short
+notice in its section; the report is always written.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from reports.figures import BUILDERS, Chart, style_context
+from reports.tables import (
+    Col,
+    NoData,
+    ReportError,
+    Tables,
+    html_table,
+    load_statistics,
+    need,
+    num,
+    pct,
+    read_manifest,
+    run_order,
+    signed,
+)
+
+#: Sections in order: (id, title, lead paragraph).
+SECTIONS = (
+    ("overview", "Overview", "What was simulated: deals, games, thrown-in deals and contracts per run."),
+    (
+        "contracts",
+        "Contracts",
+        "How often each contract is played and how often it is made, with 95% intervals.",
+    ),
+    (
+        "trumps",
+        "Trump holding",
+        "Suit contracts by the declarer's dealt trumps (joker and bowers count as trumps).",
+    ),
+    (
+        "misere",
+        "Misère and open misère",
+        "Misère bids as played, and (if analysed) forced misère on every kind of hand.",
+    ),
+    ("strategies", "Strategies", "Points per deal and games won, per strategy and per team line-up."),
+    ("effects", "Variant effects", "Runs with the same seed compared deal by deal (run minus base)."),
+    ("games", "Games", "How long games last and how they end."),
+    ("methods", "Methods", "Rules, strategies, seeds, counts and versions."),
+)
+
+_CSS = """
+body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1100px;margin:2em auto;
+padding:0 1em;color:#222;line-height:1.45}
+h1{font-size:1.7em;margin-bottom:.2em} h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}
+nav ol{columns:2} figure{margin:1.2em 0} figure img{max-width:100%;height:auto;border:1px solid #eee}
+figcaption{font-size:.95em;color:#333;margin-top:.3em} figcaption b{color:#000}
+table.stats{border-collapse:collapse;margin:1em 0;font-size:.88em}
+table.stats th,table.stats td{border-bottom:1px solid #ddd;padding:.25em .7em;text-align:right}
+table.stats th{background:#f4f4f4} table.stats td:first-child,table.stats th:first-child{text-align:left}
+table.stats caption{caption-side:top;text-align:left;font-weight:600;padding:.3em 0}
+span.ci{color:#777;font-size:.9em}
+.nodata{color:#8a5a00;background:#fff7e6;padding:.5em .8em;border-left:3px solid #e0a000}
+.failed{color:#a00;background:#fff0f0;padding:.5em .8em;border-left:3px solid #c00}
+dl.methods{display:grid;grid-template-columns:max-content auto;gap:.2em 1.2em} dl.methods dt{font-weight:600}
+code{font-size:.9em}
+"""
+
+
+@dataclass
+class ReportResult:
+    """What was written: paths, and per section/figure whether it has content, no data or failed."""
+
+    html: Path
+    pdf: Path | None = None
+    figures: dict[str, str] = field(default_factory=dict)  # key -> "ok" | "no data: ..." | "failed: ..."
+    tables: dict[str, str] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        """One line per file, then the sections that have no data or failed."""
+        ok = sum(1 for v in self.figures.values() if v == "ok")
+        lines = [f"report: {self.html} ({ok} of {len(self.figures)} figures)"]
+        if self.pdf is not None:
+            lines.append(f"pdf: {self.pdf}")
+        lines += [f"  {k}: {v}" for k, v in {**self.figures, **self.tables}.items() if v != "ok"]
+        return "\n".join(lines)
+
+
+def _package_version() -> str:
+    try:
+        return version("fivehundred")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _notice(kind: str, text: str) -> str:
+    cls = "nodata" if kind == "no data" else "failed"
+    return f'<p class="{cls}">{html.escape(kind)}: {html.escape(text)}</p>'
+
+
+def _figure_html(chart: Chart, png: bytes) -> str:
+    b64 = base64.b64encode(png).decode("ascii")
+    return (
+        f'<figure id="fig-{chart.key}" data-figure="{chart.key}">'
+        f'<img alt="{html.escape(chart.title)}" src="data:image/png;base64,{b64}">'
+        f"<figcaption><b>{html.escape(chart.title)}.</b> {html.escape(chart.reading)}</figcaption></figure>"
+    )
+
+
+# ----------------------------------------------------------------------------------------- tables
+
+_RATE = {"fmt": pct}
+
+
+def _overview_table(t: Tables, runs: Sequence[str]) -> str:
+    df = need(t, "overview", ["run_id", "variant", "deals", "games", "contracts", "thrown_in_rate"])
+    df = _in_order(df, runs)
+    cols = [
+        Col("run", "run_id"),
+        Col("variant", "variant"),
+        Col("deals", "deals", num),
+        Col("games", "games", num),
+        Col("deals per game", "deals_per_game", lambda x: num(x, 2)),
+        Col("thrown in", "thrown_in_rate", pct, "thrown_in_lo", "thrown_in_hi"),
+        Col("contracts played", "contracts", num),
+    ]
+    return html_table(df, "overview", cols)
+
+
+def _in_order(df: pl.DataFrame, runs: Sequence[str]) -> pl.DataFrame:
+    order = {r: i for i, r in enumerate(runs)}
+    return (
+        df.with_columns(pl.col("run_id").replace_strict(order, default=len(order)).alias("_o"))
+        .sort("_o", maintain_order=True)
+        .drop("_o")
+    )
+
+
+def _contracts_table(t: Tables, runs: Sequence[str]) -> str:
+    cols_needed = ["run_id", "contract", "rank", "n", "declared_rate", "success_rate", "points_mean"]
+    df = need(t, "contracts", cols_needed)
+    out = []
+    for run in runs:
+        sub = df.filter((pl.col("run_id") == run) & (pl.col("n") > 0)).sort("rank")
+        if sub.height == 0:
+            continue
+        cols = [
+            Col("contract", "contract"),
+            Col("played", "n", num),
+            Col("share of deals", "declared_rate", pct, "declared_lo", "declared_hi"),
+            Col("made", "success_rate", pct, "success_lo", "success_hi"),
+            Col("expected points", "points_mean", lambda x: signed(x, 0), "points_lo", "points_hi"),
+        ]
+        if "slam_rate" in sub.columns:
+            cols.append(Col("slams", "slam_rate", pct))
+        out.append(html_table(sub, "contracts", cols, caption=f"Run {run}: contracts played"))
+    if not out:
+        raise NoData("no contract was played")
+    return "\n".join(out)
+
+
+def _level_table(t: Tables, runs: Sequence[str]) -> str:
+    df = need(t, "success_by_level", ["run_id", "level", "order", "n", "success_rate", "points_mean"])
+    sub = df.filter((pl.col("run_id") == runs[0]) & (pl.col("n") > 0)).sort("order")
+    if sub.height == 0:
+        raise NoData("no contract was played")
+    cols = [
+        Col("level", "level"),
+        Col("played", "n", num),
+        Col("made", "success_rate", pct, "success_lo", "success_hi"),
+        Col("expected points", "points_mean", lambda x: signed(x, 0), "points_lo", "points_hi"),
+    ]
+    return html_table(sub, "success_by_level", cols, caption=f"Run {runs[0]}: by level")
+
+
+def _seat_table(t: Tables, runs: Sequence[str]) -> str:
+    df = need(t, "success_by_seat", ["run_id", "seat_rel", "n", "success_rate", "points_mean"])
+    sub = df.filter((pl.col("run_id") == runs[0]) & (pl.col("n") > 0)).sort("seat_rel")
+    if sub.height == 0:
+        raise NoData("no contract was played")
+    cols = [
+        Col("declarer's seat (1 = left of dealer, 0 = dealer)", "seat_rel"),
+        Col("played", "n", num),
+        Col("made", "success_rate", pct, "success_lo", "success_hi"),
+        Col("expected points", "points_mean", lambda x: signed(x, 0), "points_lo", "points_hi"),
+    ]
+    return html_table(sub, "success_by_seat", cols, caption=f"Run {runs[0]}: by the declarer's seat")
+
+
+def _misere_table(t: Tables, runs: Sequence[str]) -> str:
+    df = need(t, "misere", ["run_id", "contract", "n", "called_rate", "success_rate", "points_mean"])
+    df = _in_order(df, runs)
+    cols = [
+        Col("run", "run_id"),
+        Col("contract", "contract"),
+        Col("bid (share of deals)", "called_rate", lambda x: pct(x, 2), "called_lo", "called_hi"),
+        Col("played", "n", num),
+        Col("made", "success_rate", pct, "success_lo", "success_hi"),
+        Col("expected points", "points_mean", lambda x: signed(x, 0), "points_lo", "points_hi"),
+    ]
+    return html_table(df, "misere", cols, caption="Misère as bid")
+
+
+def _whatif_table(t: Tables, runs: Sequence[str]) -> str:
+    cols_needed = [
+        "run_id",
+        "contract",
+        "strategy",
+        "n",
+        "success_rate",
+        "points_mean",
+        "actual_mean",
+        "diff_mean",
+    ]
+    df = _in_order(need(t, "misere_whatif", cols_needed), runs)
+    cols = [
+        Col("run", "run_id"),
+        Col("contract", "contract"),
+        Col("played by", "strategy"),
+        Col("deals", "n", num),
+        Col("made", "success_rate", pct, "success_lo", "success_hi"),
+        Col("expected points", "points_mean", lambda x: signed(x, 0), "points_lo", "points_hi"),
+        Col("actually scored", "actual_mean", lambda x: signed(x, 1), "actual_lo", "actual_hi"),
+        Col("forced − actual", "diff_mean", lambda x: signed(x, 1), "diff_lo", "diff_hi"),
+    ]
+    return html_table(
+        df,
+        "misere_whatif",
+        cols,
+        caption="What-if: misère forced on the seat left of the dealer, every deal of a sample",
+    )
+
+
+def _strategies_table(t: Tables, runs: Sequence[str]) -> str:
+    cols_needed = ["run_id", "strategy", "seat_deals", "points_mean", "success_rate", "win_rate"]
+    df = _in_order(need(t, "strategies", cols_needed), runs)
+    cols = [
+        Col("run", "run_id"),
+        Col("strategy", "strategy"),
+        Col("seat-deals", "seat_deals", num),
+        Col("points per deal", "points_mean", lambda x: signed(x, 1), "points_lo", "points_hi"),
+        Col("made as declarer", "success_rate", pct, "success_lo", "success_hi"),
+        Col("defensive tricks", "def_tricks_mean", lambda x: num(x, 2), "def_tricks_lo", "def_tricks_hi"),
+        Col("games won", "win_rate", pct, "win_lo", "win_hi"),
+    ]
+    cols = [c for c in cols if c.value in df.columns]
+    return html_table(df, "strategies", cols, caption="Per strategy")
+
+
+def _effects_table(t: Tables, runs: Sequence[str]) -> str:
+    out = []
+    for name in ("variant_effects", "strategy_duplicate"):
+        if name not in t or t[name].height == 0:
+            continue
+        df = need(t, name, ["run_id", "metric", "base_mean", "mean", "diff_mean", "diff_lo", "diff_hi"])
+        cols = [
+            Col("run", "run_id"),
+            Col("metric", "metric"),
+            Col("base", "base_mean", lambda x: num(x, 3)),
+            Col("run", "mean", lambda x: num(x, 3)),
+            Col("difference", "diff_mean", lambda x: signed(x, 3), "diff_lo", "diff_hi"),
+            Col("variance removed by pairing", "variance_reduction", pct),
+        ]
+        cols = [c for c in cols if c.value in df.columns]
+        what = "Variant effects" if name == "variant_effects" else "Duplicate strategy comparison"
+        out.append(html_table(df, name, cols, caption=f"{what} (run − base, 95% CI)"))
+    if not out:
+        raise NoData("no compared runs (give --compare RUN_DIR with the same seed)")
+    return "\n".join(out)
+
+
+#: Tables per section: (name, builder).
+TABLES = {
+    "overview": (("overview", _overview_table),),
+    "contracts": (
+        ("contracts", _contracts_table),
+        ("success_by_level", _level_table),
+        ("success_by_seat", _seat_table),
+    ),
+    "misere": (("misere", _misere_table), ("misere_whatif", _whatif_table)),
+    "strategies": (("strategies", _strategies_table),),
+    "effects": (("effects", _effects_table),),
+}
+
+
+# ----------------------------------------------------------------------------------------- methods
+
+
+def _strategies_of(m: dict[str, Any]) -> str:
+    for key in ("strategies",):
+        v = m.get(key)
+        if v is None and isinstance(m.get("config"), dict):
+            v = m["config"].get(key)
+        if isinstance(v, list):
+            return ", ".join(
+                s if isinstance(s, str) else str(s.get("label") or s.get("name") or s) for s in v
+            )
+        if isinstance(v, str):
+            return v
+    return "not recorded"
+
+
+def _find(m: dict[str, Any], key: str) -> Any:
+    if key in m and not isinstance(m[key], dict):
+        return m[key]
+    for v in m.values():
+        if isinstance(v, dict) and key in v and not isinstance(v[key], dict):
+            return v[key]
+    return None
+
+
+def _rules_of(m: dict[str, Any]) -> dict[str, Any] | None:
+    r = m.get("rules")
+    if isinstance(r, dict):
+        return r
+    for v in m.values():
+        if isinstance(v, dict) and isinstance(v.get("rules"), dict):
+            return v["rules"]
+    return None
+
+
+def _methods(run_dirs: Sequence[Path], tables: Tables, runs: Sequence[str]) -> str:
+    ov = tables.get("overview")
+    counts: dict[str, dict[str, Any]] = {}
+    if ov is not None and "run_id" in ov.columns:
+        counts = {r["run_id"]: r for r in ov.iter_rows(named=True)}
+    out = [
+        "<p>Each run deals hands from a master seed: the cards and dealer of hand <i>j</i> of game <i>g</i> "
+        "depend only on (seed, <i>g</i>, <i>j</i>), so runs with the same seed see the same deals and can be "
+        "compared deal by deal. Rates carry 95% Wilson intervals; means carry 95% percentile bootstrap "
+        "intervals (2,000 resamples); differences between paired runs are paired bootstrap intervals. "
+        "Every number here comes from the statistics tables written by <code>fivehundred analyze</code> "
+        "(see <code>docs/statistics.md</code>).</p>"
+    ]
+    for d in run_dirs:
+        m = read_manifest(Path(d))
+        rid = _find(m, "run_id")
+        c = counts.get(rid, {}) if isinstance(rid, str) else {}
+        if not c and len(run_dirs) == 1 and len(counts) == 1:
+            c = next(iter(counts.values()))
+        seed = _find(m, "master_seed")
+        if seed is None:
+            seed = _find(m, "seed")
+        if seed is None:
+            seed = c.get("master_seed")
+        rules = _rules_of(m)
+        items = [
+            ("run directory", str(d)),
+            ("run id", rid or c.get("run_id") or "not recorded"),
+            ("rules", _find(m, "variant") or c.get("variant") or "not recorded"),
+            ("strategies (seat order)", _strategies_of(m)),
+            ("master seed", seed if seed is not None else "not recorded"),
+            ("deals", num(c.get("deals")) if c else "—"),
+            ("games", num(c.get("games")) if c else "—"),
+            ("package version", _find(m, "package_version") or _find(m, "version") or "not recorded"),
+            ("engine version", _find(m, "engine_version") or "not recorded"),
+        ]
+        out.append(f"<h3>{html.escape(str(d))}</h3><dl class='methods'>")
+        out += [f"<dt>{html.escape(k)}</dt><dd>{html.escape(str(v))}</dd>" for k, v in items]
+        out.append("</dl>")
+        if rules:
+            shown = {k: v for k, v in sorted(rules.items()) if k not in ("name", "description", "base")}
+            cells = "".join(
+                f"<tr><td>{html.escape(str(k))}</td><td>{html.escape(str(v))}</td></tr>"
+                for k, v in shown.items()
+            )
+            desc = rules.get("description", "")
+            out.append(
+                f"<details><summary>Rule settings{': ' + html.escape(str(desc)) if desc else ''}</summary>"
+                '<table class="stats" data-table="rules">'
+                "<thead><tr><th>switch</th><th>value</th></tr></thead>"
+                f"<tbody>{cells}</tbody></table></details>"
+            )
+    out.append(
+        f"<p>Report written by fivehundred {html.escape(_package_version())} (Matplotlib, Polars).</p>"
+    )
+    return "\n".join(out)
+
+
+# ----------------------------------------------------------------------------------------- build
+
+
+def build_report(
+    run_dirs: Sequence[str | Path],
+    out_html: str | Path,
+    pdf: str | Path | None = None,
+    stats_dir: str | Path | None = None,
+    tables: Tables | None = None,
+) -> ReportResult:
+    """Write the HTML report (and the PDF when ``pdf`` is given) for ``run_dirs`` (main run first).
+
+    ``tables`` skips loading (tests, the main job); otherwise :func:`load_statistics` finds them.
+    """
+    if not run_dirs:
+        raise ReportError("no run directory given")
+    dirs = [Path(d) for d in run_dirs]
+    for d in dirs:
+        if not d.is_dir():
+            raise ReportError(f"run directory {d} does not exist")
+    if tables is None:
+        tables = load_statistics(dirs, Path(stats_dir) if stats_dir else None)
+    wanted = [_find(read_manifest(d), "run_id") for d in dirs]
+    runs = run_order(tables, wanted)
+    result = ReportResult(html=Path(out_html), pdf=Path(pdf) if pdf else None)
+    charts: list[Chart] = []
+    body: dict[str, list[str]] = {sid: [] for sid, _, _ in SECTIONS}
+    with style_context():
+        for key, section, builder in BUILDERS:
+            try:
+                if not runs:
+                    raise NoData("the statistics list no run (table 'overview' missing or empty)")
+                chart = builder(tables, runs)
+                png = chart.png()
+                charts.append(chart)
+                body[section].append(_figure_html(chart, png))
+                result.figures[key] = "ok"
+            except NoData as exc:
+                body[section].append(f'<div data-figure="{key}">{_notice("no data", str(exc))}</div>')
+                result.figures[key] = f"no data: {exc}"
+            except Exception as exc:  # a failed figure must not stop the report; say what failed
+                msg = f"{type(exc).__name__}: {exc}"
+                body[section].append(f'<div data-figure="{key}">{_notice("figure failed", msg)}</div>')
+                result.figures[key] = f"failed: {msg}"
+    for section, builders in TABLES.items():
+        for name, fn in builders:
+            try:
+                if not runs:
+                    raise NoData("the statistics list no run")
+                body[section].append(fn(tables, runs))
+                result.tables[name] = "ok"
+            except NoData as exc:
+                if name not in ("misere_whatif",):  # optional table: silent when not analysed
+                    body[section].append(_notice("no data", str(exc)))
+                result.tables[name] = f"no data: {exc}"
+            except Exception as exc:  # a failed table must not stop the report either
+                body[section].append(_notice("table failed", f"{type(exc).__name__}: {exc}"))
+                result.tables[name] = f"failed: {type(exc).__name__}: {exc}"
+    body["methods"].append(_methods(dirs, tables, runs))
+    title = "Five Hundred: " + ", ".join(html.escape(str(d.name)) for d in dirs)
+    page = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{title}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{title}</h1>",
+        "<p>Simulated Five Hundred: what the deals say about bidding, misère, strategies "
+        "and rule variants.</p>",
+        "<nav><ol>"
+        + "".join(f'<li><a href="#{sid}">{html.escape(t)}</a></li>' for sid, t, _ in SECTIONS)
+        + "</ol></nav>",
+    ]
+    for sid, stitle, lead in SECTIONS:
+        page.append(f'<section id="{sid}"><h2>{html.escape(stitle)}</h2><p>{html.escape(lead)}</p>')
+        page += body[sid]
+        page.append("</section>")
+    page.append("</body></html>")
+    _atomic_write(result.html, ("\n".join(page) + "\n").encode("utf-8"))
+    if result.pdf is not None:
+        _write_pdf(result.pdf, charts, dirs, tables, runs)
+    for chart in charts:
+        chart.figure.clear()
+    return result
+
+
+def _write_pdf(
+    path: Path, charts: Sequence[Chart], dirs: Sequence[Path], tables: Tables, runs: Sequence[str]
+) -> None:
+    """Title and methods page, then one page per figure with its reading (deterministic metadata)."""
+    from matplotlib.backends.backend_pdf import PdfPages
+    from matplotlib.figure import Figure
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        meta = {"Creator": "fivehundred", "Producer": "fivehundred", "CreationDate": None}
+        with style_context(), PdfPages(tmp, metadata=meta) as pdf:
+            cover = Figure(figsize=(8.27, 11.69))
+            lines = ["Five Hundred: simulation report", ""]
+            ov = tables.get("overview")
+            for d in dirs:
+                lines.append(f"Run directory: {d}")
+            if ov is not None and {"run_id", "variant", "deals", "games"} <= set(ov.columns):
+                for r in ov.iter_rows(named=True):
+                    lines.append(
+                        f"  {r['run_id']}  {r['variant']}: {r['deals']:,} deals, {r['games']:,} games"
+                    )
+            lines += ["", "Figures:"] + [f"  {i + 1}. {c.title}" for i, c in enumerate(charts)]
+            lines += ["", f"fivehundred {_package_version()}; intervals are 95%."]
+            cover.text(0.08, 0.92, "\n".join(lines), va="top", family="monospace", fontsize=9)
+            pdf.savefig(cover)
+            for c in charts:
+                w, h = c.figure.get_size_inches()
+                page = c.figure
+                page.set_size_inches(w, h + 0.9)
+                page.get_layout_engine().set(rect=(0, 0.9 / (h + 0.9), 1, 1 - 0.9 / (h + 0.9)))
+                page.text(0.02, 0.3 / (h + 0.9), _wrap(c.reading, 130), fontsize=8, va="bottom")
+                pdf.savefig(page)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _wrap(text: str, width: int) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width))

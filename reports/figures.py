@@ -1,0 +1,804 @@
+"""The report's figures: Matplotlib (object API, Agg, no pyplot state) from the statistics tables only.
+
+Each builder takes the tables and the run order and returns a :class:`Chart`: the figure and a
+one-sentence reading computed from the same numbers.  A builder raises :class:`~reports.tables.NoData`
+when its tables hold nothing to draw; the assembler turns that (or any failure) into a section that
+says so.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np
+import polars as pl
+from matplotlib.colors import LinearSegmentedColormap
+from matplotlib.figure import Figure
+
+from reports.tables import NoData, Tables, need, pct
+
+#: Colours of runs / series (colour-blind friendly, Okabe-Ito).
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
+#: Rates from fewer trials than this are drawn faintly / left blank in heatmaps.
+MIN_N = 5
+SUCCESS_CMAP = LinearSegmentedColormap.from_list("success", ["#B2182B", "#F7F7F7", "#2166AC"])
+
+_STYLE = {
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.labelsize": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "legend.fontsize": 8,
+    "legend.frameon": False,
+}
+
+
+@dataclass
+class Chart:
+    """A finished figure with its one-sentence reading."""
+
+    key: str
+    title: str
+    figure: Figure
+    reading: str
+
+    def png(self, dpi: int = 110) -> bytes:
+        """The figure as PNG bytes (no timestamp: same input, same bytes)."""
+        buf = io.BytesIO()
+        self.figure.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
+        return buf.getvalue()
+
+
+def _fig(w: float, h: float) -> Figure:
+    return Figure(figsize=(w, h), layout="constrained")
+
+
+def style_context() -> object:
+    """The report's Matplotlib style; build and render figures inside it."""
+    return matplotlib.rc_context(_STYLE)
+
+
+def _style(fig: Figure) -> None:
+    for ax in fig.axes:
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+        ax.grid(True, alpha=0.3)
+        ax.tick_params(labelsize=8)
+
+
+def _err(mid: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    return np.vstack([np.clip(mid - lo, 0, None), np.clip(hi - mid, 0, None)])
+
+
+def _arr(df: pl.DataFrame, col: str) -> np.ndarray:
+    return df.get_column(col).cast(pl.Float64).fill_null(float("nan")).to_numpy()
+
+
+def _short(run_id: str, variant: str | None = None) -> str:
+    return f"{variant} ({run_id[:8]})" if variant else run_id[:8]
+
+
+def _labels(tables: Tables, runs: Sequence[str]) -> dict[str, str]:
+    ov = tables.get("overview")
+    variants: dict[str, str] = {}
+    if ov is not None and {"run_id", "variant"} <= set(ov.columns):
+        variants = dict(ov.select("run_id", "variant").iter_rows())
+    names = [variants.get(r, "") for r in runs]
+    # The variant alone when it tells the runs apart, else variant and run id.
+    if len(set(names)) == len(names) and all(names):
+        return dict(zip(runs, names, strict=True))
+    return {r: _short(r, variants.get(r)) for r in runs}
+
+
+# ------------------------------------------------------------------------------------ contracts
+
+
+def contracts_chart(tables: Tables, runs: Sequence[str]) -> Chart:
+    """Success rate by contract with Wilson intervals, beside how often each contract is played."""
+    cols = ["run_id", "contract", "rank", "n", "success_rate", "success_lo", "success_hi"]
+    cols += ["declared_rate", "declared_lo", "declared_hi", "called_rate"]
+    df = need(tables, "contracts", cols)
+    played = (
+        df.group_by("contract")
+        .agg(pl.col("n").sum().alias("total"), pl.col("rank").min())
+        .filter(pl.col("total") > 0)
+    )
+    if played.height == 0:
+        raise NoData("no contract was played in these runs")
+    order = played.sort("rank").get_column("contract").to_list()
+    labels = _labels(tables, runs)
+    fig = _fig(9.5, 0.26 * len(order) + 1.6)
+    ax1, ax2 = fig.subplots(1, 2, sharey=True)
+    y = np.arange(len(order))
+    k = len(runs)
+    off = (np.arange(k) - (k - 1) / 2) * (0.7 / max(k, 1))
+    for i, run in enumerate(runs):
+        sub = df.filter(pl.col("run_id") == run)
+        sub = pl.DataFrame({"contract": order}).join(sub, on="contract", how="left")
+        n = _arr(sub, "n")
+        rate, lo, hi = _arr(sub, "success_rate"), _arr(sub, "success_lo"), _arr(sub, "success_hi")
+        ok = n > 0
+        c = PALETTE[i % len(PALETTE)]
+        ax1.errorbar(
+            rate[ok],
+            y[ok] + off[i],
+            xerr=_err(rate[ok], lo[ok], hi[ok]),
+            fmt="o",
+            ms=4,
+            color=c,
+            ecolor=c,
+            elinewidth=1.2,
+            capsize=2,
+            label=labels[run],
+        )
+        dr, dlo, dhi = _arr(sub, "declared_rate"), _arr(sub, "declared_lo"), _arr(sub, "declared_hi")
+        ax2.barh(
+            y + off[i],
+            np.nan_to_num(dr),
+            height=0.7 / max(k, 1),
+            color=c,
+            alpha=0.75,
+            xerr=_err(np.nan_to_num(dr), np.nan_to_num(dlo), np.nan_to_num(dhi)),
+            ecolor="#333333",
+            error_kw={"elinewidth": 0.8, "capsize": 1.5},
+            label=f"{labels[run]}: played",
+        )
+        cr = _arr(sub, "called_rate")
+        ax2.plot(
+            cr,
+            y + off[i],
+            "|",
+            color="#222222",
+            ms=7,
+            mew=1.4,
+            label="bid by anyone in the auction" if i == 0 else None,
+        )
+    ax1.set_yticks(y, order)
+    ax1.invert_yaxis()
+    ax1.set_xlim(0, 1)
+    ax1.axvline(0.5, color="#888888", lw=0.8, ls="--")
+    ax1.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+    ax1.set_xlabel("contract made (95% Wilson interval)")
+    ax1.set_title("Success rate by contract")
+    ax2.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0, decimals=0))
+    ax2.set_xlabel("share of deals")
+    ax2.set_title("Share of deals played as the contract (bar) and bid (|)")
+    ax2.legend(loc="lower right")
+    if k > 1:
+        ax1.legend(loc="lower left")
+    _style(fig)
+    main = df.filter(pl.col("run_id") == runs[0])
+    top = main.sort(["n", "rank"], descending=[True, False]).row(0, named=True)
+    frequent = main.filter(pl.col("n") >= 30)
+    best = (
+        frequent.sort(["success_rate", "rank"], descending=[True, False]).row(0, named=True)
+        if frequent.height
+        else None
+    )
+    reading = (
+        f"The most played contract is {top['contract']} ({pct(top['declared_rate'])} of deals), made "
+        f"{pct(top['success_rate'])} of the time"
+    )
+    if best is not None and best["contract"] != top["contract"]:
+        reading += (
+            f"; of contracts played at least 30 times, {best['contract']} makes most often "
+            f"({pct(best['success_rate'])})"
+        )
+    return Chart("contracts", "Contracts: success and frequency", fig, reading + ".")
+
+
+# ----------------------------------------------------------------------------------- trump holding
+
+
+def trumps_chart(tables: Tables, runs: Sequence[str], max_contracts: int = 4) -> Chart:
+    """Heatmaps of success by trumps held (joker and bowers counted) × joker, for common contracts."""
+    df = need(tables, "success_by_trumps_joker", ["run_id", "contract", "trumps", "joker", "n", "made"])
+    main = df.filter(pl.col("run_id") == runs[0])
+    common = (
+        main.group_by("contract")
+        .agg(pl.col("n").sum().alias("total"))
+        .filter(pl.col("total") > 0)
+        .sort(["total", "contract"], descending=[True, False])
+        .head(max_contracts)
+    )
+    if common.height == 0:
+        raise NoData("no suit contract was played")
+    contracts = common.get_column("contract").to_list()
+    sub = main.filter(pl.col("contract").is_in(contracts) & (pl.col("n") > 0))
+    tmin = int(sub.get_column("trumps").min())
+    tmax = int(sub.get_column("trumps").max())
+    trumps = list(range(tmin, tmax + 1))
+    ncols = 2 if len(contracts) > 1 else 1
+    nrows = math.ceil(len(contracts) / ncols)
+    fig = _fig(10, 2.5 * nrows + 0.7)
+    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    for ax in axes[len(contracts) :]:
+        ax.set_visible(False)
+    image = None
+    for ax, contract in zip(axes, contracts, strict=False):
+        grid = np.full((2, len(trumps)), np.nan)
+        counts = np.zeros((2, len(trumps)), dtype=int)
+        for t, j, n, made in (
+            sub.filter(pl.col("contract") == contract).select("trumps", "joker", "n", "made").iter_rows()
+        ):
+            counts[int(j), int(t) - tmin] += int(n)
+            grid[int(j), int(t) - tmin] = made / n if n else np.nan
+        shown = np.where(counts >= MIN_N, grid, np.nan)
+        image = ax.imshow(shown, cmap=SUCCESS_CMAP, vmin=0, vmax=1, aspect="auto", origin="lower")
+        for (j, ti), n in np.ndenumerate(counts):
+            if n >= MIN_N:
+                ax.text(ti, j + 0.1, f"{100 * grid[j, ti]:.0f}%", ha="center", va="center", fontsize=8.5)
+                ax.text(ti, j - 0.22, f"n={n}", ha="center", va="center", fontsize=6.5, color="#444444")
+            elif n:
+                ax.text(ti, j, f"n={n}", ha="center", va="center", fontsize=6.5, color="#888888")
+        ax.set_xticks(range(len(trumps)), [str(t) for t in trumps])
+        ax.set_yticks([0, 1], ["no joker", "joker"])
+        ax.set_title(f"{contract}: {int(counts.sum())} played")
+        ax.grid(False)
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+    fig.supxlabel("trumps held as dealt (the joker and both bowers count as trumps)", fontsize=9)
+    cb = fig.colorbar(image, ax=list(axes), shrink=0.8, format=matplotlib.ticker.PercentFormatter(1.0))
+    cb.set_label("made")
+    # Reading: pooled over the common contracts, with and without the joker, and few vs many trumps.
+    pooled = sub.group_by("joker").agg(pl.col("made").sum(), pl.col("n").sum()).sort("joker")
+    rates = {int(j): m / n for j, m, n in pooled.select("joker", "made", "n").iter_rows() if n}
+    by_t = sub.group_by("trumps").agg(pl.col("made").sum(), pl.col("n").sum()).sort("trumps")
+    cum = by_t.get_column("n").cum_sum()
+    median_t = int(by_t.get_column("trumps")[int((cum >= cum[-1] / 2).arg_max())])
+    few = by_t.filter(pl.col("trumps") <= median_t)
+    many = by_t.filter(pl.col("trumps") > median_t)
+    reading = f"Cells with fewer than {MIN_N} contracts are blank"
+    if 0 in rates and 1 in rates:
+        reading = (
+            f"Across {', '.join(contracts)}, declarers dealt the joker made {pct(rates[1])} of their "
+            f"contracts against {pct(rates[0])} without it"
+        )
+    if few["n"].sum() and many["n"].sum():
+        reading += (
+            f"; with {median_t} trumps or fewer {pct(few['made'].sum() / few['n'].sum())} were made, "
+            f"with more {pct(many['made'].sum() / many['n'].sum())}"
+        )
+    reading += f" (cells with fewer than {MIN_N} contracts are blank)"
+    return Chart("trumps", "Success by trump holding", fig, reading + ".")
+
+
+def bowers_chart(tables: Tables, runs: Sequence[str]) -> Chart:
+    """Success by bowers held, joker held and trumps held, all suit contracts pooled (with intervals)."""
+    cols = ["run_id", "group", "feature", "value", "order", "n", "success_rate", "success_lo", "success_hi"]
+    df = need(tables, "success_by_feature", cols)
+    sub = df.filter((pl.col("group") == "all-suit") & pl.col("feature").is_in(["bowers", "joker", "trumps"]))
+    sub = sub.filter(pl.col("n") > 0)
+    if sub.height == 0:
+        raise NoData("no suit contract was played")
+    feats = [f for f in ("trumps", "bowers", "joker") if sub.filter(pl.col("feature") == f).height]
+    fig = _fig(3.0 * len(feats) + 0.6, 2.7)
+    axes = fig.subplots(1, len(feats), sharey=True, squeeze=False)[0]
+    labels = _labels(tables, runs)
+    k = len(runs)
+    for ax, feat in zip(axes, feats, strict=True):
+        values = (
+            sub.filter(pl.col("feature") == feat)
+            .select("value", "order")
+            .unique()
+            .sort("order")["value"]
+            .to_list()
+        )
+        x = np.arange(len(values))
+        for i, run in enumerate(runs):
+            part = pl.DataFrame({"value": values}).join(
+                sub.filter((pl.col("feature") == feat) & (pl.col("run_id") == run)), on="value", how="left"
+            )
+            rate, lo, hi = _arr(part, "success_rate"), _arr(part, "success_lo"), _arr(part, "success_hi")
+            off = (i - (k - 1) / 2) * 0.12
+            c = PALETTE[i % len(PALETTE)]
+            ax.errorbar(
+                x + off,
+                rate,
+                yerr=_err(rate, lo, hi),
+                fmt="o-",
+                ms=4,
+                color=c,
+                capsize=2,
+                lw=1,
+                label=labels[run],
+            )
+        ax.set_xticks(x, [{"0": "no", "1": "yes"}.get(v, v) if feat == "joker" else v for v in values])
+        ax.set_xlabel({"trumps": "trumps held", "bowers": "bowers held", "joker": "joker held"}[feat])
+        ax.set_ylim(0, 1)
+        ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+    axes[0].set_ylabel("made (95% CI)")
+    fig.suptitle("All suit contracts pooled, by the declarer's hand as dealt", fontsize=10)
+    if k > 1:
+        axes[0].legend(loc="upper left")
+    _style(fig)
+    main = sub.filter((pl.col("run_id") == runs[0]) & (pl.col("feature") == "bowers")).sort("order")
+    reading = "Success of all suit contracts pooled, by what the declarer was dealt"
+    if main.height >= 2:
+        first, last = main.row(0, named=True), main.row(main.height - 1, named=True)
+        reading = (
+            f"All suit contracts pooled: {pct(first['success_rate'])} made with {first['value']} bower(s) "
+            f"against {pct(last['success_rate'])} with {last['value']}"
+        )
+    return Chart("bowers", "Suit contracts by trumps, bowers and joker", fig, reading + ".")
+
+
+# ------------------------------------------------------------------------------------------ misère
+
+
+def misere_chart(tables: Tables, runs: Sequence[str]) -> Chart:
+    """Misère and open misère: success and expected points, as bid and (if present) forced (what-if)."""
+    cols = ["run_id", "contract", "n", "success_rate", "success_lo", "success_hi"]
+    pcols = ["points_mean", "points_lo", "points_hi"]
+    bid = need(tables, "misere", [*cols, *pcols]).filter(pl.col("run_id") == runs[0])
+    whatif = tables.get("misere_whatif")
+    if whatif is not None and not set(cols + pcols) <= set(whatif.columns):
+        whatif = None
+    if whatif is not None:
+        whatif = whatif.filter(pl.col("run_id") == runs[0])
+    if bid.filter(pl.col("n") > 0).height == 0 and (
+        whatif is None or whatif.filter(pl.col("n") > 0).height == 0
+    ):
+        raise NoData("no misère was played and no what-if table was made (analyze --what-if misere)")
+    feat = tables.get("misere_by_feature")
+    wfeat = tables.get("misere_whatif_by_feature")
+    fcols = [
+        "run_id",
+        "contract",
+        "feature",
+        "value",
+        "order",
+        "n",
+        "success_rate",
+        "success_lo",
+        "success_hi",
+    ]
+    show_feat = [
+        (name, t.filter(pl.col("run_id") == runs[0]))
+        for name, t in (("bid", feat), ("forced (what-if)", wfeat))
+        if t is not None and set(fcols) <= set(t.columns)
+    ]
+    contracts = sorted(
+        set(bid.get_column("contract").to_list())
+        | set(whatif.get_column("contract").to_list() if whatif is not None else []),
+        key=lambda c: ("MIS", "OMIS", "BMIS").index(c) if c in ("MIS", "OMIS", "BMIS") else 9,
+    )
+    fig = _fig(10, 5.4 if show_feat else 2.8)
+    grid = fig.subplots(2 if show_feat else 1, 3, squeeze=False)
+    ax_rate, ax_pts = grid[0][0], grid[0][1]
+    sources = [("as bid", bid, PALETTE[0])]
+    if whatif is not None:
+        sources.append(("forced (what-if)", whatif, PALETTE[1]))
+    x = np.arange(len(contracts))
+    for i, (name, t, c) in enumerate(sources):
+        part = pl.DataFrame({"contract": contracts}).join(t, on="contract", how="left")
+        n = np.nan_to_num(_arr(part, "n")).astype(int)
+        off = (i - (len(sources) - 1) / 2) * 0.3
+        rate, lo, hi = _arr(part, "success_rate"), _arr(part, "success_lo"), _arr(part, "success_hi")
+        ax_rate.bar(
+            x + off,
+            np.nan_to_num(rate),
+            0.28,
+            color=c,
+            alpha=0.8,
+            label=name,
+            yerr=_err(np.nan_to_num(rate), np.nan_to_num(lo), np.nan_to_num(hi)),
+            capsize=2,
+        )
+        pts, plo, phi = _arr(part, "points_mean"), _arr(part, "points_lo"), _arr(part, "points_hi")
+        ax_pts.bar(
+            x + off,
+            np.nan_to_num(pts),
+            0.28,
+            color=c,
+            alpha=0.8,
+            label=name,
+            yerr=_err(np.nan_to_num(pts), np.nan_to_num(plo), np.nan_to_num(phi)),
+            capsize=2,
+        )
+        for xi, ni, top in zip(x + off, n, np.nan_to_num(hi), strict=True):
+            ax_rate.annotate(
+                f"n={ni}",
+                (xi, top),
+                xytext=(0, 3),
+                textcoords="offset points",
+                ha="center",
+                fontsize=7,
+                color="#444444",
+            )
+    ax_rate.set_xticks(x, contracts)
+    ax_rate.set_ylim(0, 1.12)
+    ax_rate.set_yticks([0, 0.25, 0.5, 0.75, 1])
+    ax_rate.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+    ax_rate.set_title("Made (95% CI)")
+    ax_rate.legend(loc="lower right")
+    ax_pts.set_xticks(x, contracts)
+    ax_pts.axhline(0, color="#444444", lw=0.8)
+    ax_pts.set_title("Expected points for the declarer's team")
+    # Third panel: how often each is bid.
+    ax_freq = grid[0][2]
+    if "called_rate" in bid.columns and "declared_rate" in bid.columns:
+        part = pl.DataFrame({"contract": contracts}).join(bid, on="contract", how="left")
+        ax_freq.bar(x - 0.15, np.nan_to_num(_arr(part, "called_rate")), 0.3, color="#999999", label="bid")
+        ax_freq.bar(
+            x + 0.15, np.nan_to_num(_arr(part, "declared_rate")), 0.3, color=PALETTE[0], label="played"
+        )
+        ax_freq.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0, decimals=1))
+        ax_freq.set_xticks(x, contracts)
+        ax_freq.set_title("Share of deals")
+        ax_freq.set_ylim(0, ax_freq.get_ylim()[1] * 1.25)
+        ax_freq.legend(loc="upper left", ncols=2)
+    else:
+        ax_freq.set_visible(False)
+    if show_feat:
+        for ax, feature in zip(grid[1], ("low_cards", "voids", "joker"), strict=True):
+            parts_ = [
+                (
+                    name,
+                    t.filter(
+                        (pl.col("feature") == feature) & (pl.col("contract") == "MIS") & (pl.col("n") > 0)
+                    ),
+                )
+                for name, t in show_feat
+            ]
+            values = (
+                pl.concat([p.select("value", "order") for _, p in parts_], how="vertical_relaxed")
+                .unique()
+                .sort("order", "value")
+                .get_column("value")
+                .to_list()
+            )
+            for i, (name, part) in enumerate(parts_):
+                if part.height == 0:
+                    continue
+                part = pl.DataFrame({"value": values}).join(part, on="value", how="left")
+                xs = np.arange(len(values)) + (i - (len(parts_) - 1) / 2) * 0.15
+                rate, lo, hi = _arr(part, "success_rate"), _arr(part, "success_lo"), _arr(part, "success_hi")
+                ax.errorbar(
+                    xs, rate, yerr=_err(rate, lo, hi), fmt="o", ms=4, capsize=2, color=PALETTE[i], label=name
+                )
+            ax.set_xticks(np.arange(len(values)), values)
+            ax.set_ylim(0, 1)
+            ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+            ax.set_xlabel(
+                {
+                    "low_cards": "cards ranked 7 or lower",
+                    "voids": "void suits",
+                    "joker": "where the joker is",
+                }[feature]
+            )
+            ax.set_title(f"MIS made by {feature.replace('_', ' ')}")
+            if not values:
+                ax.text(0.5, 0.5, "no data", transform=ax.transAxes, ha="center", color="#777777")
+            elif ax is grid[1][0]:
+                ax.legend(loc="upper left")
+    _style(fig)
+    parts = []
+    for name, t, _ in sources:
+        for row in t.filter(pl.col("n") > 0).sort("contract").iter_rows(named=True):
+            parts.append(
+                f"{row['contract']} {name} made {pct(row['success_rate'])} (n={row['n']}, "
+                f"{row['points_mean']:+.0f} points on average)"
+            )
+    reading = "; ".join(parts) if parts else "No misère was played"
+    return Chart("misere", "Misère and open misère", fig, reading + ".")
+
+
+# ---------------------------------------------------------------------------------------- strategies
+
+
+def _forest(
+    ax: object, labels: list[str], mid: np.ndarray, lo: np.ndarray, hi: np.ndarray, colors: list[str]
+) -> None:
+    y = np.arange(len(labels))
+    for i in range(len(labels)):
+        ax.errorbar(
+            mid[i],
+            y[i],
+            xerr=_err(mid[i : i + 1], lo[i : i + 1], hi[i : i + 1]),
+            fmt="s",
+            ms=5,
+            color=colors[i],
+            capsize=3,
+            elinewidth=1.4,
+        )
+    ax.set_yticks(y, labels)
+    if not ax.yaxis_inverted():
+        ax.invert_yaxis()
+
+
+def _lineup(text: str) -> str:
+    """``heuristic.v1+heuristic.v1`` -> ``heuristic.v1 ×2``."""
+    parts = text.split("+")
+    return f"{parts[0]} ×{len(parts)}" if len(parts) > 1 and len(set(parts)) == 1 else text
+
+
+def strategies_chart(tables: Tables, runs: Sequence[str]) -> Chart:
+    """Forest plot: points per deal and game win rate per strategy (and per team line-up)."""
+    cols = ["run_id", "strategy", "points_mean", "points_lo", "points_hi", "win_rate", "win_lo", "win_hi"]
+    df = need(tables, "strategies", cols)
+    run_labels = _labels(tables, runs)
+    rows = []
+    for i, run in enumerate(runs):
+        for r in df.filter(pl.col("run_id") == run).sort("strategy").iter_rows(named=True):
+            lab = r["strategy"] if len(runs) == 1 else f"{r['strategy']} — {run_labels[run]}"
+            rows.append((lab, r, PALETTE[i % len(PALETTE)]))
+    pair = tables.get("strategy_pairings")
+    pcols = ["run_id", "team_strategies", "opponents", "points_mean", "points_lo", "points_hi", "win_rate"]
+    if pair is not None and {*pcols, "win_lo", "win_hi"} <= set(pair.columns):
+        for i, run in enumerate(runs):
+            for r in (
+                pair.filter(pl.col("run_id") == run)
+                .sort("team_strategies", "opponents")
+                .iter_rows(named=True)
+            ):
+                lab = f"team {_lineup(r['team_strategies'])} vs {_lineup(r['opponents'])}"
+                if len(runs) > 1:
+                    lab += f" — {run_labels[run]}"
+                rows.append((lab, r, PALETTE[i % len(PALETTE)]))
+    if not rows:
+        raise NoData("no strategy rows")
+    labels = [r[0] for r in rows]
+    colors = [r[2] for r in rows]
+
+    def col(name: str) -> np.ndarray:
+        return np.array([float("nan") if r[1].get(name) is None else float(r[1][name]) for r in rows])
+
+    fig = _fig(9.5, 0.34 * len(rows) + 1.5)
+    ax1, ax2 = fig.subplots(1, 2, sharey=True)
+    _forest(ax1, labels, col("points_mean"), col("points_lo"), col("points_hi"), colors)
+    ax1.axvline(0, color="#888888", lw=0.8, ls="--")
+    ax1.set_xlabel("points per deal for the team (95% bootstrap CI)")
+    ax1.set_title("Points per deal")
+    _forest(ax2, labels, col("win_rate"), col("win_lo"), col("win_hi"), colors)
+    ax2.axvline(0.5, color="#888888", lw=0.8, ls="--")
+    ax2.set_xlim(0, 1)
+    ax2.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+    ax2.set_xlabel("games won (95% Wilson CI)")
+    ax2.set_title("Game win rate")
+    _style(fig)
+    main = [r for r in rows if r[1].get("run_id") == runs[0] and "strategy" in r[1]]
+    best = max(main, key=lambda r: r[1]["points_mean"] if r[1]["points_mean"] is not None else -math.inf)
+    b = best[1]
+    reading = (
+        f"{b['strategy']} averages {b['points_mean']:+.1f} points per deal "
+        f"[{b['points_lo']:+.1f}, {b['points_hi']:+.1f}] and wins {pct(b['win_rate'])} of games"
+    )
+    if len(main) == 1:
+        reading += " (every seat plays it, so the line-ups below compare only the two teams)"
+    return Chart("strategies", "Strategies", fig, reading + ".")
+
+
+# ------------------------------------------------------------------------------------ variant effects
+
+_POINT_METRICS = ("points_team0", "points_team1", "points_total", "abs_margin", "first_bidder_margin")
+
+
+_METRIC_LABELS = {
+    "points_team0": "team 0 points per deal",
+    "points_team1": "team 1 points per deal",
+    "points_total": "points per deal, both teams",
+    "abs_margin": "margin between the teams",
+    "first_bidder_margin": "first bidder's team − dealer's team",
+    "thrown_in": "deals thrown in",
+    "made": "deals with a contract made",
+    "declarer_team0": "team 0 declares",
+    "misere": "misère contracts",
+    "end_reached_500": "games ending at 500",
+    "end_fell_to_-500": "games ending at −500",
+    "end_deal_limit": "games hitting the deal limit",
+    "team0_won": "games won by team 0",
+    "first_dealer_team_won": "games won by the first dealer's team",
+    "success_rate": "contracts made (unpaired)",
+    "deals_per_game": "deals per game",
+}
+
+
+def metric_label(metric: str) -> str:
+    """A readable name for a ``variant_effects`` metric."""
+    if metric in _METRIC_LABELS:
+        return _METRIC_LABELS[metric]
+    if metric.startswith("share_"):
+        what = metric[6:]
+        return f"contracts at the {what} level" if what.isdigit() else f"contracts in {what}"
+    if metric.startswith("success_"):
+        return f"{metric[8:]} contracts made (unpaired)"
+    return metric
+
+
+def _metric_kind(metric: str) -> str:
+    if metric in _POINT_METRICS:
+        return "points"
+    if metric == "deals_per_game":
+        return "deals"
+    return "rate"
+
+
+def effects_chart(tables: Tables, runs: Sequence[str]) -> Chart:
+    """Paired differences (run − base) with intervals, every compared run side by side."""
+    cols = ["run_id", "base_run", "metric", "diff_mean", "diff_lo", "diff_hi", "method"]
+    frames = [tables[n] for n in ("variant_effects", "strategy_duplicate") if n in tables]
+    frames = [f for f in frames if set(cols) <= set(f.columns) and f.height]
+    if not frames:
+        raise NoData("no compared runs (give --compare RUN_DIR with the same seed)")
+    df = pl.concat([f.select(cols) for f in frames], how="vertical_relaxed")
+    compared = [r for r in runs if r in set(df.get_column("run_id").to_list())]
+    compared += sorted(set(df.get_column("run_id").to_list()) - set(compared))
+    labels = _labels(tables, runs + [r for r in compared if r not in runs])
+    metrics = df.select("metric").unique(maintain_order=True).get_column("metric").to_list()
+    groups = [(kind, [m for m in metrics if _metric_kind(m) == kind]) for kind in ("points", "rate", "deals")]
+    groups = [(k, ms) for k, ms in groups if ms]
+    heights = [len(ms) for _, ms in groups]
+    fig = _fig(9.5, 0.2 * sum(heights) + 0.5 * len(groups) + 1.2)
+    axes = fig.subplots(len(groups), 1, squeeze=False, gridspec_kw={"height_ratios": heights})[:, 0]
+    k = len(compared)
+    for ax, (kind, ms) in zip(axes, groups, strict=True):
+        y = np.arange(len(ms))
+        for i, run in enumerate(compared):
+            part = pl.DataFrame({"metric": ms}).join(
+                df.filter(pl.col("run_id") == run), on="metric", how="left"
+            )
+            mid, lo, hi = _arr(part, "diff_mean"), _arr(part, "diff_lo"), _arr(part, "diff_hi")
+            off = (i - (k - 1) / 2) * (0.6 / max(k, 1))
+            ax.errorbar(
+                mid,
+                y + off,
+                xerr=_err(mid, lo, hi),
+                fmt="o",
+                ms=3.5,
+                capsize=2,
+                color=PALETTE[i % len(PALETTE)],
+                label=labels.get(run, run),
+            )
+        ax.set_yticks(y, [metric_label(m) for m in ms])
+        ax.invert_yaxis()
+        ax.axvline(0, color="#444444", lw=0.8)
+        if kind == "rate":
+            ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0, decimals=1))
+        ax.set_xlabel(
+            {
+                "points": "difference in points per deal",
+                "rate": "difference in share (percentage points)",
+                "deals": "difference in deals per game",
+            }[kind]
+        )
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=4, title="run − base")
+    base = df.get_column("base_run")[0]
+    axes[0].set_title(f"Paired differences against the base run {labels.get(base, base[:8])} (95% CI)")
+    _style(fig)
+    sig = df.filter((pl.col("diff_lo") > 0) | (pl.col("diff_hi") < 0))
+    pts = df.filter(pl.col("metric") == "points_total")
+    reading = f"{sig.height} of {df.height} paired differences exclude zero"
+    if pts.height:
+        r = pts.row(0, named=True)
+        reading += (
+            f"; {labels.get(r['run_id'], r['run_id'])} changes the points scored per deal by "
+            f"{r['diff_mean']:+.1f} [{r['diff_lo']:+.1f}, {r['diff_hi']:+.1f}]"
+        )
+    return Chart("effects", "Variant effects", fig, reading + ".")
+
+
+# ---------------------------------------------------------------------------------------- games
+
+_END_METRICS = (
+    ("end_reached_500", "reached 500"),
+    ("end_fell_to_-500", "fell to −500"),
+    ("end_deal_limit", "deal limit"),
+)
+
+
+def games_chart(tables: Tables, runs: Sequence[str]) -> Chart:
+    """Game length (deals per game) and how games end, per run.
+
+    Uses ``game_length``/``game_ends`` tables when the statistics have them; otherwise the mean deals
+    per game of ``overview`` and, for compared runs, the per-game ending shares of ``variant_effects``.
+    """
+    ov = need(tables, "overview", ["run_id", "deals_per_game", "games"])
+    labels = _labels(tables, runs)
+    ends: dict[str, dict[str, float]] = {}
+    length = tables.get("game_length")
+    ge = tables.get("game_ends")
+    if ge is not None and {"run_id", "end_reason", "rate"} <= set(ge.columns):
+        for run, reason, rate in ge.select("run_id", "end_reason", "rate").iter_rows():
+            ends.setdefault(run, {})[reason] = rate
+    else:
+        for name in ("variant_effects", "strategy_duplicate"):
+            ve = tables.get(name)
+            if ve is None or not {"run_id", "base_run", "metric", "mean", "base_mean"} <= set(ve.columns):
+                continue
+            for r in ve.filter(pl.col("metric").is_in([m for m, _ in _END_METRICS])).iter_rows(named=True):
+                reason = r["metric"].removeprefix("end_")
+                ends.setdefault(r["run_id"], {})[reason] = r["mean"]
+                ends.setdefault(r["base_run"], {})[reason] = r["base_mean"]
+    fig = _fig(9.5, 0.45 * len(runs) + 1.9)
+    ax1, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.1, 1]})
+    y = np.arange(len(runs))
+    if length is not None and {"run_id", "deals", "games"} <= set(length.columns):
+        for i, run in enumerate(runs):
+            part = length.filter(pl.col("run_id") == run).sort("deals")
+            tot = part.get_column("games").sum()
+            if tot:
+                ax1.plot(
+                    part["deals"].to_numpy(),
+                    part["games"].to_numpy() / tot,
+                    drawstyle="steps-mid",
+                    color=PALETTE[i % len(PALETTE)],
+                    label=labels[run],
+                )
+        ax1.set_xlabel("deals in the game")
+        ax1.set_ylabel("share of games")
+        ax1.legend()
+        ax1.set_title("Game length")
+    else:
+        part = pl.DataFrame({"run_id": runs}).join(ov, on="run_id", how="left")
+        dpg = _arr(part, "deals_per_game")
+        ax1.barh(
+            y, np.nan_to_num(dpg), color=[PALETTE[i % len(PALETTE)] for i in range(len(runs))], alpha=0.8
+        )
+        for yi, v, g in zip(y, dpg, part.get_column("games").to_list(), strict=True):
+            if math.isfinite(v):
+                ax1.text(v, yi, f"  {v:.2f} ({g} games)", va="center", fontsize=8)
+        ax1.set_yticks(y, [labels[r] for r in runs])
+        ax1.invert_yaxis()
+        ax1.set_xlabel("mean deals per game")
+        ax1.set_title("Game length")
+        ax1.set_xlim(0, np.nanmax(np.append(dpg, 1)) * 1.5)
+    if ends:
+        left = np.zeros(len(runs))
+        for j, (metric, name) in enumerate(_END_METRICS):
+            reason = metric.removeprefix("end_")
+            vals = np.array([ends.get(r, {}).get(reason, 0.0) or 0.0 for r in runs])
+            ax2.barh(y, vals, left=left, color=PALETTE[j + 2], label=name)
+            left += vals
+        ax2.set_yticks(y, [labels[r] for r in runs])
+        ax2.invert_yaxis()
+        ax2.set_xlim(0, 1)
+        ax2.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+        ax2.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncols=3, fontsize=8)
+        ax2.set_title("How games end")
+    else:
+        ax2.text(
+            0.5,
+            0.5,
+            "no data: the statistics have no\nper-game ending table for a single run",
+            ha="center",
+            va="center",
+            transform=ax2.transAxes,
+            color="#777777",
+        )
+        ax2.set_axis_off()
+    _style(fig)
+    main = ov.filter(pl.col("run_id") == runs[0]).row(0, named=True)
+    reading = (
+        f"A game of {labels[runs[0]]} lasts {main['deals_per_game']:.2f} deals on average "
+        f"over {main['games']} games"
+    )
+    e = ends.get(runs[0])
+    if e:
+        reading += (
+            f"; {pct(e.get('reached_500'))} end with a team reaching 500, "
+            f"{pct(e.get('fell_to_-500'))} with a team going out backwards at −500"
+        )
+    return Chart("games", "Game length and how games end", fig, reading + ".")
+
+
+#: Every figure of the report, in order: (key, section id, builder).
+BUILDERS = (
+    ("contracts", "contracts", contracts_chart),
+    ("trumps", "trumps", trumps_chart),
+    ("bowers", "trumps", bowers_chart),
+    ("misere", "misere", misere_chart),
+    ("strategies", "strategies", strategies_chart),
+    ("effects", "effects", effects_chart),
+    ("games", "games", games_chart),
+)

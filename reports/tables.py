@@ -1,0 +1,186 @@
+"""The statistics tables a report is built from, and how their numbers are shown.
+
+The report reads only the tables of ``docs/statistics.md`` (written by ``fivehundred analyze``), never
+the deal log's raw columns.  :func:`load_statistics` finds them: a given statistics folder, the main
+run's ``stats/`` folder when it holds exactly the requested runs, or a fresh
+:func:`pipelines.analysis.analyze` into a temporary folder (the runs are not touched).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from sim.errors import UserError
+
+Tables = dict[str, pl.DataFrame]
+
+
+class ReportError(UserError, ValueError):
+    """A report cannot be made (missing run, unreadable statistics); the message is one line."""
+
+
+class NoData(Exception):
+    """A section or figure has nothing to show; the message says why (shown as "no data: ...")."""
+
+
+def need(tables: Tables, name: str, columns: Sequence[str] = ()) -> pl.DataFrame:
+    """Table ``name`` with ``columns``, or :class:`NoData` saying what is missing."""
+    df = tables.get(name)
+    if df is None:
+        raise NoData(f"the statistics have no table '{name}'")
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise NoData(f"table '{name}' lacks column(s) {', '.join(missing)}")
+    if df.height == 0:
+        raise NoData(f"table '{name}' is empty")
+    return df
+
+
+def read_manifest(run_dir: Path) -> dict[str, Any]:
+    """A run's manifest as a dict (``{}`` when absent or unreadable: the report says "not recorded")."""
+    p = Path(run_dir) / "manifest.json"
+    try:
+        data = json.loads(p.read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _read_dir(stats_dir: Path) -> Tables:
+    files = sorted(Path(stats_dir).glob("*.parquet"))
+    if not files:
+        raise ReportError(f"{stats_dir}: no statistics tables (*.parquet); run `fivehundred analyze` first")
+    out: Tables = {}
+    for f in files:
+        try:
+            out[f.stem] = pl.read_parquet(f)
+        except (OSError, pl.exceptions.PolarsError) as exc:
+            raise ReportError(f"{f}: not a readable Parquet table ({exc})") from None
+    return out
+
+
+def _run_ids(tables: Tables) -> list[str]:
+    ov = tables.get("overview")
+    if ov is None or "run_id" not in ov.columns:
+        return []
+    return ov.get_column("run_id").to_list()
+
+
+def load_statistics(run_dirs: Sequence[Path], stats_dir: Path | None = None, what_if: bool = False) -> Tables:
+    """The statistics tables for ``run_dirs`` (main run first).
+
+    ``stats_dir`` given: read every table there.  Otherwise reuse ``RUN_DIR/stats/`` of the main run
+    when its ``overview`` covers exactly the requested runs; otherwise run the analysis into a
+    temporary folder.
+    """
+    for d in run_dirs:
+        if not Path(d).is_dir():
+            raise ReportError(f"run directory {d} does not exist")
+    if stats_dir is not None:
+        if not Path(stats_dir).is_dir():
+            raise ReportError(f"statistics folder {stats_dir} does not exist")
+        return _read_dir(Path(stats_dir))
+    wanted = [read_manifest(Path(d)).get("run_id") for d in run_dirs]
+    cached = Path(run_dirs[0]) / "stats"
+    if all(isinstance(w, str) for w in wanted) and any(cached.glob("*.parquet")):
+        tables = _read_dir(cached)
+        if sorted(_run_ids(tables)) == sorted(wanted):
+            return tables
+    from pipelines.analysis import analyze
+
+    with tempfile.TemporaryDirectory(prefix="fivehundred-report-") as tmp:
+        kwargs: dict[str, Any] = {}
+        if what_if:
+            kwargs["what_if"] = "misere"
+        result = analyze([Path(d) for d in run_dirs], Path(tmp), **kwargs)
+        return {k: v for k, v in result.items() if isinstance(v, pl.DataFrame)}
+
+
+# ------------------------------------------------------------------------------------ formatting
+
+
+def _finite(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def pct(x: Any, digits: int = 1) -> str:
+    """``0.6213`` -> ``62.1%``; missing -> ``—``."""
+    return f"{100 * x:.{digits}f}%" if _finite(x) else "—"
+
+
+def num(x: Any, digits: int = 1) -> str:
+    """A number with ``digits`` decimals and thousands separators; missing -> ``—``."""
+    if isinstance(x, int) and not isinstance(x, bool):
+        return f"{x:,d}"
+    return f"{x:,.{digits}f}" if _finite(x) else "—"
+
+
+def signed(x: Any, digits: int = 1) -> str:
+    """A number with its sign."""
+    return f"{x:+,.{digits}f}" if _finite(x) else "—"
+
+
+@dataclass(frozen=True)
+class Col:
+    """One column of an HTML table: header, the value column, optional interval columns, format."""
+
+    header: str
+    value: str
+    fmt: Callable[[Any], str] = str
+    lo: str | None = None
+    hi: str | None = None
+
+
+def _attr(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, float):
+        return repr(v)
+    return html.escape(str(v), quote=True)
+
+
+def html_table(df: pl.DataFrame, name: str, cols: Sequence[Col], caption: str = "") -> str:
+    """A readable HTML table.
+
+    Each cell shows the formatted value (and ``[lo, hi]`` when the column has an interval) and carries
+    the exact table values as ``data-value``/``data-lo``/``data-hi`` attributes, with the table name
+    and source column in ``data-table``/``data-col`` - so tests can check them against the statistics.
+    """
+    out = [f'<table class="stats" data-table="{html.escape(name)}">']
+    if caption:
+        out.append(f"<caption>{html.escape(caption)}</caption>")
+    out.append("<thead><tr>" + "".join(f"<th>{html.escape(c.header)}</th>" for c in cols) + "</tr></thead>")
+    out.append("<tbody>")
+    for row in df.iter_rows(named=True):
+        cells = []
+        for c in cols:
+            v = row.get(c.value)
+            text = c.fmt(v) if v is not None else "—"
+            attrs = f' data-col="{html.escape(c.value)}" data-value="{_attr(v)}"'
+            if c.lo and c.hi:
+                lo, hi = row.get(c.lo), row.get(c.hi)
+                attrs += f' data-lo="{_attr(lo)}" data-hi="{_attr(hi)}"'
+                if lo is not None and hi is not None:
+                    text += f' <span class="ci">[{html.escape(c.fmt(lo))}, {html.escape(c.fmt(hi))}]</span>'
+                cells.append(f"<td{attrs}>{text}</td>")
+            else:
+                cells.append(f"<td{attrs}>{html.escape(text)}</td>")
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out.append("</tbody></table>")
+    return "\n".join(out)
+
+
+def run_order(tables: Tables, run_ids: Sequence[str | None] = ()) -> list[str]:
+    """Run ids in report order: the requested order first (main run first), then any others."""
+    present = _run_ids(tables)
+    order = [r for r in run_ids if isinstance(r, str) and r in present]
+    return order + [r for r in present if r not in order]
