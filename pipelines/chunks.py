@@ -50,6 +50,10 @@ class ChunkFailed(UserError, RuntimeError):
     """A chunk could not be played after all retries (workers or nodes kept dying)."""
 
 
+class ResultLost(RuntimeError):
+    """A finished chunk's result was lost with its node; the chunk is played again."""
+
+
 class ClusterError(UserError, RuntimeError):
     """Ray could not be started or the cluster at ``--address`` could not be joined."""
 
@@ -199,18 +203,24 @@ class RayPool:
         return self._remote.remote(chunk)
 
     def get(self, ref: Any, chunk: Any) -> Any:
-        """The table of a finished chunk; user errors come back as themselves."""
+        """The result of a finished chunk; user errors come back as themselves.
+
+        Raises :class:`ResultLost` when the result was lost with its node (the caller resubmits),
+        :class:`ChunkFailed` when the task itself failed after its retries.
+        """
         import ray
 
+        key = getattr(chunk, "key", "?")
         try:
             return ray.get(ref)
         except ray.exceptions.RayTaskError as exc:
             cause = getattr(exc, "cause", None)
             if isinstance(cause, UserError):
                 raise cause from None
-            raise ChunkFailed(f"chunk {getattr(chunk, 'key', '?')} failed: {_one_line(exc)}") from exc
+            raise ChunkFailed(f"chunk {key} failed: {_one_line(exc)}") from exc
+        except (ray.exceptions.ObjectLostError, ray.exceptions.NodeDiedError) as exc:
+            raise ResultLost(f"chunk {key}: {_one_line(exc)}") from exc
         except ray.exceptions.RayError as exc:
-            key = getattr(chunk, "key", "?")
             tries = self.max_retries
             raise ChunkFailed(f"chunk {key} failed after {tries} retries: {_one_line(exc)}") from exc
 
@@ -252,8 +262,8 @@ def run_chunks(
         return
     order: deque[tuple[int, Any]] = deque()
     inflight: dict[Any, int] = {}
-    refs: dict[int, Any] = {}
-    finished: dict[int, Any] = {}
+    results: dict[int, Any] = {}
+    lost: dict[int, int] = {}
     seq = 0
     exhausted = False
     try:
@@ -263,23 +273,26 @@ def run_chunks(
                 if chunk is None:
                     exhausted = True
                     break
-                ref = pool.submit(chunk)
-                inflight[ref] = seq
-                refs[seq] = ref
+                inflight[pool.submit(chunk)] = seq
                 order.append((seq, chunk))
                 seq += 1
             if not order:
                 return
             head, chunk = order[0]
-            if head in finished:
+            if head in results:
                 order.popleft()
-                ref = refs.pop(head)
-                del finished[head]
-                table = pool.get(ref, chunk)
-                del ref
-                yield ChunkResult(chunk, table)
+                yield ChunkResult(chunk, results.pop(head))
                 continue
             for ref in pool.wait(list(inflight), timeout=1.0):
-                finished[inflight.pop(ref)] = True
+                s = inflight.pop(ref)
+                owner = order[s - head][1]
+                try:
+                    # Fetch at once: a result left on a node that dies later would be lost.
+                    results[s] = pool.get(ref, owner)
+                except ResultLost as exc:
+                    lost[s] = lost.get(s, 0) + 1
+                    if lost[s] > pool.max_retries:
+                        raise ChunkFailed(f"{exc} (lost {lost[s]} times)") from exc
+                    inflight[pool.submit(owner)] = s
     finally:
         pool.cancel(inflight)
