@@ -48,6 +48,20 @@ def test_identical_entries_show_no_significant_difference(tmp_path: Path) -> Non
     assert s.wins + s.losses + s.draws == s.games == 2 * s.pairs
 
 
+def test_identical_deterministic_entries_mirror_each_other(tmp_path: Path) -> None:
+    # heuristic.v1 uses no randomness: on the same cards both games of a pair are the same game with
+    # the seats' names swapped, so every pair splits 1-1 and the SPRT accepts H0 quickly.
+    stop = {"rule": "sprt", "elo0": 0, "elo1": 60, "max_pairs": 100}
+    res = run_tournament(config([("h1", "heuristic"), ("h2", "heuristic")], stop), tmp_path / "o")
+    s = res.statuses[0]
+    assert s.decision == "H0" and s.penta == (0, 0, s.pairs, 0, 0) and s.ppd == 0.0
+    df = log(tmp_path / "o")
+    side0 = df.filter(pl.col("game_id") % 2 == 0).sort("board", "hand_no")
+    side1 = df.filter(pl.col("game_id") % 2 == 1).sort("board", "hand_no")
+    assert side0["plays"].to_list() == side1["plays"].to_list()
+    assert side0["score_delta"].to_list() == side1["score_delta"].to_list()  # by team: same cards, same play
+
+
 def test_heuristic_beats_random_in_few_pairs(tmp_path: Path) -> None:
     cfg = config(
         [("heuristic", "heuristic"), ("random", "random")],
