@@ -91,10 +91,10 @@ class HeuristicStrategy:
         aggression: float = 0.0,
         partner_tricks: float = 1.6,
         kitty_tricks: float = 0.6,
-        nt_stoppers: int = 4,
+        nt_stoppers: int = 3,
         misere: bool = True,
-        misere_risk: float = 0.3,
-        open_misere_risk: float = 1.0,
+        misere_risk: float = 0.5,
+        open_misere_risk: float = 2.0,
         score_aware: bool = True,
     ) -> None:
         self.aggression = float(aggression)
@@ -318,19 +318,20 @@ class HeuristicStrategy:
 
     # ---------------------------------------------------------------- suit and NT contracts
 
-    def _discard_value(self, ci: Any, c: int, hand: int, unseen: int) -> int:
-        if ci.power[c]:
-            return 10000 + ci.power[c]
-        if not ci.higher[c] & unseen:
-            return 1000 + ci.strength[c]
-        length = (hand & ci.suit_mask[ci.eff[c]]).bit_count()
-        return ci.strength[c] + 4 * length
-
-    def _cheap(self, ci: Any, cards: list[int], hand: int, unseen: int) -> int:
+    @staticmethod
+    def _cheap(ci: Any, cards: list[int], hand: int, unseen: int) -> int:
+        """The card worth least: plain losers of long suits first, then winners, then trumps."""
+        power, higher, strength, eff, masks = ci.power, ci.higher, ci.strength, ci.eff, ci.suit_mask
         best = cards[0]
         bv = 1 << 30
         for c in cards:
-            v = self._discard_value(ci, c, hand, unseen)
+            p = power[c]
+            if p:
+                v = 10000 + p
+            elif not higher[c] & unseen:
+                v = 1000 + strength[c]
+            else:
+                v = strength[c] + 4 * (hand & masks[eff[c]]).bit_count()
             if v < bv:
                 best, bv = c, v
         return best
@@ -416,7 +417,7 @@ class HeuristicStrategy:
             return legal[0]
         winning = [c for c in cards if (power[c] or (strength[c] if eff[c] == led else 0)) > best_p]
         seat = view.seat
-        to_play = sum(view.active) - len(trick) - 1
+        to_play = info.n - len(trick) - 1  # every seat plays in suit and NT contracts
         partner_winning = win_seat % teams == seat % teams
         if partner_winning:
             safe = to_play == 0 or not ci.higher[win_card] & unseen
@@ -424,7 +425,8 @@ class HeuristicStrategy:
                 sure = [c for c in winning if not ci.higher[c] & unseen and not power[c]]
                 if sure:
                     return _lowest(sure, strength)
-            losing = [c for c in cards if c not in winning] or cards
+            losing = [c for c in cards if (power[c] or (strength[c] if eff[c] == led else 0)) <= best_p]
+            losing = losing or cards
             return self._cheap(ci, losing, hand, unseen)
         if winning:
             if to_play == 0:

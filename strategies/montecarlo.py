@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from sim.engine import DONE, JOKER_LEAD
 from strategies.base import StrategyConfigError, available, make, register
-from strategies.features import card_info, rebuild_state, rules_info, sample_hidden
+from strategies.features import card_info, played_by, rebuild_state, rules_info, sample_hidden
 from strategies.heuristic import HeuristicStrategy
 
 if TYPE_CHECKING:
@@ -57,12 +57,20 @@ class MonteCarloStrategy:
         "samples": _int_range(1, 10_000),
         "rollout": _policy,
         "min_tricks_left": _int_range(1, 20),
+        "infer": lambda v: None if isinstance(v, bool) else "must be true or false",
     }
 
-    def __init__(self, samples: int = 20, rollout: str = "heuristic", min_tricks_left: int = 2) -> None:
+    #: Acceptance probability of a sampled deal by the declarer's trump count (suit contracts):
+    #: declarers rarely hold fewer than four trumps after the kitty exchange.
+    TRUMP_LIKELIHOOD = (0.02, 0.02, 0.05, 0.2, 0.6)
+
+    def __init__(
+        self, samples: int = 20, rollout: str = "heuristic", min_tricks_left: int = 2, infer: bool = True
+    ) -> None:
         self.samples = int(samples)
         self.rollout = rollout
         self.min_tricks_left = int(min_tricks_left)
+        self.infer = bool(infer)
         self.base = HeuristicStrategy()
         try:
             self.policy = make(rollout)
@@ -126,8 +134,20 @@ class MonteCarloStrategy:
             cands.remove(rep)
             cands.insert(0, rep)
         states: list[State] = []
+        decl = view.declarer
+        trump_mask = 0
+        if self.infer and view.seat != decl and view.contract.trump < 4 and not view.contract.misere:
+            trump_mask = ci.suit_mask[view.contract.trump]
+            decl_played = played_by(view)[decl]
+        like = self.TRUMP_LIKELIHOOD
         for _ in range(self.samples):
-            sample = sample_hidden(view, rng)
+            for attempt in range(4):
+                sample = sample_hidden(view, rng)
+                if sample is None or not trump_mask or attempt == 3:
+                    break
+                n = ((sample[0][decl] | decl_played) & trump_mask).bit_count()
+                if n >= len(like) or rng.random() < like[n]:
+                    break
             if sample is None:
                 continue
             states.append(rebuild_state(view, sample[0], sample[1]))

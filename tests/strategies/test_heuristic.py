@@ -159,7 +159,7 @@ def test_no_trump_bids_only_with_stoppers() -> None:
         legal = state.legal_actions()
         call = BOT.bid(state.view(state.turn), legal, random.Random(0))
         if call != PASS and RULES.ladder[call - BID].code.endswith("NT"):
-            assert _stoppers(state.hands[state.turn]) >= 4
+            assert _stoppers(state.hands[state.turn]) >= BOT.nt_stoppers
             nt_bids += 1
     assert nt_bids > 0
 
