@@ -1,0 +1,52 @@
+"""``fivehundred run``: the main job - simulate a default config on embedded Ray, analyse, report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cli.app import app
+
+
+@app.command("run")
+def run_cmd(
+    deals: Annotated[
+        int | None, typer.Option("--deals", min=1, help="Deals of the main run (default: the config's).")
+    ] = None,
+    out: Annotated[Path, typer.Option("--out", help="Folder for the runs, statistics and report.")] = Path(
+        "runs/main"
+    ),
+    config: Annotated[
+        Path | None, typer.Option("--config", help="Run config TOML (default: configs/runs/default.toml).")
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option("--workers", min=0, help="Ray workers (default: all cores; 0: in-process).")
+    ] = None,
+    compare_variant: Annotated[
+        str,
+        typer.Option("--compare-variant", help="Variant of the paired comparison run ('' to skip)."),
+    ] = "club-004",
+    what_if_sample: Annotated[
+        int, typer.Option("--what-if-sample", min=0, help="Deals for the forced-misère what-if (0: skip).")
+    ] = 1000,
+    overwrite: Annotated[
+        bool, typer.Option("--overwrite", help="Replace runs in OUT made with another config.")
+    ] = False,
+) -> None:
+    """Simulate the default config (and a paired variant run), analyse both, write the report."""
+    from pipelines.job import run_main_job
+
+    result = run_main_job(
+        out,
+        deals=deals,
+        config=config,
+        workers=workers,
+        compare_variant=compare_variant or None,
+        what_if_sample=what_if_sample,
+        overwrite=overwrite,
+        progress=lambda msg: typer.echo(msg, err=True),
+    )
+    typer.echo(result.summary())
+    typer.echo(f"open {result.html} in a browser")

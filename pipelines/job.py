@@ -1,0 +1,138 @@
+"""The main job (``fivehundred run``): simulate, analyse and report in one go on embedded local Ray.
+
+:func:`run_main_job` simulates the default run config (``configs/runs/default.toml`` when it exists,
+else :data:`FALLBACK_CONFIG`), and the same seed and strategies under a second rule variant so that
+the report can show variant effects deal by deal; it analyses both (with the misère what-if on a
+sample of deals) and writes ``report.html`` and ``report.pdf``.  Every step is a library call of
+its own module (:func:`pipelines.simulate.run_simulation`, :func:`pipelines.analysis.analyze`,
+:func:`reports.build_report`); one embedded Ray instance serves both simulations.  Running the same
+command again resumes the simulations from their finished chunks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: The run config used when ``configs/runs/default.toml`` does not exist.
+FALLBACK_CONFIG: dict[str, Any] = {
+    "variant": "pagat-au",
+    "strategies": ["heuristic", "heuristic(aggression=1.0)", "heuristic", "heuristic(aggression=1.0)"],
+    "seed": 500,
+    "deals": 60_000,
+    "chunk_size": 500,
+}
+#: The rule variant of the compared run (same seed, same strategies).
+DEFAULT_COMPARE_VARIANT = "club-004"
+#: Deals sampled for the forced-misère what-if.
+DEFAULT_WHAT_IF_SAMPLE = 1000
+DEFAULT_CONFIG_PATH = Path(__file__).resolve().parent.parent / "configs" / "runs" / "default.toml"
+
+
+@dataclass
+class JobResult:
+    """Where everything went, with each step's duration in seconds."""
+
+    out: Path
+    runs: list[Path] = field(default_factory=list)
+    deals: list[int] = field(default_factory=list)
+    stats: Path | None = None
+    html: Path | None = None
+    pdf: Path | None = None
+    seconds: dict[str, float] = field(default_factory=dict)
+    report_notes: str = ""
+
+    def summary(self) -> str:
+        """What was made and where, one item per line."""
+        lines = []
+        for run, n in zip(self.runs, self.deals, strict=True):
+            lines.append(f"run: {run} ({n:,} deals)")
+        lines.append(f"statistics: {self.stats}")
+        lines.append(f"report: {self.html}")
+        if self.pdf is not None:
+            lines.append(f"pdf: {self.pdf}")
+        lines.append("times: " + ", ".join(f"{k} {v:.1f} s" for k, v in self.seconds.items()))
+        return "\n".join(lines)
+
+
+def run_main_job(
+    out: str | Path = "runs/main",
+    deals: int | None = None,
+    config: str | Path | None = None,
+    workers: int | None = None,
+    compare_variant: str | None = DEFAULT_COMPARE_VARIANT,
+    what_if_sample: int = DEFAULT_WHAT_IF_SAMPLE,
+    pdf: bool = True,
+    overwrite: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> JobResult:
+    """Simulate, analyse and report; returns where the files are (see the module docstring).
+
+    ``deals`` overrides the config's size (the compared run gets the same number of games as the
+    main run, so every game pairs); ``workers=0`` plays in-process without Ray; ``compare_variant``
+    ``None`` or ``""`` skips the compared run.
+    """
+    from pipelines.analysis import analyze
+    from pipelines.chunks import RayPool
+    from pipelines.runconfig import load_config, make_config
+    from pipelines.simulate import run_simulation
+    from reports import build_report
+
+    say = progress or (lambda _msg: None)
+    root = Path(out)
+    result = JobResult(out=root)
+    path = (
+        Path(config)
+        if config is not None
+        else (DEFAULT_CONFIG_PATH if DEFAULT_CONFIG_PATH.exists() else None)
+    )
+    main_dir = root / "main"
+
+    def configure(**kw: Any) -> Any:
+        if path is not None:
+            return load_config(path, workers=workers, **kw)
+        return make_config(FALLBACK_CONFIG, workers=workers, **kw)
+
+    cfg = configure(out=str(main_dir), deals=deals)
+    pool = RayPool(workers=workers) if workers != 0 else contextlib.nullcontext()
+    t0 = time.perf_counter()
+    with pool:  # one embedded Ray for both simulations (run_simulation reuses an initialised Ray)
+        size = f"{cfg.deals:,} deals" if cfg.deals else f"{cfg.games:,} games"
+        say(f"simulating {size} of {cfg.rules.name} ...")
+        summary = run_simulation(cfg, overwrite=overwrite)
+        result.runs.append(main_dir)
+        result.deals.append(summary.deals)
+        result.seconds["simulate (Ray start included)"] = time.perf_counter() - t0
+        if compare_variant:
+            t0 = time.perf_counter()
+            cmp_dir = root / f"compare-{Path(compare_variant).stem}"
+            cfg2 = configure(out=str(cmp_dir), variant=compare_variant, games=summary.games)
+            say(f"simulating the same {summary.games:,} games under {cfg2.rules.name} ...")
+            s2 = run_simulation(cfg2, overwrite=overwrite)
+            result.runs.append(cmp_dir)
+            result.deals.append(s2.deals)
+            result.seconds["simulate compare"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    stats = root / "stats"
+    say("analysing ...")
+    analyze(
+        [str(r) for r in result.runs],
+        stats,
+        what_if="misere" if what_if_sample > 0 else None,
+        sample=max(what_if_sample, 1),
+    )
+    result.stats = stats
+    result.seconds["analyze"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    say("writing the report ...")
+    rep = build_report(
+        result.runs, root / "report.html", pdf=root / "report.pdf" if pdf else None, stats_dir=stats
+    )
+    result.html, result.pdf = rep.html, rep.pdf
+    result.report_notes = rep.summary()
+    result.seconds["report"] = time.perf_counter() - t0
+    return result
