@@ -56,3 +56,14 @@ class NodeRecorder(RandomStrategy):
             node = ray.get_runtime_context().get_node_id()
             with open(os.path.join(folder, f"{os.getpid()}.node"), "w") as fh:
                 fh.write(node)
+
+
+class Raiser(RandomStrategy):
+    """``random.v1`` that raises at its first play: a bug in a bot, not a crash of the machine."""
+
+    name = "raiser.v1"
+    PARAMS: ClassVar[dict] = {}
+
+    def play(self, view, legal, rng):  # type: ignore[no-untyped-def]
+        """Fail."""
+        raise ZeroDivisionError("bot bug")

@@ -12,7 +12,9 @@ import pytest
 from pipelines.chunks import GameChunk, RayPool, play_chunk, run_chunks
 from pipelines.runconfig import SeatSpec, make_config
 from pipelines.simulate import run_simulation
-from sim import load_rules
+from sim import StrategyError, load_rules
+
+REPO = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.slow
 
@@ -35,8 +37,12 @@ def test_one_and_two_workers_and_in_process_write_identical_files(tmp_path: Path
     assert "RAY_AUTH_MODE" not in os.environ  # only the embedded instance ran without auth
 
 
-def test_run_chunks_yields_in_order_and_stops_early() -> None:
-    """The tournament's entry point: an endless chunk stream, results in order, stop at will."""
+def test_run_chunks_yields_in_order_and_stops_early(monkeypatch) -> None:
+    """The tournament's entry point: an endless chunk stream, results in order, stop at will.
+
+    A bot's own exception comes back from the worker as itself (one line), without retries.
+    """
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
     rules = load_rules("pagat-au")
     seats = tuple(SeatSpec.parse("random") for _ in range(4))
     chunks = (GameChunk(k, rules, seats, 5, range(10 * k, 10 * k + 10)) for k in count())
@@ -48,6 +54,9 @@ def test_run_chunks_yields_in_order_and_stops_early() -> None:
                 got.append(done)
                 if len(got) == 7:
                     break
+        bad = (SeatSpec.parse("tests.pipelines.faulty_bots:Raiser"),) * 4
+        with pytest.raises(StrategyError, match=r"strategy 'raiser.v1' \(seat \d\) raised ZeroDivisionError"):
+            list(run_chunks([GameChunk("bad", rules, bad, 5, range(3))], pool))
     assert [d.chunk.key for d in got] == list(range(7))
     for d in got:
         assert d.table.equals(play_chunk(d.chunk))
