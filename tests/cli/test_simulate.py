@@ -1,0 +1,80 @@
+"""``fivehundred simulate``: flags and run files to files on disk; mistakes are one line, exit 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+import cli.main  # noqa: F401  (registers every command)
+from cli.app import app
+
+REPO = Path(__file__).resolve().parents[2]
+runner = CliRunner()
+
+
+def test_simulate_writes_the_log_and_prints_a_summary(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    args = ["simulate", "--deals", "120", "--seed", "7", "--out", str(out), "--strategies", "random"]
+    result = runner.invoke(app, [*args, "--workers", "0", "--chunk-size", "50"])
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    deals = manifest["totals"]["deals"]
+    assert deals >= 120
+    assert f"{deals:,} deals in" in result.output and f"{out}/deals/*.parquet" in result.output
+    again = runner.invoke(app, [*args, "--workers", "0", "--chunk-size", "50"])
+    assert again.exit_code == 0 and "run already complete" in again.output
+
+
+def test_a_run_file_with_flag_overrides(tmp_path: Path) -> None:
+    path = tmp_path / "r.toml"
+    path.write_text(f'strategies = "random"\nseed = 1\ngames = 500\nout = "{tmp_path / "a"}"\nworkers = 0\n')
+    result = runner.invoke(
+        app, ["simulate", "--config", str(path), "--games", "20", "--out", str(tmp_path / "b")]
+    )
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((tmp_path / "b" / "manifest.json").read_text())
+    assert manifest["identity"]["games"] == 20 and manifest["config"]["source"] == str(path)
+    assert not (tmp_path / "a").exists()
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "cli.main", "simulate", *args], cwd=REPO, capture_output=True, text=True
+    )
+
+
+def test_mistakes_are_one_line_with_exit_status_2(tmp_path: Path) -> None:
+    bad = _cli("--games", "0", "--seed", "1", "--strategies", "random", "--out", str(tmp_path / "x"))
+    assert bad.returncode == 2
+    assert bad.stderr == "error: command line: key 'games' = 0: must be >= 1\n"
+    ok = _cli(
+        "--games",
+        "5",
+        "--seed",
+        "1",
+        "--strategies",
+        "random",
+        "--workers",
+        "0",
+        "--out",
+        str(tmp_path / "r"),
+    )
+    assert ok.returncode == 0, ok.stderr
+    other = _cli(
+        "--games",
+        "5",
+        "--seed",
+        "2",
+        "--strategies",
+        "random",
+        "--workers",
+        "0",
+        "--out",
+        str(tmp_path / "r"),
+    )
+    assert other.returncode == 2 and other.stderr.count("\n") == 1
+    assert "seed: 1 in the run, 2 now" in other.stderr and "--overwrite" in other.stderr
