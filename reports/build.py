@@ -104,12 +104,20 @@ def _package_version() -> str:
         return "unknown"
 
 
+def _readable(tmp: str) -> None:
+    """Give a temporary file the permissions a plain ``open`` would (mkstemp makes it private)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(tmp, 0o666 & ~mask)
+
+
 def _atomic_write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
+        _readable(tmp)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -176,7 +184,7 @@ def _contracts_table(t: Tables, runs: Sequence[str]) -> str:
         ]
         if "slam_rate" in sub.columns:
             cols.append(Col("slams", "slam_rate", pct))
-        out.append(html_table(sub, "contracts", cols, caption=f"Run {run}: contracts played"))
+        out.append(html_table(sub, "contracts", cols, caption=f"Run {run}: contracts played", run=run))
     if not out:
         raise NoData("no contract was played")
     return "\n".join(out)
@@ -193,7 +201,7 @@ def _level_table(t: Tables, runs: Sequence[str]) -> str:
         Col("made", "success_rate", pct, "success_lo", "success_hi"),
         Col("expected points", "points_mean", lambda x: signed(x, 0), "points_lo", "points_hi"),
     ]
-    return html_table(sub, "success_by_level", cols, caption=f"Run {runs[0]}: by level")
+    return html_table(sub, "success_by_level", cols, caption=f"Run {runs[0]}: by level", run=runs[0])
 
 
 def _seat_table(t: Tables, runs: Sequence[str]) -> str:
@@ -207,7 +215,9 @@ def _seat_table(t: Tables, runs: Sequence[str]) -> str:
         Col("made", "success_rate", pct, "success_lo", "success_hi"),
         Col("expected points", "points_mean", lambda x: signed(x, 0), "points_lo", "points_hi"),
     ]
-    return html_table(sub, "success_by_seat", cols, caption=f"Run {runs[0]}: by the declarer's seat")
+    return html_table(
+        sub, "success_by_seat", cols, caption=f"Run {runs[0]}: by the declarer's seat", run=runs[0]
+    )
 
 
 def _misere_table(t: Tables, runs: Sequence[str]) -> str:
@@ -519,6 +529,7 @@ def _write_pdf(
                 page.get_layout_engine().set(rect=(0, 0.9 / (h + 0.9), 1, 1 - 0.9 / (h + 0.9)))
                 page.text(0.02, 0.3 / (h + 0.9), _wrap(c.reading, 130), fontsize=8, va="bottom")
                 pdf.savefig(page)
+        _readable(tmp)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

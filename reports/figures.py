@@ -218,6 +218,8 @@ def trumps_chart(tables: Tables, runs: Sequence[str], max_contracts: int = 4) ->
     tmin = int(sub.get_column("trumps").min())
     tmax = int(sub.get_column("trumps").max())
     trumps = list(range(tmin, tmax + 1))
+    rows = max(2, int(sub.get_column("joker").max()) + 1)  # jokers held: 0..2 with the two-joker deck
+    row_names = ["no joker", "joker", "two jokers"][:rows]
     ncols = 2 if len(contracts) > 1 else 1
     nrows = math.ceil(len(contracts) / ncols)
     fig = _fig(10, 2.5 * nrows + 0.7)
@@ -226,8 +228,8 @@ def trumps_chart(tables: Tables, runs: Sequence[str], max_contracts: int = 4) ->
         ax.set_visible(False)
     image = None
     for ax, contract in zip(axes, contracts, strict=False):
-        grid = np.full((2, len(trumps)), np.nan)
-        counts = np.zeros((2, len(trumps)), dtype=int)
+        grid = np.full((rows, len(trumps)), np.nan)
+        counts = np.zeros((rows, len(trumps)), dtype=int)
         for t, j, n, made in (
             sub.filter(pl.col("contract") == contract).select("trumps", "joker", "n", "made").iter_rows()
         ):
@@ -242,7 +244,7 @@ def trumps_chart(tables: Tables, runs: Sequence[str], max_contracts: int = 4) ->
             elif n:
                 ax.text(ti, j, f"n={n}", ha="center", va="center", fontsize=6.5, color="#888888")
         ax.set_xticks(range(len(trumps)), [str(t) for t in trumps])
-        ax.set_yticks([0, 1], ["no joker", "joker"])
+        ax.set_yticks(range(rows), row_names)
         ax.set_title(f"{contract}: {int(counts.sum())} played")
         ax.grid(False)
         for side in ("top", "right"):

@@ -148,14 +148,18 @@ def _attr(v: Any) -> str:
     return html.escape(str(v), quote=True)
 
 
-def html_table(df: pl.DataFrame, name: str, cols: Sequence[Col], caption: str = "") -> str:
+def html_table(
+    df: pl.DataFrame, name: str, cols: Sequence[Col], caption: str = "", run: str | None = None
+) -> str:
     """A readable HTML table.
 
     Each cell shows the formatted value (and ``[lo, hi]`` when the column has an interval) and carries
-    the exact table values as ``data-value``/``data-lo``/``data-hi`` attributes, with the table name
-    and source column in ``data-table``/``data-col`` - so tests can check them against the statistics.
+    the exact table values as ``data-value``/``data-lo``/``data-hi`` attributes, with the table name,
+    the run (for one-run tables) and the source columns in ``data-table``/``data-run``/``data-col``/
+    ``data-lo-col``/``data-hi-col`` - so tests can check them against the statistics.
     """
-    out = [f'<table class="stats" data-table="{html.escape(name)}">']
+    run_attr = f' data-run="{html.escape(run)}"' if run else ""
+    out = [f'<table class="stats" data-table="{html.escape(name)}"{run_attr}>']
     if caption:
         out.append(f"<caption>{html.escape(caption)}</caption>")
     out.append("<thead><tr>" + "".join(f"<th>{html.escape(c.header)}</th>" for c in cols) + "</tr></thead>")
@@ -168,7 +172,9 @@ def html_table(df: pl.DataFrame, name: str, cols: Sequence[Col], caption: str = 
             attrs = f' data-col="{html.escape(c.value)}" data-value="{_attr(v)}"'
             if c.lo and c.hi:
                 lo, hi = row.get(c.lo), row.get(c.hi)
-                attrs += f' data-lo="{_attr(lo)}" data-hi="{_attr(hi)}"'
+                attrs += (
+                    f' data-lo="{_attr(lo)}" data-hi="{_attr(hi)}" data-lo-col="{c.lo}" data-hi-col="{c.hi}"'
+                )
                 if lo is not None and hi is not None:
                     text += f' <span class="ci">[{html.escape(c.fmt(lo))}, {html.escape(c.fmt(hi))}]</span>'
                 cells.append(f"<td{attrs}>{text}</td>")

@@ -1,0 +1,267 @@
+"""The report: every section and figure present, table numbers equal to the analysis tables, no crash."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import polars as pl
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+import cli.report  # noqa: F401  (registers the command)
+from cli.app import app
+from pipelines.analysis import analyze
+from pipelines.schema import records_to_table
+from reports import ReportError, build_report
+from reports.build import SECTIONS
+from reports.figures import BUILDERS
+from reports.tables import load_statistics
+from sim import load_rules, play_game
+from strategies import label, make
+
+SEED = 5
+GAMES = 40
+#: The columns that identify a row of each table shown (the run is on the table for one-run tables).
+KEYS = {
+    "overview": ["run_id"],
+    "contracts": ["contract"],
+    "success_by_level": ["level"],
+    "success_by_seat": ["seat_rel"],
+    "misere": ["run_id", "contract"],
+    "misere_whatif": ["run_id", "contract", "strategy"],
+    "strategies": ["run_id", "strategy"],
+    "variant_effects": ["run_id", "metric"],
+    "strategy_duplicate": ["run_id", "metric"],
+}
+SPECS = ["heuristic", "heuristic(aggression=1.0)", "heuristic", "heuristic(aggression=1.0)"]
+
+
+def _run(path: Path, variant: str) -> Path:
+    rules = load_rules(variant)
+    bots = [make(s) for s in SPECS]
+    labels = [label(s) for s in SPECS]
+    records = []
+    for g in range(GAMES):
+        records += play_game(rules, bots, SEED, g, labels)
+    run_id = f"test-{variant}"
+    (path / "deals").mkdir(parents=True)
+    pq.write_table(records_to_table(records, run_id, 0), path / "deals" / "part-00000.parquet")
+    manifest = {
+        "run_id": run_id,
+        "variant": variant,
+        "rules": rules.as_dict(),
+        "strategies": labels,
+        "master_seed": SEED,
+        "versions": {"fivehundred": "test", "engine": "engine.v1"},
+    }
+    (path / "manifest.json").write_text(json.dumps(manifest))
+    return path
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path, dict[str, pl.DataFrame]]:
+    root = tmp_path_factory.mktemp("report")
+    a = _run(root / "a", "pagat-au")
+    b = _run(root / "b", "club-004")
+    stats = root / "stats"
+    tables = analyze([a, b], stats, what_if="misere", sample=40)
+    return a, b, stats, tables
+
+
+@pytest.fixture(scope="module")
+def report(runs: tuple, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, object]:
+    a, b, stats, _ = runs
+    out = tmp_path_factory.mktemp("out")
+    result = build_report([a, b], out / "report.html", pdf=out / "report.pdf", stats_dir=stats)
+    return out / "report.html", out / "report.pdf", result
+
+
+class _Cells(HTMLParser):
+    """Collects each stats table's rows as lists of cell attribute dicts, and figures and notices."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[tuple[str, str | None, list[list[dict[str, str]]]]] = []
+        self.figures: list[str] = []
+        self.images: list[str] = []
+        self.sections: list[str] = []
+        self._row: list[dict[str, str]] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        if tag == "table" and "data-table" in a:
+            self.tables.append((a["data-table"], a.get("data-run"), []))
+        elif tag == "tr" and self.tables:
+            self._row = []
+        elif tag == "td" and self._row is not None and "data-col" in a:
+            self._row.append(a)
+        elif tag == "figure":
+            self.figures.append(a.get("data-figure", ""))
+        elif tag == "img":
+            self.images.append(a.get("src", ""))
+        elif tag == "section":
+            self.sections.append(a.get("id", ""))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "tr" and self._row is not None:
+            if self._row:
+                self.tables[-1][2].append(self._row)
+            self._row = None
+
+
+def _parse(path: Path) -> _Cells:
+    p = _Cells()
+    p.feed(path.read_text())
+    return p
+
+
+def _value(text: str) -> object:
+    if text == "null":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            return text
+
+
+def test_every_section_and_figure_is_present(report: tuple) -> None:
+    html_path, pdf_path, result = report
+    parsed = _parse(html_path)
+    assert parsed.sections == [sid for sid, _, _ in SECTIONS]
+    assert sorted(parsed.figures) == sorted(key for key, _, _ in BUILDERS)
+    assert result.figures == {key: "ok" for key, _, _ in BUILDERS}
+    assert len(parsed.images) == len(BUILDERS)
+    for src in parsed.images:
+        assert src.startswith("data:image/png;base64,")
+        assert base64.b64decode(src.split(",", 1)[1]).startswith(b"\x89PNG\r\n\x1a\n")
+    text = html_path.read_text()
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", text), "the report must not load anything"
+    assert "failed" not in {k: v.split(":")[0] for k, v in result.tables.items()}.values()
+    assert 'class="failed"' not in text and 'class="nodata"' not in text
+    # Each figure has its one-sentence reading under it.
+    assert len(re.findall(r"<figcaption><b>[^<]+</b> [^<]+\.</figcaption>", text)) == len(BUILDERS)
+    # The methods section names rules, strategies, seed and counts from the manifests.
+    methods = text[text.index('<section id="methods"') :]
+    for needle in (
+        "pagat-au",
+        "club-004",
+        "heuristic.v1(aggression=1.0)",
+        f"<dd>{SEED}</dd>",
+        "package version",
+    ):
+        assert needle in methods
+    assert pdf_path.read_bytes().startswith(b"%PDF")
+    assert pdf_path.stat().st_size > 10_000
+
+
+def test_table_numbers_equal_the_analysis_tables(runs: tuple, report: tuple) -> None:
+    *_, tables = runs
+    parsed = _parse(report[0])
+    checked = 0
+    seen = set()
+    for name, run, rows in parsed.tables:
+        if name == "rules":
+            continue
+        seen.add(name)
+        df = tables[name]
+        for row in rows:
+            keys = {c["data-col"]: c["data-value"] for c in row if c["data-col"] in KEYS[name]}
+            assert set(keys) == set(KEYS[name]), name
+            match = df.filter(*[pl.col(k).cast(pl.String) == v for k, v in keys.items()])
+            if run is not None:  # a table of one run: the run is named on the table
+                assert "run_id" not in keys
+                match = match.filter(pl.col("run_id") == run)
+            assert match.height == 1, (name, keys)
+            want = match.row(0, named=True)
+            for cell in row:
+                col = cell["data-col"]
+                got = cell["data-value"] if df.schema[col] == pl.String else _value(cell["data-value"])
+                assert got == want[col], (name, keys, col)
+                if "data-lo-col" in cell:
+                    assert _value(cell["data-lo"]) == want[cell["data-lo-col"]]
+                    assert _value(cell["data-hi"]) == want[cell["data-hi-col"]]
+                checked += 1
+    assert seen >= {"overview", "contracts", "success_by_level", "success_by_seat", "misere", "misere_whatif"}
+    assert seen >= {"strategies", "variant_effects"}
+    assert checked > 200
+    # Every contract played in each run is in the contracts table, no more (no 40-column dumps either).
+    contracts = [rows for name, _, rows in parsed.tables if name == "contracts"]
+    played = tables["contracts"].filter(pl.col("n") > 0)
+    assert sum(len(r) for r in contracts) == played.height
+    assert all(len(row) <= 9 for _, _, rows in parsed.tables for row in rows)
+
+
+def test_same_statistics_give_the_same_bytes(runs: tuple, report: tuple, tmp_path: Path) -> None:
+    a, b, stats, _ = runs
+    build_report([a, b], tmp_path / "again.html", pdf=tmp_path / "again.pdf", stats_dir=stats)
+    assert (tmp_path / "again.html").read_bytes() == report[0].read_bytes()
+    assert (tmp_path / "again.pdf").read_bytes() == report[1].read_bytes()
+
+
+def test_single_run_and_missing_tables_say_no_data(runs: tuple, tmp_path: Path) -> None:
+    a, _, _, _ = runs
+    tables = load_statistics([a])  # the main run alone: analysed afresh into a temporary folder
+    assert set(tables["overview"]["run_id"]) == {"test-pagat-au"}
+    assert not (a / "stats").exists()
+    tables = dict(tables)
+    tables["misere"] = tables["misere"].head(0)  # a run with no misère of any kind
+    del tables["success_by_trumps_joker"]  # a table the statistics did not write
+    tables["strategies"] = tables["strategies"].with_columns(pl.col("points_mean").cast(pl.String))  # broken
+    result = build_report([a], tmp_path / "r.html", tables=tables)
+    text = (tmp_path / "r.html").read_text()
+    assert result.figures["effects"].startswith("no data")
+    assert result.figures["trumps"].startswith(
+        "no data: the statistics have no table 'success_by_trumps_joker'"
+    )
+    assert result.figures["strategies"].startswith("failed")
+    assert result.figures["contracts"] == "ok"
+    assert "no data: no compared runs" in text
+    assert 'class="failed">figure failed: ' in text
+    parsed = _parse(tmp_path / "r.html")
+    assert parsed.sections == [sid for sid, _, _ in SECTIONS]
+
+
+def test_empty_statistics_never_crash(runs: tuple, tmp_path: Path) -> None:
+    a, _, _, tables = runs
+    empty = {k: v.head(0) for k, v in tables.items()}
+    result = build_report([a], tmp_path / "r.html", pdf=tmp_path / "r.pdf", tables=empty)
+    assert all(v.startswith("no data") for v in result.figures.values())
+    assert (tmp_path / "r.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_missing_run_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(ReportError, match="does not exist"):
+        build_report([tmp_path / "nope"], tmp_path / "r.html")
+    import sys
+
+    from cli.main import main
+
+    argv = sys.argv
+    sys.argv = ["fivehundred", "report", str(tmp_path / "nope"), "-o", str(tmp_path / "r.html")]
+    try:
+        with pytest.raises(SystemExit) as exit_info:
+            main()
+    finally:
+        sys.argv = argv
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and err.startswith("error: run directory") and "does not exist" in err
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_cli_report(runs: tuple, tmp_path: Path) -> None:
+    a, b, stats, _ = runs
+    out = CliRunner().invoke(
+        app, ["report", str(a), "--compare", str(b), "--stats", str(stats), "-o", str(tmp_path / "r.html")]
+    )
+    assert out.exit_code == 0, out.output
+    assert f"report: {tmp_path / 'r.html'} (7 of 7 figures)" in out.output
+    assert (tmp_path / "r.html").exists() and not (tmp_path / "r.pdf").exists()
