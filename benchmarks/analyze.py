@@ -22,6 +22,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
+def _bots() -> str:
+    """The bots of the synthetic log: heuristic when registered, else random."""
+    from strategies import available
+
+    return "heuristic" if any(n.startswith("heuristic.") for n in available()) else "random"
+
+
 def build_log(run_dir: Path, deals: int, base: int, seed: int) -> None:
     """Play ``base`` deals, then replicate them into ``deals`` rows with new ids."""
     import polars as pl
@@ -30,9 +37,9 @@ def build_log(run_dir: Path, deals: int, base: int, seed: int) -> None:
     import sim
     from pipelines.schema import records_to_table
     from sim.game import play_game
-    from strategies import available, make
+    from strategies import make
 
-    spec = "heuristic" if any(n.startswith("heuristic.") for n in available()) else "random"
+    spec = _bots()
     rules = sim.load_rules("pagat-au")
     bots = [make(spec) for _ in range(4)]
     records: list[dict] = []
@@ -87,7 +94,9 @@ def main() -> None:
         print(json.dumps({"wall_s": wall, "peak_bytes": peak, "tables": len(tables)}))
         return
     manifest = run_dir / "manifest.json"
-    if not (manifest.exists() and json.loads(manifest.read_text()).get("deals") == args.deals):
+    want = {"deals": args.deals, "bots": _bots()}
+    have = json.loads(manifest.read_text()) if manifest.exists() else {}
+    if any(have.get(k) != v for k, v in want.items()):
         t0 = time.perf_counter()
         build_log(run_dir, args.deals, args.base, seed=2026)
         print(f"built {args.deals:,} deals in {run_dir} in {time.perf_counter() - t0:.1f} s")

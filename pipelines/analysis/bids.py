@@ -6,12 +6,9 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from pipelines.analysis import features as F
 from pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, rate_points
 from pipelines.analysis.frame import ALL_CODES, LEVEL_ORDER, MISERE_CODES, TRUMP_ORDER, Frame, contract_exprs
 from pipelines.analysis.intervals import wilson
-
-U64 = pl.UInt64
 
 
 def _contracts(frame: Frame) -> pl.DataFrame:
@@ -73,19 +70,22 @@ def contracts(frames: Sequence[Frame]) -> pl.DataFrame:
     """Every contract of each run's ladder: called, declared, made, points, overtricks, slams."""
     out = []
     for f in frames:
-        d = _contracts(f).with_columns(
+        d = f.hist.with_columns(
             pl.when(pl.col("made") & ~pl.col("is_mis"))
             .then(pl.col("dtricks") - pl.col("level_n"))
             .otherwise(None)
             .alias("over"),
             (~pl.col("is_mis") & (pl.col("dtricks") == f.df["tricks_played"].max())).alias("slam"),
         )
-        stats = rate_points(d, ["contract"], "contracts")
+        stats = rate_points(d, ["contract"], "contracts", weight="_w")
+        w = pl.col("_w")
         extra = d.group_by("contract").agg(
-            pl.col("dtricks").cast(pl.Float64).mean().alias("tricks_mean"),
-            pl.col("over").cast(pl.Float64).mean().alias("overtricks_mean"),
-            (pl.col("over") >= 1).sum().cast(pl.Int64).alias("overtrick_n"),
-            pl.col("slam").sum().cast(pl.Int64).alias("slam_n"),
+            ((pl.col("dtricks") * w).sum() / w.sum()).cast(pl.Float64).alias("tricks_mean"),
+            ((pl.col("over") * w).sum() / w.filter(pl.col("over").is_not_null()).sum())
+            .cast(pl.Float64)
+            .alias("overtricks_mean"),
+            w.filter(pl.col("over") >= 1).sum().cast(pl.Int64).alias("overtrick_n"),
+            w.filter(pl.col("slam")).sum().cast(pl.Int64).alias("slam_n"),
         )
         deals = f.df.height
         t = (
@@ -191,28 +191,16 @@ def success_by_strategy(frames: Sequence[Frame]) -> pl.DataFrame:
 
 def success_by_variant(frames: Sequence[Frame]) -> pl.DataFrame:
     """Success by rule variant, pooling the runs of each variant."""
-    d = pl.concat([_contracts(f).select("variant", "run_id", "made", "dpoints") for f in frames])
-    runs = d.group_by("variant").agg(pl.col("run_id").n_unique().cast(pl.Int64).alias("runs"))
-    t = rate_points(d, ["variant"], "success_by_variant")
-    return t.join(runs, on="variant").select("variant", "runs", *RATE_COLUMNS, *POINTS_COLUMNS)
-
-
-def hand_features(d: pl.DataFrame) -> pl.DataFrame:
-    """Add the declarer's hand features (see docs/statistics.md) to contract rows."""
-    dm, km, xm, tr = pl.col("dmask"), pl.col("kmask"), pl.col("xmask"), pl.col("tidx")
-    suit = tr.is_not_null()
-    tmask = F.trump_mask(tr)
-    final = (dm | km) & ~xm
-    return d.with_columns(
-        pl.when(suit).then(F.popcount(dm & tmask)).alias("f_trumps"),
-        pl.when(suit).then(F.popcount(dm & F.bower_mask(tr))).alias("f_bowers"),
-        F.popcount(dm & pl.lit(F.JOKERS, dtype=U64)).alias("f_joker"),
-        F.popcount(dm & pl.lit(F.ACES, dtype=U64)).alias("f_aces"),
-        F.voids(dm, tr).alias("f_voids"),
-        F.longest(dm, tr).alias("f_longest"),
-        pl.when(suit).then(F.popcount(km & tmask)).alias("f_kitty_trumps"),
-        pl.when(suit).then(F.popcount(final & tmask)).alias("f_trumps_final"),
+    d = pl.concat(
+        [f.hist.select(pl.lit(f.run.variant).alias("variant"), "made", "dpoints", "_w") for f in frames]
     )
+    runs = (
+        pl.DataFrame({"variant": [f.run.variant for f in frames]})
+        .group_by("variant")
+        .agg(pl.len().cast(pl.Int64).alias("runs"))
+    )
+    t = rate_points(d, ["variant"], "success_by_variant", weight="_w")
+    return t.join(runs, on="variant").select("variant", "runs", *RATE_COLUMNS, *POINTS_COLUMNS)
 
 
 NUMERIC_FEATURES = ("trumps", "bowers", "joker", "aces", "voids", "longest", "kitty_trumps", "trumps_final")
@@ -243,8 +231,10 @@ def success_by_feature(frames: Sequence[Frame]) -> pl.DataFrame:
     """Success and points by each hand feature, per contract and pooled over suit or NT contracts."""
     out = []
     for f in frames:
-        d = hand_features(_contracts(f).filter(~pl.col("is_mis"))).with_columns(
-            pl.col("partner_call").alias("f_partner_bid")
+        d = (
+            _contracts(f)
+            .filter(~pl.col("is_mis"))
+            .with_columns(pl.col("partner_call").alias("f_partner_bid"))
         )
         parts = [
             _feature_hist(d, n, pl.col(f"f_{n}").cast(pl.String), pl.col(f"f_{n}").cast(pl.Int16))
@@ -288,12 +278,16 @@ def success_by_trumps_joker(frames: Sequence[Frame]) -> pl.DataFrame:
     """Suit contracts by (trumps held as dealt, joker held): the headline cross-tab."""
     out = []
     for f in frames:
-        d = hand_features(_contracts(f).filter(pl.col("tidx").is_not_null())).with_columns(
-            pl.col("f_trumps").cast(pl.Int8).alias("trumps"),
-            pl.col("f_joker").cast(pl.Int8).alias("joker"),
-            pl.col("contract")
-            .replace_strict({c: i for i, c in enumerate(ALL_CODES)}, return_dtype=pl.Int16)
-            .alias("_rank"),
+        d = (
+            _contracts(f)
+            .filter(pl.col("tidx").is_not_null())
+            .with_columns(
+                pl.col("f_trumps").cast(pl.Int8).alias("trumps"),
+                pl.col("f_joker").cast(pl.Int8).alias("joker"),
+                pl.col("contract")
+                .replace_strict({c: i for i, c in enumerate(ALL_CODES)}, return_dtype=pl.Int16)
+                .alias("_rank"),
+            )
         )
         t = rate_points(
             d, ["_rank", "contract", "trumps", "joker"], f"success_by_trumps_joker/{f.run.run_id}"

@@ -116,3 +116,26 @@ def rank_order(value: str) -> int:
     if value == "JK":
         return len(RANKS)
     return RANK_POS[value]
+
+
+def hand_features(d: pl.DataFrame) -> pl.DataFrame:
+    """Add the declarer's hand features ``f_*`` (docs/statistics.md, ``success_by_feature``) from the
+    masks ``dmask`` (dealt hand), ``kmask`` (kitty), ``xmask`` (discards) and the trump index ``tidx``."""
+    dm, km, xm, tr = pl.col("dmask"), pl.col("kmask"), pl.col("xmask"), pl.col("tidx")
+    suit = tr.is_not_null()
+    tmask = trump_mask(tr)
+    final = (dm | km) & ~xm
+    d = d.with_columns(
+        pl.when(suit).then(popcount(dm & tmask)).alias("f_trumps"),
+        pl.when(suit).then(popcount(dm & bower_mask(tr))).alias("f_bowers"),
+        popcount(dm & pl.lit(JOKERS, dtype=pl.UInt64)).alias("f_joker"),
+        popcount(dm & pl.lit(ACES, dtype=pl.UInt64)).alias("f_aces"),
+        pl.when(suit).then(popcount(km & tmask)).alias("f_kitty_trumps"),
+        pl.when(suit).then(popcount(final & tmask)).alias("f_trumps_final"),
+        *[n.alias(f"_len{s}") for s, n in enumerate(suit_lengths(dm, tr))],
+    )
+    lengths = [pl.col(f"_len{s}") for s in range(4)]
+    return d.with_columns(
+        pl.sum_horizontal([(n == 0).cast(pl.Int16) for n in lengths]).cast(pl.Int16).alias("f_voids"),
+        pl.max_horizontal(lengths).cast(pl.Int16).alias("f_longest"),
+    ).drop([f"_len{s}" for s in range(4)])

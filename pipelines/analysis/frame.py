@@ -15,7 +15,7 @@ import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
 
-from pipelines.analysis.features import mask_of
+from pipelines.analysis.features import hand_features, mask_of
 from pipelines.analysis.io import AnalysisError, Run
 from sim.errors import UserError
 from sim.rules import BASE_LADDER
@@ -60,6 +60,8 @@ class Frame:
     players: int
     teams: int
     ladder: Ladder
+    #: Contract deals counted per (contract, seat_rel, dstrategy, made, dpoints, dtricks): ``_w``.
+    hist: pl.DataFrame
 
 
 def _shape(run: Run) -> tuple[int, int]:
@@ -161,8 +163,24 @@ def deal_frame(run: Run) -> Frame:
         raise AnalysisError(
             f"{run.path / 'deals'}: a card or bid the analysis does not know ({str(exc).splitlines()[0]})"
         ) from exc
-    df = df.with_columns(call_seats(df, players, teams))
-    return Frame(run, df, players, teams, ladder_of(run))
+    df = hand_features(df.with_columns(call_seats(df, players, teams)))
+    hist = (
+        df.filter(pl.col("contract").is_not_null())
+        .group_by(
+            "contract",
+            "level",
+            "level_n",
+            "trump",
+            "is_mis",
+            "seat_rel",
+            "dstrategy",
+            "made",
+            "dpoints",
+            "dtricks",
+        )
+        .agg(pl.len().cast(pl.Int64).alias("_w"))
+    )
+    return Frame(run, df, players, teams, ladder_of(run), hist)
 
 
 CHUNK_ROWS = 250_000

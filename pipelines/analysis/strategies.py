@@ -18,20 +18,31 @@ def _team_points(f: Frame, team: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     return pts, tricks
 
 
-def _blocks(rows: pl.DataFrame, keys: list[str], table: str) -> pl.DataFrame:
-    """Points, declarer success, defensive tricks and game wins per group of ``keys``."""
-    g = rows.group_by(keys).agg(
-        pl.len().cast(pl.Int64).alias("deals"),
-        pl.col("declared").sum().cast(pl.Int64).alias("n"),
-        (pl.col("declared") & pl.col("made")).sum().cast(pl.Int64).alias("made"),
-        pl.col("final").sum().cast(pl.Int64).alias("games"),
-        (pl.col("final") & pl.col("won")).sum().cast(pl.Int64).alias("wins"),
+HIST_COLUMNS = ("points", "declared", "made", "def_tricks", "final", "won")
+
+
+def _hist(rows: pl.LazyFrame | pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """Counts ``_w`` per (keys, points, declared, made, def_tricks, final, won)."""
+    return rows.lazy().group_by([*keys, *HIST_COLUMNS]).agg(pl.len().cast(pl.Int64).alias("_w")).collect()
+
+
+def _blocks(hist: pl.DataFrame, keys: list[str], table: str) -> pl.DataFrame:
+    """Points, declarer success, defensive tricks and game wins per group of ``keys``, from counts."""
+    w = pl.col("_w")
+    g = hist.group_by(keys).agg(
+        w.sum().cast(pl.Int64).alias("deals"),
+        w.filter(pl.col("declared")).sum().cast(pl.Int64).alias("n"),
+        w.filter(pl.col("declared") & pl.col("made")).sum().cast(pl.Int64).alias("made"),
+        w.filter(pl.col("final")).sum().cast(pl.Int64).alias("games"),
+        w.filter(pl.col("final") & pl.col("won")).sum().cast(pl.Int64).alias("wins"),
     )
     g = g.with_columns(
         *wilson(pl.col("made"), pl.col("n"), "success"), *wilson(pl.col("wins"), pl.col("games"), "win")
     )
-    pts = bootstrap_table(rows, keys, "points", "points", table)
-    dt = bootstrap_table(rows, keys, "def_tricks", "def_tricks", table + "/def").drop("def_tricks_sd")
+    pts = bootstrap_table(hist, keys, "points", "points", table, weight="_w")
+    dt = bootstrap_table(hist, keys, "def_tricks", "def_tricks", table + "/def", weight="_w").drop(
+        "def_tricks_sd"
+    )
     return (
         g.join(pts, on=keys, how="left", nulls_equal=True)
         .join(dt, on=keys, how="left", nulls_equal=True)
@@ -45,17 +56,16 @@ def _seat_rows(f: Frame) -> pl.DataFrame:
         team = pl.lit(s % f.teams)
         pts, tricks = _team_points(f, team)
         defended = pl.col("contract").is_not_null() & (pl.col("dteam") != s % f.teams)
-        parts.append(
-            f.df.select(
-                pl.col("strategies").list.get(s).alias("strategy"),
-                pts.alias("points"),
-                (pl.col("declarer") == s).fill_null(False).alias("declared"),
-                pl.col("made").fill_null(False),
-                pl.when(defended).then(tricks).alias("def_tricks"),
-                pl.col("game_over").alias("final"),
-                (pl.col("winner") == s % f.teams).fill_null(False).alias("won"),
-            )
+        rows = f.df.lazy().select(
+            pl.col("strategies").list.get(s).alias("strategy"),
+            pts.alias("points"),
+            (pl.col("declarer") == s).fill_null(False).alias("declared"),
+            pl.col("made").fill_null(False),
+            pl.when(defended).then(tricks).alias("def_tricks"),
+            pl.col("game_over").alias("final"),
+            (pl.col("winner") == s % f.teams).fill_null(False).alias("won"),
         )
+        parts.append(_hist(rows, ["strategy"]))
     return pl.concat(parts)
 
 
@@ -103,7 +113,7 @@ def strategy_pairings(frames: Sequence[Frame]) -> pl.DataFrame:
             pts, tricks = _team_points(f, pl.lit(t))
             defended = pl.col("contract").is_not_null() & (pl.col("dteam") != t)
             parts.append(
-                f.df.select(
+                f.df.lazy().select(
                     lineup(f, t).alias("team_strategies"),
                     pl.concat_str(others, separator=" / ").alias("opponents"),
                     pts.alias("points"),
@@ -114,7 +124,8 @@ def strategy_pairings(frames: Sequence[Frame]) -> pl.DataFrame:
                     (pl.col("winner") == t).fill_null(False).alias("won"),
                 )
             )
-        t = _blocks(pl.concat(parts), ["team_strategies", "opponents"], f"strategy_pairings/{f.run.run_id}")
+        keys = ["team_strategies", "opponents"]
+        t = _blocks(pl.concat([_hist(p, keys) for p in parts]), keys, f"strategy_pairings/{f.run.run_id}")
         out.append(
             t.with_columns(pl.lit(f.run.run_id).alias("run_id"), pl.lit(f.run.variant).alias("variant"))
             .rename({"deals": "team_deals"})
