@@ -163,6 +163,36 @@ def test_resume_after_the_driver_is_killed(tmp_path: Path) -> None:
     assert not (out / ".tmp").exists()
 
 
+def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "interrupted"
+    args = ["--games", "400", "--seed", "6", "--strategies", LONG, "--chunk-size", "8", "--workers", "0"]
+    cmd = [sys.executable, "-m", "cli.main", "simulate", *args, "--out", str(out)]
+
+    def default_sigint() -> None:  # a background child may inherit SIGINT ignored
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+    proc = subprocess.Popen(
+        cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        path = out / "manifest.json"
+        if path.exists() and len(json.loads(path.read_text())["chunks"]) >= 2:
+            break
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert stderr.strip().splitlines()[-1].startswith("interrupted: run the same command again")
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "running" and 2 <= len(manifest["chunks"]) < 50
+    assert not (out / ".tmp").exists() and not (out / ".lock").exists()
+    again = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    run_simulation(config(tmp_path, "ref", strategies=LONG, games=400, seed=6, chunk_size=8))
+    assert parts(out) == parts(tmp_path / "ref")
+
+
 def test_a_different_config_is_refused_unless_overwrite(tmp_path: Path) -> None:
     run_simulation(config(tmp_path, seed=3))
     before = parts(tmp_path / "run")

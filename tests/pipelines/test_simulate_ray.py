@@ -26,6 +26,7 @@ def parts(run_dir: Path) -> dict[str, bytes]:
 def test_one_and_two_workers_and_in_process_write_identical_files(tmp_path: Path) -> None:
     common = {"strategies": "random(pass_probability=0.6, max_raise=2)", "seed": 3, "chunk_size": 3}
     runs = {}
+    auth_before = os.environ.get("RAY_AUTH_MODE")
     for workers in (0, 1, 2):
         out = tmp_path / f"w{workers}"
         summary = run_simulation(make_config(None, deals=2500, out=str(out), workers=workers, **common))
@@ -34,7 +35,7 @@ def test_one_and_two_workers_and_in_process_write_identical_files(tmp_path: Path
     assert len(runs[0][1]) == runs[0][0].chunks > 10
     assert runs[2][0].deals == runs[0][0].deals >= 2500
     assert (tmp_path / "w2" / "manifest.json").exists() and not (tmp_path / "w2" / ".tmp").exists()
-    assert "RAY_AUTH_MODE" not in os.environ  # only the embedded instance ran without auth
+    assert os.environ.get("RAY_AUTH_MODE") == auth_before  # only the embedded instance ran without auth
 
 
 def test_run_chunks_yields_in_order_and_stops_early(monkeypatch) -> None:
