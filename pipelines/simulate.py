@@ -29,6 +29,7 @@ from importlib import metadata
 from typing import Any
 
 import pyarrow.compute as pc
+import pyarrow.fs as pafs
 
 from pipelines.chunks import GameChunk, RayPool, run_chunks, with_run_columns
 from pipelines.runconfig import RunConfig
@@ -220,15 +221,17 @@ def run_simulation(
     config: RunConfig,
     progress: Callable[[Progress], None] | None = None,
     overwrite: bool = False,
+    filesystem: pafs.FileSystem | None = None,
 ) -> RunSummary:
     """Run (or resume) a simulation and return its summary.
 
     ``progress`` is called after every committed chunk.  ``overwrite`` replaces a run directory
     that holds a different run; otherwise the same config resumes and a different one is refused.
     ``config.workers == 0`` plays in this process without Ray (same files, byte for byte).
+    ``filesystem`` (optional) is a configured pyarrow filesystem in which ``config.out`` is a path.
     """
     t0 = time.perf_counter()
-    store = RunStore(config.out)
+    store = RunStore(config.out, filesystem)
     store.lock()
     try:
         manifest = _open_run(store, config, overwrite)

@@ -47,13 +47,24 @@ def encode_parquet(table: pa.Table) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
-class RunStore:
-    """Reads and writes one run directory, locally or through a pyarrow filesystem."""
+#: pyarrow filesystem types where an object appears only once its upload completes (no rename).
+OBJECT_STORES = ("s3", "gcs", "abfs")
 
-    def __init__(self, out: str) -> None:
+
+class RunStore:
+    """Reads and writes one run directory, locally or through a pyarrow filesystem.
+
+    ``out`` is a local path, ``file://`` URI or any URI pyarrow understands; or, with
+    ``filesystem`` (a configured :class:`pyarrow.fs.FileSystem`, e.g. S3 with its own endpoint and
+    credentials), a path inside that filesystem.
+    """
+
+    def __init__(self, out: str, filesystem: pafs.FileSystem | None = None) -> None:
         self.out = out
         self._lock_fh: Any = None
-        if "://" in out and not out.startswith("file://"):
+        if filesystem is not None:
+            self.fs, self.root, self.local = filesystem, out, False
+        elif "://" in out and not out.startswith("file://"):
             try:
                 self.fs, self.root = pafs.FileSystem.from_uri(out)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
@@ -65,7 +76,7 @@ class RunStore:
             self.fs = pafs.LocalFileSystem()
             self.local = True
         self.root = self.root.rstrip("/")
-        self.atomic_rename = self.local or self.fs.type_name not in ("s3", "gcs", "abfs")
+        self.atomic_rename = self.local or self.fs.type_name not in OBJECT_STORES
 
     # paths -------------------------------------------------------------------------------------
     def path(self, *parts: str) -> str:
@@ -105,6 +116,7 @@ class RunStore:
                 fh.write(data)
             self.fs.move(tmp, final)
         else:
+            self.fs.create_dir(os.path.dirname(final), recursive=True)
             with self.fs.open_output_stream(final) as fh:
                 fh.write(data)
 

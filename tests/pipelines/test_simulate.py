@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import signal
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import polars as pl
 import pyarrow as pa
+import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 import pytest
 
@@ -249,6 +251,27 @@ def test_file_uri_output_gives_the_same_files(tmp_path: Path) -> None:
     run_simulation(config(tmp_path, "plain"))
     run_simulation(config(tmp_path, "uri", out=(tmp_path / "uri").as_uri()))
     assert parts(tmp_path / "uri") == parts(tmp_path / "plain")
+
+
+@pytest.mark.parametrize("object_store", [False, True])
+def test_a_pyarrow_filesystem_gets_the_same_files(tmp_path: Path, monkeypatch, object_store: bool) -> None:
+    """Through a pyarrow filesystem (in-memory here): rename-in, or direct puts as on S3/GCS."""
+    if object_store:
+        monkeypatch.setattr(storage, "OBJECT_STORES", (*storage.OBJECT_STORES, "mock"))
+    fs = pafs._MockFileSystem(datetime.datetime(2020, 1, 1))
+    run_simulation(config(tmp_path, "plain"))
+    summary = run_simulation(config(tmp_path, out="bucket/run"), filesystem=fs)
+    local = parts(tmp_path / "plain")
+    names = [i.base_name for i in fs.get_file_info(pafs.FileSelector("bucket/run/deals"))]
+    assert sorted(names) == sorted(local)
+    for name in names:
+        with fs.open_input_stream(f"bucket/run/deals/{name}") as fh:
+            assert fh.read() == local[name]
+    with fs.open_input_stream("bucket/run/manifest.json") as fh:
+        assert json.loads(fh.read())["status"] == "complete"
+    assert fs.get_file_info("bucket/run/.tmp").type == pafs.FileType.NotFound
+    again = run_simulation(config(tmp_path, out="bucket/run"), filesystem=fs)
+    assert again.session_deals == 0 and again.deals == summary.deals
 
 
 def test_a_run_file_with_overrides(tmp_path: Path) -> None:
