@@ -235,27 +235,37 @@ def call_seats(df: pl.DataFrame, players: int, teams: int) -> list[pl.Series]:
     order = np.argsort(-lengths, kind="stable")
     calls = calls[order]
     n = len(order)
+    # NEXT[active seats bitmask, seat] = the next seat clockwise still in the auction.
+    nxt_table = np.zeros((1 << players, players), dtype=np.int64)
+    for active_bits in range(1 << players):
+        for seat in range(players):
+            nxt_table[active_bits, seat] = next(
+                (
+                    (seat + k) % players
+                    for k in range(1, players + 1)
+                    if active_bits >> ((seat + k) % players) & 1
+                ),
+                seat,
+            )
     dealer = df["dealer"].to_numpy().astype(np.int64)[order]
     declarer = df["declarer"].fill_null(-1).to_numpy().astype(np.int64)[order]
-    dteam = np.where(declarer >= 0, declarer % teams, -1)
+    # Bitmask of the declarer's teammates (not the declarer); 0 when all passed.
+    mates = np.zeros(n, dtype=np.int64)
+    for seat in range(players):
+        mates |= np.where(
+            (declarer >= 0) & (declarer != seat) & (declarer % teams == seat % teams), 1 << seat, 0
+        )
     cur = (dealer + 1) % players
     active = np.full(n, (1 << players) - 1, dtype=np.int64)
     best = np.full(n, -3, dtype=np.int64)  # -3: no teammate spoke, -1: only passes, else best code
     for i in range(calls.shape[1]):
         m = int(np.count_nonzero(lengths > i))
         c, call = cur[:m], calls[:m, i].astype(np.int64)
-        mate = (c != declarer[:m]) & (c % teams == dteam[:m])
-        np.maximum(best[:m], np.where(mate, call, -3), out=best[:m])
+        mate = (mates[:m] >> c) & 1
+        np.maximum(best[:m], np.where(mate == 1, call, -3), out=best[:m])
         act = active[:m]
-        act &= ~(np.where(call == PASS_CODE, 1, 0) << c)
-        nxt = c.copy()
-        found = np.zeros(m, dtype=bool)
-        for k in range(1, players + 1):
-            cand = (c + k) % players
-            hit = ~found & ((act >> cand) & 1).astype(bool)
-            nxt[hit] = cand[hit]
-            found |= hit
-        cur[:m] = nxt
+        act &= ~((call == PASS_CODE).astype(np.int64) << c)
+        cur[:m] = nxt_table[act, c]
     names = np.array(["-", "-", "P", *ALL_CODES], dtype=object)
     out = np.empty(n, dtype=object)
     out[order] = names[best + 3]

@@ -69,6 +69,27 @@ def test_real_run_matches_python(runs: dict, tmp_path: Path) -> None:
     assert dict(zip(f["value"].cast(pl.Int64), f["n"], strict=True)) == dict(by_trumps)
     s = t["strategies"].row(0, named=True)
     assert s["seat_deals"] == 4 * len(recs) and s["games"] == 4 * GAMES
+    # The partner's highest call, by walking each auction seat by seat.
+    partner: Counter = Counter()
+    ladder = c["contract"].to_list()
+    for r in played:
+        if r["contract"] in ("MIS", "OMIS"):
+            continue
+        seat, active, best = (r["dealer"] + 1) % 4, [True] * 4, "-"
+        for call in r["bids"]:
+            if seat == (r["declarer"] + 2) % 4:
+                if call == "P":
+                    best = "P" if best == "-" else best
+                elif best in ("-", "P") or ladder.index(call) > ladder.index(best):
+                    best = call
+            if call == "P":
+                active[seat] = False
+            seat = next((seat + k) % 4 for k in range(1, 5) if active[(seat + k) % 4])
+        partner[best] += 1
+    pb = t["success_by_feature"].filter(pl.col("feature") == "partner_bid")
+    pb = pb.filter(~pl.col("group").str.starts_with("all-"))
+    got = pb.group_by("value").agg(pl.col("n").sum())
+    assert dict(zip(got["value"], got["n"], strict=True)) == dict(partner)
 
 
 def test_compare_variants_paired(runs: dict, tmp_path: Path) -> None:
