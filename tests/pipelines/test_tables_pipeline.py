@@ -1,4 +1,4 @@
-"""The 3-player, 6-player and two-joker tables through the deal log, verify and the analyses.
+"""The 3-player, 6-player and two-joker tables through the deal log, verify, the analyses and the report.
 
 The deal log keeps its columns; only the list lengths follow the table (seats, teams, kitty).
 """
@@ -16,6 +16,7 @@ from pipelines.runconfig import make_config
 from pipelines.schema import DEAL_LOG_SCHEMA, records_to_table
 from pipelines.simulate import run_simulation
 from pipelines.verify import verify_run
+from reports.build import build_report
 from sim import load_rules, play_game
 from strategies import make
 
@@ -86,3 +87,8 @@ def test_small_run_of_each_table_verifies_and_analyses(name: str, tmp_path: Path
     assert set(by_seat["seat_rel"].to_list()) <= set(range(seats))
     assert by_seat["n"].sum() == overview["contracts"].item()
     assert (tmp_path / "stats" / "overview.parquet").exists()
+    report = build_report([tmp_path / name], tmp_path / "report.html", stats_dir=tmp_path / "stats")
+    failed = {k: v for k, v in {**report.figures, **report.tables}.items() if v.startswith("failed")}
+    assert not failed
+    assert report.figures["contracts"] == "ok" and report.tables["overview"] == "ok"
+    assert name in (tmp_path / "report.html").read_text()
