@@ -5,20 +5,22 @@ This is the reusable core of ``simulate`` and of the tournament runner::
     from pipelines.chunks import GameChunk, RayPool, run_chunks
 
     chunks = (GameChunk(i, rules, seats, master_seed, range(i * 500, (i + 1) * 500)) for i in count())
-    with RayPool(workers=2) as pool:            # or pool=None: play in this process, no Ray
-        for done in run_chunks(chunks, pool):   # in submission order, whatever finished first
+    with RayPool(workers=2) as pool, closing(run_chunks(chunks, pool)) as stream:  # pool=None: no Ray
+        for done in stream:                     # in submission order, whatever finished first
             use(done.table)                     # deal-log columns without schema_version/run_id/deal_id
             if enough:
-                break                           # stops: chunks still running are cancelled
+                break                           # closing() cancels the chunks still in flight
 
 A chunk is a list of game ids plus (rules, one :class:`~pipelines.runconfig.SeatSpec` per seat,
 master seed).  Its rows depend only on those, never on the worker, node or pool size, because every
 deal is seeded from (master seed, game, hand) and bots are built fresh for every chunk.  Chunks are
-pulled lazily from the iterable, so it may be endless; at most ``window`` chunks are in flight or
-buffered at once (results that finish early wait, in memory, for their predecessors).
+pulled lazily from the iterable, so it may be endless; at most ``pool.window`` chunks are in flight
+or buffered at once (results that finish early are fetched at once and wait in the driver's memory
+for their predecessors, so a node dying later cannot take them along).
 
-Ray tasks are retried ``max_retries`` times when a worker process or a node dies; a strategy's own
-error (:class:`~sim.errors.UserError`) is not retried and is re-raised as itself in the driver.
+Ray tasks are retried ``max_retries`` times when a worker process or a node dies, and a result lost
+with its node is resubmitted; a strategy's own error (:class:`~sim.errors.UserError`) is not retried
+and is re-raised as itself in the driver.
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ import json
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -124,8 +125,11 @@ class RunConfig:
         """Everything that determines the rows and files: equal identities make a resumable run."""
         from pipelines.schema import SCHEMA_VERSION
 
+        from sim.engine import ENGINE_VERSION
+
         return {
             "schema_version": SCHEMA_VERSION,
+            "engine_version": ENGINE_VERSION,
             "variant": self.rules.name,
             "rules": _jsonable(self.rules.as_dict()),
             "strategies": [s.label for s in self.seats],
@@ -136,7 +140,7 @@ class RunConfig:
             "chunk_size": self.chunk_size,
         }
 
-    @property
+    @cached_property
     def run_id(self) -> str:
         """A deterministic id of the run (a hash of :meth:`identity`), written in every row."""
         blob = json.dumps(self.identity(), sort_keys=True, separators=(",", ":")).encode()

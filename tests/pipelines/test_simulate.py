@@ -207,6 +207,16 @@ def test_a_different_config_is_refused_unless_overwrite(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "run" / "manifest.json").read_text())["master_seed"] == 4
 
 
+def test_a_missing_or_damaged_committed_part_is_played_again(tmp_path: Path) -> None:
+    run_simulation(config(tmp_path))
+    before = parts(tmp_path / "run")
+    (tmp_path / "run" / "deals" / "part-00001.parquet").unlink()
+    (tmp_path / "run" / "deals" / "part-00002.parquet").write_bytes(b"truncated")
+    summary = run_simulation(config(tmp_path))
+    assert summary.resumed_chunks == 1 and summary.chunks == len(before)
+    assert parts(tmp_path / "run") == before
+
+
 def test_the_same_command_on_a_finished_run_does_nothing(tmp_path: Path) -> None:
     run_simulation(config(tmp_path))
     before = parts(tmp_path / "run")
