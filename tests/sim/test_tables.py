@@ -9,6 +9,7 @@ from the engine's own tables.
 from __future__ import annotations
 
 import random
+from functools import cache
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -525,7 +526,7 @@ def test_switches_combine_with_every_table(name: str) -> None:
 # ---------------------------------------------------------------- properties
 
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 TABLE_NAMES = st.sampled_from(sorted(TABLES))
 SEEDS = st.integers(min_value=0, max_value=2**64 - 1)
 #: Team of a seat per table, written out (not ``rules.teams``).
@@ -567,10 +568,27 @@ def test_every_card_dealt_once(name: str, seed: int, dealer: int) -> None:
     assert s.kitty.bit_count() == (6 if name == "two-jokers" else 3)
 
 
+#: Switches that change the auction and the play (scoring switches keep their defaults here).
+PLAY_SWITCHES = st.fixed_dictionaries(
+    {
+        "bidding.misere": st.sampled_from(["after_seven", "anytime"]),
+        "bidding.blind_misere": st.booleans(),
+        "bidding.declarer_raise": st.booleans(),
+        "joker.no_trump": st.sampled_from(["pagat", "north_american"]),
+        "joker.lead_only_last_trick": st.booleans(),
+    }
+)
+
+
+@cache
+def _with_switches(name: str, items: tuple) -> Rules:
+    return load_rules(name, overrides=dict(items))
+
+
 @SETTINGS
-@given(name=TABLE_NAMES, seed=SEEDS)
-def test_random_deal_is_whole_and_legal(name: str, seed: int) -> None:
-    rules = TABLES[name]
+@given(name=TABLE_NAMES, seed=SEEDS, switches=PLAY_SWITCHES)
+def test_random_deal_is_whole_and_legal(name: str, seed: int, switches: dict) -> None:
+    rules = _with_switches(name, tuple(sorted(switches.items())))
     n = rules.players
     rng = random.Random(seed)
     s = State.deal(rules, seed, seed % n)
