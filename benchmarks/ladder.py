@@ -5,7 +5,9 @@ cards and dealer in both runs: once with bot A's team in seats 0/2 (team 0) and 
 swapped.  A *deal pair* is hand ``j`` of game ``g`` when both runs reached it; its value is the
 points A's team gained over B's team, averaged over the two seatings.  The script prints, from the
 stronger side's point of view, the mean points per deal with a 95% confidence interval from the
-paired differences, and the game win rate (of games with a winner) with a 95% Wilson interval.
+paired differences (deal pairs of one game are correlated through the game score, so the interval
+treats each game pair as one unit: a cluster-robust interval), and the game win rate (of games with a
+winner) with a 95% Wilson interval.
 
 Targets (issue 3): heuristic vs random wins >= 95% of games; montecarlo vs heuristic CI above 0;
 heuristic vs heuristic CI contains 0.  Speeds are whole-game deals per second on one core.
@@ -39,6 +41,7 @@ class GamePair:
 
     game_id: int
     diffs: list[float]  # per deal pair: points of A's team minus B's, averaged over both seatings
+    seat_diffs: list[float]  # per deal of the first run: team 0's points minus team 1's (seat-bias check)
     a_wins: int  # games (0..2) won by A's team
     decided: int  # games (0..2) with a winner
     deals: int  # deals played in both runs together
@@ -65,9 +68,10 @@ def play_pair(variant: str, spec_a: str, spec_b: str, master_seed: int, game_id:
         d1 = r1[j]["score_delta"][t1] - r1[j]["score_delta"][1 - t1]
         d2 = r2[j]["score_delta"][t2] - r2[j]["score_delta"][1 - t2]
         diffs.append((d1 + d2) / 2)
+    seat_diffs = [r["score_delta"][0] - r["score_delta"][1] for r in r1]
     a_wins = sum(1 for t, r in runs if r[-1]["winner"] == t)
     decided = sum(1 for _, r in runs if r[-1]["winner"] is not None)
-    return GamePair(game_id, diffs, a_wins, decided, len(r1) + len(r2), seconds)
+    return GamePair(game_id, diffs, seat_diffs, a_wins, decided, len(r1) + len(r2), seconds)
 
 
 def _pair_task(args: tuple[str, str, str, int, int]) -> GamePair:
@@ -85,12 +89,17 @@ def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def mean_ci(xs: list[float], z: float = Z95) -> tuple[float, float, float]:
-    """Mean and normal-approximation 95% interval of a sample."""
-    n = len(xs)
-    m = sum(xs) / n
-    var = sum((x - m) ** 2 for x in xs) / (n - 1) if n > 1 else 0.0
-    half = z * math.sqrt(var / n)
+def cluster_ci(groups: list[list[float]], z: float = Z95) -> tuple[float, float, float]:
+    """Mean per item and a 95% interval that treats each group (a game pair) as one independent unit."""
+    sizes = [len(g) for g in groups if g]
+    sums = [sum(g) for g in groups if g]
+    total = sum(sizes)
+    m = sum(sums) / total
+    k = len(sizes)
+    if k < 2:
+        return m, m, m
+    var = sum((s - m * n) ** 2 for s, n in zip(sums, sizes, strict=True)) * k / (k - 1)
+    half = z * math.sqrt(var) / total
     return m, m - half, m + half
 
 
@@ -117,7 +126,8 @@ def run_match(
         if pool:
             pool.shutdown()
     diffs = [d for gp in results for d in gp.diffs]
-    m, lo, hi = mean_ci(diffs)
+    m, lo, hi = cluster_ci([gp.diffs for gp in results])
+    seat = cluster_ci([gp.seat_diffs for gp in results])
     wins = sum(gp.a_wins for gp in results)
     decided = sum(gp.decided for gp in results)
     return {
@@ -132,6 +142,7 @@ def run_match(
         "decided": decided,
         "seconds": sum(gp.seconds for gp in results),
         "deals": sum(gp.deals for gp in results),
+        "seat_check": seat,
     }
 
 
@@ -183,7 +194,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"variant {args.variant}, master seed {args.seed}, workers {args.workers}")
     for a, b, n in matches:
         r = run_match(args.variant, a, b, n, args.seed, args.workers)
-        print(format_match(r), f"| {r['seconds']:.0f} cpu-s", flush=True)
+        print(format_match(r), f"| {r['seconds']:.1f} cpu-s", flush=True)
+        if a == b:
+            sm, slo, shi = r["seat_check"]
+            print(
+                f"  method check: identical bots give {r['mean']:+.1f} in every deal pair; without "
+                f"duplicate, team 0 minus team 1 per deal {sm:+.1f} [95% CI {slo:+.1f}, {shi:+.1f}]",
+                flush=True,
+            )
     print("speed (self-play, whole games, one core):")
     for spec, budget in (("random", 20.0), ("heuristic", 30.0)):
         dps, deals = speed(args.variant, spec, args.speed_games, args.seed, budget)
