@@ -29,14 +29,25 @@ def overview(frames: Sequence[Frame]) -> pl.DataFrame:
                 pl.col("game_id").n_unique().cast(pl.Int64).alias("games"),
                 pl.col("contract").is_null().sum().cast(pl.Int64).alias("thrown_in"),
                 pl.col("contract").is_not_null().sum().cast(pl.Int64).alias("contracts"),
-            )
+            ).with_columns(_first_dealer(f))
         )
     out = pl.concat(rows)
     return out.with_columns(
         *wilson(pl.col("thrown_in"), pl.col("deals"), "thrown_in"),
         (pl.col("deals") / pl.col("games")).alias("deals_per_game"),
         pl.lit(1, dtype=pl.Int16).alias("schema_version"),
-    )
+    ).with_columns(*wilson(pl.col("first_dealer_wins"), pl.col("decided_games"), "first_dealer_win"))
+
+
+def _first_dealer(f: Frame) -> list[pl.Expr]:
+    """Games won by a team and, of those, won by the team of the game's first dealer."""
+    first = f.df.filter(pl.col("hand_no") == 0).select("game_id", (pl.col("dealer") % f.teams).alias("fd"))
+    ends = f.df.filter(pl.col("game_over") & pl.col("winner").is_not_null()).select("game_id", "winner")
+    j = ends.join(first, on="game_id", how="inner")
+    return [
+        pl.lit(j.height, dtype=pl.Int64).alias("decided_games"),
+        pl.lit(int((j["winner"] == j["fd"]).sum()), dtype=pl.Int64).alias("first_dealer_wins"),
+    ]
 
 
 def _ladder_frame(frame: Frame) -> pl.DataFrame:

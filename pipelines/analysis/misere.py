@@ -139,7 +139,7 @@ def misere_by_feature(frames: Sequence[Frame]) -> pl.DataFrame:
         final = (pl.col("dmask") | pl.col("kmask")) & ~pl.col("xmask")
         in_final = (final & joker) != 0
         place = (
-            pl.when(in_final & pl.col("joker_suit").is_not_null())
+            pl.when(in_final & pl.col("joker_suit").str.contains("[SCDH]").fill_null(False))
             .then(pl.lit("named"))
             .when(in_final)
             .then(pl.lit("unnamed"))

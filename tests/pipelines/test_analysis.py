@@ -163,6 +163,8 @@ def test_overview(tables: dict[str, pl.DataFrame]) -> None:
     assert (o["deals"], o["games"], o["thrown_in"], o["contracts"]) == (6, 4, 1, 5)
     assert o["deals_per_game"] == 1.5
     assert o["master_seed"] is None and o["run_id"] == "run-test"
+    # Games 1, 2, 3 won by team 0, each first dealt by team 1 (dealers 1, 3, 1); game 0 hit the limit.
+    assert (o["decided_games"], o["first_dealer_wins"], o["first_dealer_win_rate"]) == (3, 0, 0.0)
 
 
 def test_contracts(tables: dict[str, pl.DataFrame]) -> None:
