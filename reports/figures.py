@@ -519,6 +519,23 @@ def _forest(
         ax.invert_yaxis()
 
 
+def _zoom(
+    ax: object, lo: np.ndarray, hi: np.ndarray, ref: float, bounds: tuple[float, float] | None = None
+) -> None:
+    """Fit the x axis to the intervals (with a margin); draw the reference line when it is in view."""
+    vals = np.concatenate([lo[np.isfinite(lo)], hi[np.isfinite(hi)]])
+    if vals.size == 0:
+        return
+    a, b = float(vals.min()), float(vals.max())
+    pad = max((b - a) * 0.15, 1e-3 if bounds else 0.5)
+    a, b = a - pad, b + pad
+    if bounds is not None:
+        a, b = max(a, bounds[0]), min(b, bounds[1])
+    ax.set_xlim(a, b)
+    if a <= ref <= b:
+        ax.axvline(ref, color="#888888", lw=0.8, ls="--")
+
+
 def _lineup(text: str) -> str:
     """``heuristic.v1+heuristic.v1`` -> ``heuristic.v1 ×2``."""
     parts = text.split("+")
@@ -559,25 +576,26 @@ def strategies_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     fig = _fig(9.5, 0.34 * len(rows) + 1.5)
     ax1, ax2 = fig.subplots(1, 2, sharey=True)
     _forest(ax1, labels, col("points_mean"), col("points_lo"), col("points_hi"), colors)
-    ax1.axvline(0, color="#888888", lw=0.8, ls="--")
+    _zoom(ax1, col("points_lo"), col("points_hi"), ref=0.0)
     ax1.set_xlabel("points per deal for the team (95% bootstrap CI)")
     ax1.set_title("Points per deal")
     _forest(ax2, labels, col("win_rate"), col("win_lo"), col("win_hi"), colors)
-    ax2.axvline(0.5, color="#888888", lw=0.8, ls="--")
-    ax2.set_xlim(0, 1)
-    ax2.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+    _zoom(ax2, col("win_lo"), col("win_hi"), ref=0.5, bounds=(0.0, 1.0))
+    ax2.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0, decimals=0))
     ax2.set_xlabel("games won (95% Wilson CI)")
     ax2.set_title("Game win rate")
     _style(fig)
-    main = [r for r in rows if r[1].get("run_id") == runs[0] and "strategy" in r[1]]
-    best = max(main, key=lambda r: r[1]["points_mean"] if r[1]["points_mean"] is not None else -math.inf)
-    b = best[1]
-    reading = (
-        f"{b['strategy']} averages {b['points_mean']:+.1f} points per deal "
-        f"[{b['points_lo']:+.1f}, {b['points_hi']:+.1f}] and wins {pct(b['win_rate'])} of games"
-    )
+    main = [r[1] for r in rows if r[1].get("run_id") == runs[0] and "strategy" in r[1]]
+    main.sort(key=lambda r: -(r["points_mean"] if r["points_mean"] is not None else -math.inf))
+    parts = [
+        f"{r['strategy']} {r['points_mean']:+.1f} [{r['points_lo']:+.1f}, {r['points_hi']:+.1f}] points "
+        f"per deal and {pct(r['win_rate'])} of games won"
+        for r in main[:4]
+        if r["points_mean"] is not None
+    ]
+    reading = f"In {run_labels[runs[0]]}: " + "; ".join(parts)
     if len(main) == 1:
-        reading += " (every seat plays it, so the line-ups below compare only the two teams)"
+        reading += " (every seat plays it, so only the two teams are compared)"
     return Chart("strategies", "Strategies", fig, reading + ".")
 
 

@@ -291,3 +291,23 @@ def test_verify_accepts_every_shipped_variant(variant: str, tmp_path: Path) -> N
     some = _log(run).filter(pl.col("contract").is_not_null())["deal_id"][0]
     rep = replay_deal(run, some)
     assert rep.problem is None and len(rep.hands) == load_rules(variant).players
+
+
+@pytest.mark.parametrize("command", ["verify", "replay"])
+def test_cli_missing_run_is_one_line(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    from cli.main import main
+
+    args = [command, str(tmp_path / "nope")] + (["3"] if command == "replay" else [])
+    argv, sys.argv = sys.argv, ["fivehundred", *args]
+    try:
+        with pytest.raises(SystemExit) as exit_info:
+            main()
+    finally:
+        sys.argv = argv
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err == f"error: run directory {tmp_path / 'nope'} does not exist\n"
