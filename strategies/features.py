@@ -478,13 +478,19 @@ def sample_hidden(view: SeatView, rng: random.Random, tries: int = 30) -> tuple[
 def rebuild_state(view: SeatView, hands: list[int], discards: int) -> State:
     """A full :class:`State` at this view's point of the deal, from sampled current hands.
 
-    The deal is rebuilt as if the kitty had been the declarer's discards, then the public history
+    The deal is rebuilt as if the kitty had been the declarer's discards (the real kitty when the
+    seat is the declarer), then the public history
     (auction, discards, joker naming, plays) is replayed, so the result is a legal engine state.
     """
     rules = view.rules
     by = played_by(view)
     dealt = [h | p for h, p in zip(hands, by, strict=True)]
-    st = State(rules, dealt, discards, view.dealer)
+    kitty = discards
+    known = view.kitty
+    if known is not None:  # the declarer knows the real kitty: keep it
+        kitty = known
+        dealt[view.seat] = (dealt[view.seat] | discards) & ~known
+    st = State(rules, dealt, kitty, view.dealer)
     calls = view.bids
     if calls:
         for a in calls:
