@@ -19,6 +19,17 @@ class AnalysisError(UserError, ValueError):
     """A run directory, log or request that cannot be analysed; the message says which and why."""
 
 
+#: Every table ``analyze`` can write (docs/statistics.md).
+TABLE_NAMES = frozenset(
+    {
+        "overview", "contracts", "success_by_level", "success_by_trump", "success_by_seat",
+        "success_by_strategy", "success_by_variant", "success_by_feature", "success_by_trumps_joker",
+        "misere", "misere_by_feature", "misere_whatif", "misere_whatif_by_feature", "pairing",
+        "variant_effects", "strategy_duplicate", "strategies", "strategy_pairings",
+    }
+)  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Run:
     """One run directory: its lazy deal log and what the manifest (if any) says about it."""
@@ -136,4 +147,9 @@ def write_tables(tables: dict[str, pl.DataFrame], out_dir: str | Path) -> list[P
         _atomic_write(pq, lambda p, df=df: df.write_parquet(p, statistics=False))
         _atomic_write(csv, lambda p, df=df: df.write_csv(p, float_precision=6))
         written += [pq, csv]
+    # A table this analysis did not produce (no --compare or --what-if this time) must not linger from
+    # an earlier analysis into the same folder.
+    for name in TABLE_NAMES - set(tables):
+        for suffix in (".parquet", ".csv"):
+            (out / f"{name}{suffix}").unlink(missing_ok=True)
     return written

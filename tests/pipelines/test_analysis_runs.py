@@ -148,6 +148,15 @@ def test_whatif_misere(runs: dict, tmp_path: Path) -> None:
     assert abs(w["actual_mean"][0]) <= max(abs(r["score_delta"][(r["dealer"] + 1) % 2]) for r in ordered)
 
 
+def test_stale_tables_removed(runs: dict, tmp_path: Path) -> None:
+    out = tmp_path / "stats"
+    analyze([runs["pagat"][0], runs["na"][0]], out)
+    assert (out / "variant_effects.parquet").exists() and (out / "pairing.csv").exists()
+    analyze([runs["pagat"][0]], out)
+    assert not (out / "variant_effects.parquet").exists() and not (out / "pairing.csv").exists()
+    assert (out / "contracts.parquet").exists()
+
+
 def test_deterministic_outputs(runs: dict, tmp_path: Path) -> None:
     path = runs["pagat"][0]
     analyze([path], tmp_path / "a")
