@@ -290,3 +290,19 @@ def test_bootstrap_is_seeded_and_sane() -> None:
         mean + half, abs=0.15 * half
     )
     assert bootstrap_mean(np.array([3.0]), np.array([4]), seed=1)[:3] == (3.0, 3.0, 3.0)
+
+
+def test_all_passed_log_and_unreplayable_deals(tmp_path: Path) -> None:
+    kitty = ["4H", "5H", "6H"]
+    recs = [record(0, i, i % 4, deal_hands({}, kitty), kitty, ["P"] * 4) for i in range(3)]
+    recs[-1].update(game_over=True, end_reason="deal_limit")
+    run = write_run(tmp_path / "run", recs)
+    t = analyze([run], tmp_path / "out")
+    assert t["overview"]["thrown_in"].to_list() == [3] and t["contracts"]["n"].sum() == 0
+    assert t["success_by_level"].height == 0 and "success_rate" in t["success_by_level"].columns
+    assert t["strategies"]["def_tricks_mean"].to_list() == [None, None]
+    # Hand-built deals do not come from their seeds, so the what-if replay refuses them.
+    from pipelines.analysis import AnalysisError
+
+    with pytest.raises(AnalysisError, match="does not re-deal from its seed"):
+        analyze([run], tmp_path / "wi", what_if="misere", sample=2, seat_strategy="random")
