@@ -519,6 +519,7 @@ class VerifyResult:
     games: int = 0
     replayed: int = 0
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
     master_seed: int | None = None
     rules: str = ""
     findings: list[Finding] = field(default_factory=list)
@@ -543,7 +544,8 @@ class VerifyResult:
         verdict = "OK" if self.ok else f"{len(self.findings)} finding(s)"
         return (
             f"{self.run}: {self.deals} deals in {self.games} games replayed with rules {self.rules} "
-            f"({seed}) in {self.seconds:.2f} s ({self.deals_per_second:,.0f} deals/s): {verdict}"
+            f"({seed}) in {self.seconds:.2f} s ({self.deals_per_second:,.0f} deals/s; "
+            f"{self.cpu_seconds:.2f} s of CPU): {verdict}"
         )
 
 
@@ -623,6 +625,7 @@ def verify_run(run_dir: str | Path, max_findings: int | None = None) -> VerifyRe
     ``max_findings`` stops the replay once that many findings are collected (None: no limit).
     """
     t0 = time.perf_counter()
+    c0 = time.process_time()
     run = open_run(run_dir)
     lf = run.scan()
     names = lf.collect_schema().names()
@@ -680,6 +683,7 @@ def verify_run(run_dir: str | Path, max_findings: int | None = None) -> VerifyRe
             result.replayed += 1
     findings.sort(key=lambda f: -1 if f.deal_id is None else f.deal_id)
     result.seconds = time.perf_counter() - t0
+    result.cpu_seconds = time.process_time() - c0
     return result
 
 
