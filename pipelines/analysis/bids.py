@@ -36,7 +36,12 @@ def overview(frames: Sequence[Frame]) -> pl.DataFrame:
         *wilson(pl.col("thrown_in"), pl.col("deals"), "thrown_in"),
         (pl.col("deals") / pl.col("games")).alias("deals_per_game"),
         pl.lit(1, dtype=pl.Int16).alias("schema_version"),
-    ).with_columns(*wilson(pl.col("first_dealer_wins"), pl.col("decided_games"), "first_dealer_win"))
+    ).with_columns(*wilson(pl.col("first_dealer_wins"), pl.col("decided_games"), "first_dealer_win")).select(
+        "run_id", "variant", "master_seed", "deals", "games", "thrown_in", "contracts",
+        "thrown_in_rate", "thrown_in_lo", "thrown_in_hi", "deals_per_game", "schema_version",
+        "decided_games", "first_dealer_wins", "first_dealer_win_rate", "first_dealer_win_lo",
+        "first_dealer_win_hi",
+    )  # fmt: skip
 
 
 def _first_dealer(f: Frame) -> list[pl.Expr]:
