@@ -25,6 +25,8 @@ def build_tables(frames: Sequence[Frame]) -> dict[str, pl.DataFrame]:
     """Every statistics table of the given runs' frames (no I/O)."""
     tables: dict[str, pl.DataFrame] = {
         "overview": bids.overview(frames),
+        "game_length": bids.game_length(frames),
+        "game_ends": bids.game_ends(frames),
         "contracts": bids.contracts(frames),
         "success_by_level": bids.success_by_level(frames),
         "success_by_trump": bids.success_by_trump(frames),

@@ -44,6 +44,49 @@ def overview(frames: Sequence[Frame]) -> pl.DataFrame:
     )  # fmt: skip
 
 
+END_REASONS = ("reached_500", "fell_to_-500", "deal_limit")
+
+
+def game_length(frames: Sequence[Frame]) -> pl.DataFrame:
+    """Per run and game length (deals, thrown-in deals included): how many games lasted that long."""
+    out = []
+    for f in frames:
+        ends = f.df.filter(pl.col("game_over")).select((pl.col("hand_no") + 1).cast(pl.Int64).alias("deals"))
+        t = ends.group_by("deals").agg(pl.len().cast(pl.Int64).alias("games")).sort("deals")
+        out.append(
+            t.with_columns(
+                pl.lit(f.run.run_id).alias("run_id"),
+                pl.lit(f.run.variant).alias("variant"),
+                (pl.col("games") / pl.col("games").sum()).alias("share"),
+            ).select("run_id", "variant", "deals", "games", "share")
+        )
+    return pl.concat(out)
+
+
+def game_ends(frames: Sequence[Frame]) -> pl.DataFrame:
+    """Per run and end reason: how many games ended that way, with a Wilson interval of the share."""
+    out = []
+    for f in frames:
+        ended = f.df.filter(pl.col("game_over")).select(pl.col("end_reason").fill_null("unknown"))
+        counts = ended.group_by("end_reason").agg(pl.len().cast(pl.Int64).alias("games"))
+        reasons = [*END_REASONS, *sorted(set(counts["end_reason"]) - set(END_REASONS))]
+        t = (
+            pl.DataFrame(
+                {"end_reason": reasons, "order": list(range(len(reasons)))},
+                schema={"end_reason": pl.String, "order": pl.Int16},
+            )
+            .join(counts, on="end_reason", how="left")
+            .with_columns(pl.col("games").fill_null(0), pl.lit(ended.height, dtype=pl.Int64).alias("total"))
+            .with_columns(*wilson(pl.col("games"), pl.col("total"), "rate", rate_name="rate"))
+        )
+        out.append(
+            t.with_columns(pl.lit(f.run.run_id).alias("run_id"), pl.lit(f.run.variant).alias("variant"))
+            .sort("order")
+            .select("run_id", "variant", "end_reason", "games", "total", "rate", "rate_lo", "rate_hi")
+        )
+    return pl.concat(out)
+
+
 def _first_dealer(f: Frame) -> list[pl.Expr]:
     """Games won by a team and, of those, won by the team of the game's first dealer."""
     first = f.df.filter(pl.col("hand_no") == 0).select("game_id", (pl.col("dealer") % f.teams).alias("fd"))

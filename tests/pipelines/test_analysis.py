@@ -167,6 +167,15 @@ def test_overview(tables: dict[str, pl.DataFrame]) -> None:
     assert (o["decided_games"], o["first_dealer_wins"], o["first_dealer_win_rate"]) == (3, 0, 0.0)
 
 
+def test_games(tables: dict[str, pl.DataFrame]) -> None:
+    gl = tables["game_length"]
+    assert dict(zip(gl["deals"], gl["games"], strict=True)) == {1: 2, 2: 2}
+    ge = tables["game_ends"]
+    assert ge["end_reason"].to_list() == ["reached_500", "fell_to_-500", "deal_limit"]
+    assert ge["games"].to_list() == [2, 1, 1] and ge["rate"].to_list() == [0.5, 0.25, 0.25]
+    assert ge["rate_lo"][0] < 0.5 < ge["rate_hi"][0]
+
+
 def test_contracts(tables: dict[str, pl.DataFrame]) -> None:
     c = tables["contracts"]
     assert c.height == 27 and c["contract"].to_list()[:3] == ["6S", "6C", "6D"]
