@@ -163,16 +163,20 @@ def format_match(r: dict[str, Any]) -> str:
 
 
 def speed(variant: str, spec: str, games: int, master_seed: int, max_seconds: float) -> tuple[float, int]:
-    """Whole-game deals per second of ``spec`` in self-play on one core (stops after max_seconds)."""
+    """Whole-game deals per CPU second of ``spec`` in self-play (one process: one core).
+
+    CPU time of this process is used, not wall time, so that other work on a shared machine does not
+    count against the bot; it stops after ``max_seconds`` of CPU time.
+    """
     rules = load_rules(variant)
     bots = [make(spec) for _ in range(rules.players)]
     deals = 0
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for g in range(games):
         deals += len(play_game(rules, bots, master_seed, 10_000 + g))
-        if time.perf_counter() - t0 > max_seconds:
+        if time.process_time() - t0 > max_seconds:
             break
-    return deals / (time.perf_counter() - t0), deals
+    return deals / (time.process_time() - t0), deals
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -202,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"duplicate, team 0 minus team 1 per deal {sm:+.1f} [95% CI {slo:+.1f}, {shi:+.1f}]",
                 flush=True,
             )
-    print("speed (self-play, whole games, one core):")
+    print("speed (self-play, whole games, deals per CPU second of one process = one core):")
     for spec, budget in (("random", 20.0), ("heuristic", 30.0)):
         dps, deals = speed(args.variant, spec, args.speed_games, args.seed, budget)
         print(f"  {label(spec)}: {dps:,.0f} deals/s ({deals} deals)", flush=True)

@@ -128,6 +128,8 @@ class RulesInfo:
         # Fraction of the cards outside one hand that sit in the other players' hands.
         outside = deck.size - self.hand_size
         self.in_hand_frac = self.hand_size / outside if outside else 0.0
+        #: Memo of per-suit-holding evaluations (keys are small tuples; bounded by the holdings).
+        self.memo: dict[tuple[int, ...], object] = {}
 
 
 def rules_info(rules: Rules) -> RulesInfo:
@@ -238,16 +240,17 @@ _SIDE_W = (1.0, 0.45, 0.15)
 
 def trump_tricks(info: RulesInfo, hand: int, t: int) -> tuple[float, int]:
     """Estimated tricks from the trumps of suit ``t`` in ``hand``, and the trump length."""
-    ci = info.suit_info[t]
-    tm = hand & ci.suit_mask[t]
+    tm = hand & info.suit_info[t].suit_mask[t]
+    key = (t, tm)
+    hit = info.memo.get(key)
+    if hit is not None:
+        return hit
     n = tm.bit_count()
-    if not n:
-        return 0.0, 0
     tricks = 0.0
     missing = 0
     used = 0
     counted = 0
-    for c in info.trump_order[t]:
+    for c in info.trump_order[t] if n else ():
         if tm >> c & 1:
             if missing < 4:
                 w = _HONOUR_W[missing]
@@ -267,27 +270,28 @@ def trump_tricks(info: RulesInfo, hand: int, t: int) -> tuple[float, int]:
     low = n - counted
     if low > 0:
         tricks += max(0.0, min(low, n - opp_long))
-    return tricks, n
+    out = (tricks, n)
+    info.memo[key] = out
+    return out
 
 
-def side_tricks(info: RulesInfo, hand: int, t: int, trump_len: int) -> float:
-    """Estimated tricks from the side suits (and ruffs) of ``hand`` with trump ``t`` (4 = NT)."""
-    ci = info.suit_info[t]
+def _side_suit(info: RulesInfo, t: int, s: int, m: int, ruffing: bool) -> float:
+    """Tricks from one side suit holding ``m`` of suit ``s`` with trump ``t`` (memoised)."""
+    key = (t, s, m, ruffing)
+    hit = info.memo.get(key)
+    if hit is not None:
+        return hit
+    length = m.bit_count()
     total = 0.0
-    for s in range(4):
-        if s == t:
-            continue
-        m = hand & ci.suit_mask[s]
-        length = m.bit_count()
-        if length == 0:
-            if trump_len >= 3 and t < 4:
-                total += 0.8
-            continue
-        if length == 1 and trump_len >= 3 and t < 4:
+    if length == 0:
+        total = 0.8 if ruffing else 0.0
+    else:
+        if length == 1 and ruffing:
             total += 0.35
         missing = 0
         used = 0
-        for c in info.side_order[t][s]:
+        order = info.side_order[t][s]
+        for c in order:
             if m >> c & 1:
                 if missing < 3 and length > missing:
                     w = _SIDE_W[missing]
@@ -301,10 +305,20 @@ def side_tricks(info: RulesInfo, hand: int, t: int, trump_len: int) -> float:
                 missing += 1
                 if missing >= 3:
                     break
-        if t == _NT and length >= 5 and m & info.suit_info[t].suit_mask[s]:
-            top = info.side_order[t][s][0]
-            if m >> top & 1:
-                total += 0.6 * (length - 4)
+        if t == _NT and length >= 5 and m >> order[0] & 1:
+            total += 0.6 * (length - 4)
+    info.memo[key] = total
+    return total
+
+
+def side_tricks(info: RulesInfo, hand: int, t: int, trump_len: int) -> float:
+    """Estimated tricks from the side suits (and ruffs) of ``hand`` with trump ``t`` (4 = NT)."""
+    masks = info.suit_info[t].suit_mask
+    ruffing = trump_len >= 3 and t < 4
+    total = 0.0
+    for s in range(4):
+        if s != t:
+            total += _side_suit(info, t, s, hand & masks[s], ruffing)
     return total
 
 
@@ -312,16 +326,22 @@ def nt_estimate(info: RulesInfo, hand: int) -> tuple[float, int]:
     """Estimated no-trump tricks of ``hand`` and its number of stoppers (suits held, plus jokers)."""
     jokers = (hand & info.joker_mask).bit_count()
     tricks = float(jokers) + side_tricks(info, hand, _NT, 0)
-    ci = info.suit_info[_NT]
+    masks = info.suit_info[_NT].suit_mask
     stoppers = jokers
     for s in range(4):
-        m = hand & ci.suit_mask[s]
-        length = m.bit_count()
-        order = info.side_order[_NT][s]
-        for depth in range(min(3, len(order))):
-            if m >> order[depth] & 1 and length > depth:
-                stoppers += 1
-                break
+        m = hand & masks[s]
+        key = (-1, s, m)
+        hit = info.memo.get(key)
+        if hit is None:
+            hit = 0
+            length = m.bit_count()
+            order = info.side_order[_NT][s]
+            for depth in range(min(3, len(order))):
+                if m >> order[depth] & 1 and length > depth:
+                    hit = 1
+                    break
+            info.memo[key] = hit
+        stoppers += hit
     return tricks, stoppers
 
 

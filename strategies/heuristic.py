@@ -106,6 +106,10 @@ class HeuristicStrategy:
         self.open_misere_risk = float(open_misere_risk)
         self.score_aware = bool(score_aware)
         self._memo: dict[tuple[int, int, int], tuple[list[float], bool, bool]] = {}
+        self._rules: Any = None  # the last rules and contract tables seen, with their derived tables
+        self._info: Any = None
+        self._tables: Any = None
+        self._ci: Any = None
 
     # ================================================================== bidding
 
@@ -193,13 +197,21 @@ class HeuristicStrategy:
                 margin -= 0.6  # they win if they make it: push
         if raising or partner_high:
             margin += 1.0  # only overcall a partner (or raise oneself) with clear extra values
+        misere_ok = (mis or omis) and self.misere
+        if not misere_ok and max(est) - margin < 6:
+            return PASS  # nothing reaches the lowest contract
         best = PASS
         best_key = (-99.0, 0)
+        seen = 0  # denominations whose cheapest legal bid was looked at: dearer ones have less spare
         for a in legal:
             if a == PASS:
                 continue
             b = ladder[a - BID]
-            if b.misere:
+            if not b.misere:
+                if seen >> b.trump & 1:
+                    continue
+                seen |= 1 << b.trump
+            else:
                 if b.blind or not self.misere:
                     continue
                 if (omis if b.open else mis) and max(est[:4]) < 7.0 + margin:
@@ -292,9 +304,15 @@ class HeuristicStrategy:
         """One card (or joker lead) by the play maxims; misère has its own logic."""
         if len(legal) == 1:
             return legal[0]
-        info = rules_info(view.rules)
+        rules = view.rules
+        if rules is not self._rules:
+            self._rules, self._info = rules, rules_info(rules)
+        info = self._info
+        tables = view.tables
+        if tables is not self._tables:
+            self._tables, self._ci = tables, card_info(tables)
+        ci = self._ci
         contract = view.contract
-        ci = card_info(view.tables)
         seat = view.seat
         declarer = view.declarer
         hand = view.hand
@@ -321,7 +339,10 @@ class HeuristicStrategy:
     @staticmethod
     def _cheap(ci: Any, cards: list[int], hand: int, unseen: int) -> int:
         """The card worth least: plain losers of long suits first, then winners, then trumps."""
+        if len(cards) == 1:
+            return cards[0]
         power, higher, strength, eff, masks = ci.power, ci.higher, ci.strength, ci.eff, ci.suit_mask
+        lens: dict[int, int] = {}
         best = cards[0]
         bv = 1 << 30
         for c in cards:
@@ -331,7 +352,11 @@ class HeuristicStrategy:
             elif not higher[c] & unseen:
                 v = 1000 + strength[c]
             else:
-                v = strength[c] + 4 * (hand & masks[eff[c]]).bit_count()
+                s = eff[c]
+                n = lens.get(s)
+                if n is None:
+                    n = lens[s] = (hand & masks[s]).bit_count()
+                v = strength[c] + 4 * n
             if v < bv:
                 best, bv = c, v
         return best
