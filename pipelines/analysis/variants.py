@@ -112,7 +112,7 @@ def _paired_rows(
         vb = float(b.var() or 0.0) if n > 1 else math.nan
         se_p = sd / math.sqrt(n) if n > 1 else math.nan
         se_u = math.sqrt((va + vb) / n) if n > 1 else math.nan
-        red = 1 - se_p**2 / se_u**2 if n > 1 and se_u > 0 else math.nan
+        red = round(1 - se_p**2 / se_u**2, 12) if n > 1 and se_u > 0 else math.nan
         rows.append(
             {
                 "metric": m,
