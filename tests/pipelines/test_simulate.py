@@ -104,6 +104,13 @@ def test_deals_plays_the_fewest_whole_games_reaching_n(tmp_path: Path, deals: in
     assert got.drop_columns(["run_id"]).equals(ref.drop_columns(["run_id"]))
 
 
+def test_chunk_size_changes_the_files_not_the_rows(tmp_path: Path) -> None:
+    run_simulation(config(tmp_path, "a", strategies=LONG, games=30, chunk_size=4))
+    run_simulation(config(tmp_path, "b", strategies=LONG, games=30, chunk_size=30))
+    assert len(parts(tmp_path / "a")) == 8 and len(parts(tmp_path / "b")) == 1
+    assert log(tmp_path / "a").drop_columns(["run_id"]).equals(log(tmp_path / "b").drop_columns(["run_id"]))
+
+
 def test_resume_after_a_crash_between_part_and_manifest(tmp_path: Path, monkeypatch) -> None:
     run_simulation(config(tmp_path, "ref", strategies=LONG))
     real = storage.RunStore.write_manifest

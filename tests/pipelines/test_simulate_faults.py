@@ -103,7 +103,7 @@ def _kill_session(sid: int) -> None:
 
 def test_the_driver_killed_mid_run_then_the_same_command(tmp_path: Path) -> None:
     """SIGKILL the command (embedded Ray, 2 workers) mid-run; rerun it; rows as undisturbed."""
-    args = ["--games", "300", "--seed", "8", "--strategies", LONG, "--chunk-size", "6", "--workers", "2"]
+    args = ["--games", "150", "--seed", "8", "--strategies", LONG, "--chunk-size", "3", "--workers", "2"]
     out = tmp_path / "killed"
     cmd = [sys.executable, "-m", "cli.main", "simulate", *args, "--out", str(out)]
     proc = subprocess.Popen(
@@ -125,7 +125,7 @@ def test_the_driver_killed_mid_run_then_the_same_command(tmp_path: Path) -> None
     assert manifest["status"] == "running" and 3 <= len(manifest["chunks"]) < 50
     again = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=180)
     assert again.returncode == 0, again.stderr
-    ref = reference(tmp_path, strategies=LONG, seed=8, games=300, chunk_size=6)
+    ref = reference(tmp_path, strategies=LONG, seed=8, games=150, chunk_size=3)
     assert parts(out) == parts(ref)
     assert_exactly_once_like(out, ref)
 
