@@ -429,7 +429,7 @@ class HeuristicStrategy:
         teams: int,
     ) -> int:
         led = view.led_suit
-        power, eff, strength = ci.power, ci.eff, ci.strength
+        power, eff, strength, higher = ci.power, ci.eff, ci.strength, ci.higher
         best_p = -1
         win_seat = -1
         win_card = -1
@@ -437,35 +437,33 @@ class HeuristicStrategy:
             p = power[c] or (strength[c] if eff[c] == led else 0)
             if p > best_p:
                 best_p, win_seat, win_card = p, s, c
-        cards = [a for a in legal if a < JOKER_LEAD]
-        if not cards:
-            return legal[0]
-        winning = [c for c in cards if (power[c] or (strength[c] if eff[c] == led else 0)) > best_p]
-        seat = view.seat
+        winning = []
+        losing = []
+        for c in legal:  # following: the legal actions are all cards
+            if (power[c] or (strength[c] if eff[c] == led else 0)) > best_p:
+                winning.append(c)
+            else:
+                losing.append(c)
         to_play = info.n - len(trick) - 1  # every seat plays in suit and NT contracts
-        partner_winning = win_seat % teams == seat % teams
-        if partner_winning:
-            safe = to_play == 0 or not ci.higher[win_card] & unseen
-            if not safe and winning:
-                sure = [c for c in winning if not ci.higher[c] & unseen and not power[c]]
+        if win_seat % teams == view.seat % teams:  # partner winning
+            if winning and to_play and higher[win_card] & unseen:
+                sure = [c for c in winning if not higher[c] & unseen and not power[c]]
                 if sure:
                     return _lowest(sure, strength)
-            losing = [c for c in cards if (power[c] or (strength[c] if eff[c] == led else 0)) <= best_p]
-            losing = losing or cards
-            return self._cheap(ci, losing, hand, unseen)
+            return self._cheap(ci, losing or legal, hand, unseen)  # never trump a partner's winner
         if winning:
-            if to_play == 0:
-                return _lowest(winning, strength)
-            sure = [c for c in winning if not ci.higher[c] & unseen]
+            if not to_play:
+                return _lowest(winning, strength)  # last hand wins as cheaply as possible
+            sure = [c for c in winning if not higher[c] & unseen]
             if sure:
                 return _lowest(sure, strength)
-            following = eff[winning[0]] == led and not power[winning[0]]
-            if len(trick) == 1 and following:
-                return self._cheap(ci, cards, hand, unseen)  # second hand low
-            if following:
+            w0 = winning[0]
+            if eff[w0] == led and not power[w0]:
+                if len(trick) == 1:
+                    return self._cheap(ci, legal, hand, unseen)  # second hand low
                 return _highest(winning, strength)  # third hand high
             return _lowest(winning, strength)  # ruff as cheaply as possible
-        return self._cheap(ci, cards, hand, unseen)
+        return self._cheap(ci, legal, hand, unseen)
 
     # ---------------------------------------------------------------- misère
 
