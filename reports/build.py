@@ -377,6 +377,7 @@ def _methods(run_dirs: Sequence[Path], tables: Tables, runs: Sequence[str]) -> s
         if seed is None:
             seed = c.get("master_seed")
         rules = _rules_of(m)
+        versions = m.get("versions") if isinstance(m.get("versions"), dict) else {}
         items = [
             ("run directory", str(d)),
             ("run id", rid or c.get("run_id") or "not recorded"),
@@ -385,8 +386,8 @@ def _methods(run_dirs: Sequence[Path], tables: Tables, runs: Sequence[str]) -> s
             ("master seed", seed if seed is not None else "not recorded"),
             ("deals", num(c.get("deals")) if c else "—"),
             ("games", num(c.get("games")) if c else "—"),
-            ("package version", _find(m, "package_version") or _find(m, "version") or "not recorded"),
-            ("engine version", _find(m, "engine_version") or "not recorded"),
+            ("package version", versions.get("fivehundred") or _find(m, "package_version") or "not recorded"),
+            ("engine version", versions.get("engine") or _find(m, "engine_version") or "not recorded"),
         ]
         out.append(f"<h3>{html.escape(str(d))}</h3><dl class='methods'>")
         out += [f"<dt>{html.escape(k)}</dt><dd>{html.escape(str(v))}</dd>" for k, v in items]
@@ -512,7 +513,13 @@ def _write_pdf(
             lines = ["Five Hundred: simulation report", ""]
             ov = tables.get("overview")
             for d in dirs:
+                m = read_manifest(d)
+                seed = _find(m, "master_seed")
                 lines.append(f"Run directory: {d}")
+                lines.append(
+                    f"  rules {_find(m, 'variant') or '?'}, master seed {seed if seed is not None else '?'}"
+                )
+                lines.append(f"  strategies: {_strategies_of(m)}")
             if ov is not None and {"run_id", "variant", "deals", "games"} <= set(ov.columns):
                 for r in ov.iter_rows(named=True):
                     lines.append(
@@ -528,6 +535,7 @@ def _write_pdf(
                 page.set_size_inches(w, h + 0.9)
                 page.get_layout_engine().set(rect=(0, 0.9 / (h + 0.9), 1, 1 - 0.9 / (h + 0.9)))
                 page.text(0.02, 0.3 / (h + 0.9), _wrap(c.reading, 130), fontsize=8, va="bottom")
+                page.suptitle(c.title, fontsize=11, fontweight="bold")
                 pdf.savefig(page)
         _readable(tmp)
         os.replace(tmp, path)

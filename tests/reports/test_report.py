@@ -6,23 +6,23 @@ import base64
 import json
 import re
 from html.parser import HTMLParser
+from importlib.metadata import version
 from pathlib import Path
 
 import polars as pl
-import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
 import cli.report  # noqa: F401  (registers the command)
 from cli.app import app
 from pipelines.analysis import analyze
-from pipelines.schema import records_to_table
+from pipelines.runconfig import make_config
+from pipelines.simulate import run_simulation
 from reports import ReportError, build_report
 from reports.build import SECTIONS
 from reports.figures import BUILDERS
 from reports.tables import load_statistics
-from sim import load_rules, play_game
-from strategies import label, make
+from sim import ENGINE_VERSION
 
 SEED = 5
 GAMES = 40
@@ -42,24 +42,14 @@ SPECS = ["heuristic", "heuristic(aggression=1.0)", "heuristic", "heuristic(aggre
 
 
 def _run(path: Path, variant: str) -> Path:
-    rules = load_rules(variant)
-    bots = [make(s) for s in SPECS]
-    labels = [label(s) for s in SPECS]
-    records = []
-    for g in range(GAMES):
-        records += play_game(rules, bots, SEED, g, labels)
-    run_id = f"test-{variant}"
-    (path / "deals").mkdir(parents=True)
-    pq.write_table(records_to_table(records, run_id, 0), path / "deals" / "part-00000.parquet")
-    manifest = {
-        "run_id": run_id,
-        "variant": variant,
-        "rules": rules.as_dict(),
-        "strategies": labels,
-        "master_seed": SEED,
-        "versions": {"fivehundred": "test", "engine": "engine.v1"},
-    }
-    (path / "manifest.json").write_text(json.dumps(manifest))
+    """A real run: the simulate pipeline, in-process (no Ray), with its own manifest."""
+    config = make_config(
+        {"strategies": SPECS, "seed": SEED, "games": GAMES, "chunk_size": 25},
+        variant=variant,
+        out=str(path),
+        workers=0,
+    )
+    run_simulation(config)
     return path
 
 
@@ -155,7 +145,8 @@ def test_every_section_and_figure_is_present(report: tuple) -> None:
         "club-004",
         "heuristic.v1(aggression=1.0)",
         f"<dd>{SEED}</dd>",
-        "package version",
+        f"<dd>{version('fivehundred')}</dd>",  # the manifest's package version
+        f"<dd>{ENGINE_VERSION}</dd>",
     ):
         assert needle in methods
     assert pdf_path.read_bytes().startswith(b"%PDF")
@@ -209,7 +200,7 @@ def test_same_statistics_give_the_same_bytes(runs: tuple, report: tuple, tmp_pat
 def test_single_run_and_missing_tables_say_no_data(runs: tuple, tmp_path: Path) -> None:
     a, _, _, _ = runs
     tables = load_statistics([a])  # the main run alone: analysed afresh into a temporary folder
-    assert set(tables["overview"]["run_id"]) == {"test-pagat-au"}
+    assert set(tables["overview"]["run_id"]) == {json.loads((a / "manifest.json").read_text())["run_id"]}
     assert not (a / "stats").exists()
     tables = dict(tables)
     tables["misere"] = tables["misere"].head(0)  # a run with no misère of any kind
