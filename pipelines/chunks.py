@@ -165,7 +165,7 @@ class RayPool:
             try:
                 ray.init(
                     address="local",
-                    num_cpus=self.workers or os.cpu_count() or 1,
+                    num_cpus=self.workers or _cores(),
                     include_dashboard=False,
                     object_store_memory=self.object_store_memory,
                     **quiet,
@@ -242,6 +242,14 @@ class RayPool:
                 ray.cancel(ref, force=False)
             except Exception:  # cancelling a finished or lost task is harmless
                 pass
+
+
+def _cores() -> int:
+    """CPUs this process may use (the affinity mask, not the machine's count, where known)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def _one_line(exc: BaseException) -> str:

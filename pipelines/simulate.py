@@ -73,13 +73,17 @@ class Progress:
 
     @property
     def eta(self) -> float | None:
-        """Seconds left at this session's pace, when it can be estimated."""
-        f0 = self.fraction
-        if self.session_deals == 0 or f0 <= 0:
+        """Seconds left at this session's pace (games left are valued at the run's deals per game)."""
+        rate = self.deals_per_second
+        if rate <= 0:
             return None
-        done_before = (self.deals - self.session_deals) / max(self.deals, 1) * f0
-        rate = (f0 - done_before) / self.elapsed if self.elapsed > 0 else 0.0
-        return (1.0 - f0) / rate if rate > 0 else None
+        if self.target_deals:
+            left = max(0, self.target_deals - self.deals)
+        elif self.target_games and self.games:
+            left = (self.target_games - self.games) * self.deals / self.games
+        else:
+            return None
+        return left / rate
 
 
 @dataclass(frozen=True)

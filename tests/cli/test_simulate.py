@@ -78,3 +78,18 @@ def test_mistakes_are_one_line_with_exit_status_2(tmp_path: Path) -> None:
     )
     assert other.returncode == 2 and other.stderr.count("\n") == 1
     assert "seed: 1 in the run, 2 now" in other.stderr and "--overwrite" in other.stderr
+
+
+def test_progress_bar_shows_rate_and_time_left(capsys) -> None:
+    from cli.simulate import _Bar
+    from pipelines.simulate import Progress
+
+    bar = _Bar()
+    bar.enabled = True
+    bar(Progress(deals=500, games=100, target_deals=None, target_games=400, session_deals=500, elapsed=5.0))
+    bar.close()
+    err = capsys.readouterr().err
+    assert err.startswith("\r[#######.....................]  25.0% 500 deals, 100/400 games  100 deals/s")
+    assert "ETA 00:15" in err and err.endswith("\n")
+    p = Progress(deals=800, games=90, target_deals=1000, target_games=None, session_deals=300, elapsed=3.0)
+    assert p.fraction == 0.8 and p.eta == 2.0
