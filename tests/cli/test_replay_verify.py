@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-import cli.replay  # noqa: F401  (registers the commands)
+import cli.main  # noqa: F401  (registers every command)
 from cli.app import app
 from pipelines.schema import records_to_table
 from pipelines.verify import RunError, replay_deal, verify_run

@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-import cli.report  # noqa: F401  (registers the command)
+import cli.main  # noqa: F401  (registers every command)
 from cli.app import app
 from pipelines.analysis import analyze
 from pipelines.runconfig import make_config

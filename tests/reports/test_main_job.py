@@ -1,0 +1,38 @@
+"""``fivehundred run``: simulate, analyse and report end to end (in-process here; Ray in the README job)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+import cli.main  # noqa: F401  (registers every command)
+from cli.app import app
+from pipelines.verify import verify_run
+
+
+def test_run_makes_runs_statistics_and_report(tmp_path: Path) -> None:
+    out = tmp_path / "job"
+    args = ["run", "--deals", "150", "--out", str(out), "--workers", "0", "--what-if-sample", "20"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert f"report: {out / 'report.html'}" in result.output
+    main, compare = out / "main", out / "compare-club-004"
+    main_manifest = json.loads((main / "manifest.json").read_text())
+    compare_manifest = json.loads((compare / "manifest.json").read_text())
+    assert main_manifest["totals"]["deals"] >= 150
+    # The compared run plays the same games with the same seed and strategies under other rules.
+    assert compare_manifest["totals"]["games"] == main_manifest["totals"]["games"]
+    assert compare_manifest["master_seed"] == main_manifest["master_seed"]
+    assert compare_manifest["variant"] == "club-004"
+    for name in ("overview", "contracts", "variant_effects", "misere_whatif"):
+        assert (out / "stats" / f"{name}.parquet").exists()
+    html = (out / "report.html").read_text()
+    assert html.count('<figure id="fig-') == 7 and 'class="failed"' not in html
+    assert (out / "report.pdf").read_bytes().startswith(b"%PDF")
+    assert verify_run(main).ok and verify_run(compare).ok
+    # The same command again resumes: nothing is played twice and the report is rewritten.
+    again = CliRunner().invoke(app, args)
+    assert again.exit_code == 0, again.output
+    assert json.loads((main / "manifest.json").read_text())["totals"] == main_manifest["totals"]
