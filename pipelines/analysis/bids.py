@@ -11,8 +11,9 @@ from pipelines.analysis.frame import ALL_CODES, LEVEL_ORDER, MISERE_CODES, TRUMP
 from pipelines.analysis.intervals import wilson
 
 
-def _contracts(frame: Frame) -> pl.DataFrame:
-    return frame.df.filter(pl.col("contract").is_not_null())
+def _contracts(frame: Frame, *columns: str) -> pl.DataFrame:
+    """The given columns of the deals that had a contract (projection before the filter)."""
+    return frame.df.lazy().filter(pl.col("contract").is_not_null()).select(columns).collect()
 
 
 def overview(frames: Sequence[Frame]) -> pl.DataFrame:
@@ -51,7 +52,12 @@ def game_length(frames: Sequence[Frame]) -> pl.DataFrame:
     """Per run and game length (deals, thrown-in deals included): how many games lasted that long."""
     out = []
     for f in frames:
-        ends = f.df.filter(pl.col("game_over")).select((pl.col("hand_no") + 1).cast(pl.Int64).alias("deals"))
+        ends = (
+            f.df.lazy()
+            .filter(pl.col("game_over"))
+            .select((pl.col("hand_no") + 1).cast(pl.Int64).alias("deals"))
+            .collect()
+        )
         t = ends.group_by("deals").agg(pl.len().cast(pl.Int64).alias("games")).sort("deals")
         out.append(
             t.with_columns(
@@ -67,7 +73,12 @@ def game_ends(frames: Sequence[Frame]) -> pl.DataFrame:
     """Per run and end reason: how many games ended that way, with a Wilson interval of the share."""
     out = []
     for f in frames:
-        ended = f.df.filter(pl.col("game_over")).select(pl.col("end_reason").fill_null("unknown"))
+        ended = (
+            f.df.lazy()
+            .filter(pl.col("game_over"))
+            .select(pl.col("end_reason").fill_null("unknown"))
+            .collect()
+        )
         counts = ended.group_by("end_reason").agg(pl.len().cast(pl.Int64).alias("games"))
         reasons = [*END_REASONS, *sorted(set(counts["end_reason"]) - set(END_REASONS))]
         t = (
@@ -89,9 +100,10 @@ def game_ends(frames: Sequence[Frame]) -> pl.DataFrame:
 
 def _first_dealer(f: Frame) -> list[pl.Expr]:
     """Games won by a team and, of those, won by the team of the game's first dealer."""
-    first = f.df.filter(pl.col("hand_no") == 0).select("game_id", (pl.col("dealer") % f.teams).alias("fd"))
-    ends = f.df.filter(pl.col("game_over") & pl.col("winner").is_not_null()).select("game_id", "winner")
-    j = ends.join(first, on="game_id", how="inner")
+    lf = f.df.lazy()
+    first = lf.filter(pl.col("hand_no") == 0).select("game_id", (pl.col("dealer") % f.teams).alias("fd"))
+    ends = lf.filter(pl.col("game_over") & pl.col("winner").is_not_null()).select("game_id", "winner")
+    j = ends.join(first, on="game_id", how="inner").collect()
     return [
         pl.lit(j.height, dtype=pl.Int64).alias("decided_games"),
         pl.lit(int((j["winner"] == j["fd"]).sum()), dtype=pl.Int64).alias("first_dealer_wins"),
@@ -210,10 +222,8 @@ def contracts(frames: Sequence[Frame]) -> pl.DataFrame:
 def _by(frames: Sequence[Frame], key: str, table: str, order: Sequence[str] | None = None) -> pl.DataFrame:
     out = []
     for f in frames:
-        d = _contracts(f).with_columns(
-            pl.lit(f.run.run_id).alias("run_id"), pl.lit(f.run.variant).alias("variant")
-        )
-        t = rate_points(d, ["run_id", "variant", key], table)
+        d = f.hist.with_columns(pl.lit(f.run.run_id).alias("run_id"), pl.lit(f.run.variant).alias("variant"))
+        t = rate_points(d, ["run_id", "variant", key], table, weight="_w")
         if order is not None:
             t = (
                 t.with_columns(
@@ -266,23 +276,28 @@ NUMERIC_FEATURES = ("trumps", "bowers", "joker", "aces", "voids", "longest", "ki
 CALL_ORDER = {"-": -2, "P": -1, **{c: i for i, c in enumerate(ALL_CODES)}}
 
 
+CODE_OF_RANK = dict(enumerate(ALL_CODES))
+
+
 def _feature_hist(d: pl.DataFrame, name: str, value: pl.Expr, order: pl.Expr) -> pl.DataFrame:
-    """Counts per (contract, value, made, points) of one feature, as (feature, value, order) rows."""
+    """Counts per (contract, value, made, points) of one feature, as (feature, value, order) rows.
+    Grouped on the contract's integer code ``crank`` (faster than strings), named afterwards."""
     col = f"f_{name}"
-    return (
+    h = (
         d.filter(pl.col(col).is_not_null())
-        .group_by("contract", "trump", col, "made", "dpoints")
+        .group_by("crank", col, "made", "dpoints")
         .agg(pl.len().cast(pl.Int64).alias("_w"))
-        .select(
-            "contract",
-            "trump",
-            pl.lit(name).alias("feature"),
-            value.alias("value"),
-            order.alias("order"),
-            "made",
-            "dpoints",
-            "_w",
-        )
+    )
+    contract = pl.col("crank").replace_strict(CODE_OF_RANK, return_dtype=pl.String)
+    return h.select(
+        contract.alias("contract"),
+        contract_exprs(contract)["trump"].alias("trump"),
+        pl.lit(name).alias("feature"),
+        value.alias("value"),
+        order.alias("order"),
+        "made",
+        "dpoints",
+        "_w",
     )
 
 
@@ -291,7 +306,15 @@ def success_by_feature(frames: Sequence[Frame]) -> pl.DataFrame:
     out = []
     for f in frames:
         d = (
-            _contracts(f)
+            _contracts(
+                f,
+                "crank",
+                "is_mis",
+                "made",
+                "dpoints",
+                "partner_call",
+                *[f"f_{n}" for n in NUMERIC_FEATURES],
+            )
             .filter(~pl.col("is_mis"))
             .with_columns(pl.col("partner_call").alias("f_partner_bid"))
         )
@@ -338,7 +361,7 @@ def success_by_trumps_joker(frames: Sequence[Frame]) -> pl.DataFrame:
     out = []
     for f in frames:
         d = (
-            _contracts(f)
+            _contracts(f, "contract", "tidx", "f_trumps", "f_joker", "made", "dpoints")
             .filter(pl.col("tidx").is_not_null())
             .with_columns(
                 pl.col("f_trumps").cast(pl.Int8).alias("trumps"),

@@ -112,6 +112,7 @@ def deal_frame(run: Run) -> Frame:
         pl.col("winner"),
         pl.col("strategies"),
         c["is_mis"].alias("is_mis"),
+        pl.col("contract").replace_strict(CODE_INDEX, default=None, return_dtype=pl.Int16).alias("crank"),
         c["level"].alias("level"),
         c["level_n"].alias("level_n"),
         c["trump"].alias("trump"),

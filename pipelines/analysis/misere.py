@@ -27,7 +27,12 @@ def misere(frames: Sequence[Frame]) -> pl.DataFrame:
             },
             schema={"contract": pl.String, "value": pl.Int32},
         )
-        d = f.df.filter(pl.col("is_mis").fill_null(False))
+        d = (
+            f.df.lazy()
+            .filter(pl.col("is_mis").fill_null(False))
+            .select("contract", "made", "dpoints")
+            .collect()
+        )
         stats = rate_points(d, ["contract"], "misere")
         t = (
             ladder.join(called_counts(f), on="contract", how="left")
@@ -97,35 +102,27 @@ def high_order(col: pl.Expr) -> pl.Expr:
 
 
 def misere_long(d: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
-    """Stack ``f_*`` misère features into (feature, value, order) rows, keeping ``keys``, made, dpoints."""
+    """Count the ``f_*`` misère features as (feature, value, order) rows per (keys, made, dpoints),
+    with the count in ``_w`` (one small histogram per feature, then stacked)."""
     base = [*keys, "made", "dpoints"]
-    parts = [
-        d.select(
-            *base,
-            pl.lit(f"high_{s}").alias("feature"),
-            pl.col(f"f_high_{s}").alias("value"),
-            high_order(pl.col(f"f_high_{s}")).alias("order"),
+
+    def hist(col: str, name: str, value: pl.Expr, order: pl.Expr) -> pl.DataFrame:
+        h = d.group_by(*base, col).agg(pl.len().cast(pl.Int64).alias("_w"))
+        return h.select(
+            *base, pl.lit(name).alias("feature"), value.alias("value"), order.alias("order"), "_w"
         )
+
+    parts = [
+        hist(f"f_high_{s}", f"high_{s}", pl.col(f"f_high_{s}"), high_order(pl.col(f"f_high_{s}")))
         for s in F.SUITS
     ]
     for name in ("voids", "low_cards"):
-        parts.append(
-            d.select(
-                *base,
-                pl.lit(name).alias("feature"),
-                pl.col(f"f_{name}").cast(pl.String).alias("value"),
-                pl.col(f"f_{name}").cast(pl.Int16).alias("order"),
-            )
-        )
+        col = pl.col(f"f_{name}")
+        parts.append(hist(f"f_{name}", name, col.cast(pl.String), col.cast(pl.Int16)))
+    places = {p: i for i, p in enumerate(JOKER_PLACES)}
+    joker = pl.col("f_joker")
     parts.append(
-        d.select(
-            *base,
-            pl.lit("joker").alias("feature"),
-            pl.col("f_joker").alias("value"),
-            pl.col("f_joker")
-            .replace_strict({p: i for i, p in enumerate(JOKER_PLACES)}, default=9, return_dtype=pl.Int16)
-            .alias("order"),
-        )
+        hist("f_joker", "joker", joker, joker.replace_strict(places, default=9, return_dtype=pl.Int16))
     )
     return pl.concat(parts)
 
@@ -134,7 +131,12 @@ def misere_by_feature(frames: Sequence[Frame]) -> pl.DataFrame:
     """Misère success and points by the features of the declarer's final hand."""
     out = []
     for f in frames:
-        d = f.df.filter(pl.col("is_mis").fill_null(False))
+        d = (
+            f.df.lazy()
+            .filter(pl.col("is_mis").fill_null(False))
+            .select("contract", "made", "dpoints", "dmask", "kmask", "xmask", "joker_suit", "partner_joker")
+            .collect()
+        )
         joker = pl.lit(F.JOKERS, dtype=U64)
         final = (pl.col("dmask") | pl.col("kmask")) & ~pl.col("xmask")
         in_final = (final & joker) != 0
@@ -151,7 +153,9 @@ def misere_by_feature(frames: Sequence[Frame]) -> pl.DataFrame:
         )
         d = d.with_columns(misere_features(final, place, pl.col("joker_suit")))
         long = misere_long(d, ["contract"])
-        t = rate_points(long, ["contract", "feature", "order", "value"], f"misere_by_feature/{f.run.run_id}")
+        t = rate_points(
+            long, ["contract", "feature", "order", "value"], f"misere_by_feature/{f.run.run_id}", weight="_w"
+        )
         out.append(
             t.with_columns(
                 pl.lit(f.run.run_id).alias("run_id"), pl.lit(f.run.variant).alias("variant")

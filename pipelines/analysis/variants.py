@@ -74,19 +74,22 @@ def deal_metrics(f: Frame) -> pl.DataFrame:
 
 def game_metrics(f: Frame) -> pl.DataFrame:
     """Per-game metrics of one run (games that finished), keyed by game_id."""
-    first = f.df.filter(pl.col("hand_no") == 0).select(
-        "game_id", (pl.col("dealer") % f.teams).alias("fd_team")
-    )
-    last = f.df.filter(pl.col("game_over")).select(
+    lf = f.df.lazy()
+    first = lf.filter(pl.col("hand_no") == 0).select("game_id", (pl.col("dealer") % f.teams).alias("fd_team"))
+    last = lf.filter(pl.col("game_over")).select(
         "game_id",
         (pl.col("hand_no") + 1).cast(pl.Int64).alias("deals_per_game"),
         *[(pl.col("end_reason") == r).fill_null(False).alias(f"end_{r}") for r in END_REASONS],
         (pl.col("winner") == 0).fill_null(False).alias("team0_won"),
         pl.col("winner"),
     )
-    return last.join(first, on="game_id", how="inner").select(
-        pl.exclude("winner", "fd_team"),
-        (pl.col("winner") == pl.col("fd_team")).fill_null(False).alias("first_dealer_team_won"),
+    return (
+        last.join(first, on="game_id", how="inner")
+        .select(
+            pl.exclude("winner", "fd_team"),
+            (pl.col("winner") == pl.col("fd_team")).fill_null(False).alias("first_dealer_team_won"),
+        )
+        .collect()
     )
 
 

@@ -184,11 +184,12 @@ def misere_whatif(frames: list[Frame], seat_strategy: str | None, sample: int) -
             feats.rename({"diff": "_diff", "actual": "_actual"}), ["contract", "_actual", "_diff"]
         )
         fk = ["contract", "feature", "order", "value"]
+        w = pl.col("_w")
         means = long.group_by(fk).agg(
-            pl.col("_actual").cast(pl.Float64).mean().alias("actual_mean"),
-            pl.col("_diff").cast(pl.Float64).mean().alias("diff_mean"),
+            ((pl.col("_actual") * w).sum() / w.sum()).cast(pl.Float64).alias("actual_mean"),
+            ((pl.col("_diff") * w).sum() / w.sum()).cast(pl.Float64).alias("diff_mean"),
         )
-        t = rate_points(long, fk, tag + "/feature").join(means, on=fk, how="left")
+        t = rate_points(long, fk, tag + "/feature", weight="_w").join(means, on=fk, how="left")
         by_feature.append(
             t.with_columns(pl.lit(f.run.run_id).alias("run_id"), pl.lit(f.run.variant).alias("variant"))
             .select(
