@@ -10,6 +10,7 @@ duplicate comparisons (:mod:`~pipelines.analysis.variants`), and writes each as 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import polars as pl
@@ -63,9 +64,15 @@ def analyze(
     if what_if not in (None, "misere"):
         raise AnalysisError(f"unknown --what-if analysis {what_if!r} (known: misere)")
     runs = [open_run(p) for p in run_dirs]
-    ids = [r.run_id for r in runs]
-    if len(set(ids)) != len(ids) and len({r.path.resolve() for r in runs}) != len(runs):
-        raise AnalysisError("the same run directory was given twice")
+    paths = [r.path.resolve() for r in runs]
+    if len(set(paths)) != len(paths):
+        twice = next(p for p in paths if paths.count(p) > 1)
+        raise AnalysisError(f"run directory {twice} was given twice")
+    seen: set[str] = set()
+    for i, r in enumerate(runs):  # copies of one run keep apart in the tables: "<run_id> (<folder>)"
+        if r.run_id in seen:
+            runs[i] = replace(r, run_id=f"{r.run_id} ({r.path.name})")
+        seen.add(runs[i].run_id)
     frames = [deal_frame(r) for r in runs]
     tables = build_tables(frames)
     if what_if == "misere":

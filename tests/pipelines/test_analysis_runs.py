@@ -194,6 +194,7 @@ def test_errors_are_one_line(runs: dict, tmp_path: Path) -> None:
     msg = err([runs["pagat"][0], runs["other_seed"][0]])
     assert "cannot be paired" in msg and "dealt differently" in msg
     assert "unknown --what-if" in err([runs["pagat"][0]], what_if="nullo")
+    assert "given twice" in err([runs["pagat"][0], runs["pagat"][0]])
     (tmp_path / "badmanifest" / "deals").mkdir(parents=True)
     write_run(tmp_path / "badmanifest", recs)
     (tmp_path / "badmanifest" / "manifest.json").write_text("{not json")
@@ -210,3 +211,13 @@ def test_cli(runs: dict, tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert "variant_effects" not in res.output and "contracts" in res.output
     assert (tmp_path / "cli" / "success_by_trumps_joker.parquet").exists()
+
+
+def test_copies_of_one_run_stay_apart(runs: dict, tmp_path: Path) -> None:
+    recs = runs["pagat"][1]
+    a, b = write_run(tmp_path / "a", recs, "same-id"), write_run(tmp_path / "b", recs, "same-id")
+    t = analyze([a, b], tmp_path / "out")
+    assert t["overview"]["run_id"].to_list() == ["same-id", "same-id (b)"]
+    eff = t["strategy_duplicate"]
+    assert eff.filter(pl.col("method") == "paired")["diff_mean"].abs().max() == 0.0
+    assert t["pairing"]["paired_deals"].to_list() == [len(recs)]
