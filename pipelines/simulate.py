@@ -31,7 +31,7 @@ from typing import Any
 import pyarrow.compute as pc
 import pyarrow.fs as pafs
 
-from pipelines.chunks import GameChunk, RayPool, run_chunks, with_run_columns
+from pipelines.chunks import ChunkResult, GameChunk, RayPool, run_chunks, with_run_columns
 from pipelines.runconfig import RunConfig
 from pipelines.schema import SCHEMA_VERSION
 from pipelines.storage import DEALS_DIR, RunStore, StorageError, encode_parquet
@@ -40,6 +40,8 @@ from sim.errors import UserError
 
 MANIFEST_FORMAT = "fivehundred.run"
 MANIFEST_FORMAT_VERSION = 1
+#: Seconds between manifest rewrites while a run is going (it is always written at the end).
+MANIFEST_INTERVAL = 0.5
 
 
 class RunDirConflict(UserError, FileExistsError):
@@ -221,6 +223,60 @@ def _done(config: RunConfig, totals: dict[str, int]) -> bool:
     return totals["deals"] >= config.deals
 
 
+class _Committer:
+    """Writes finished chunks in order: the part file first, then (throttled) the manifest.
+
+    A part file not yet listed in the manifest is not committed: a resumed run deletes it and
+    plays its chunk again, identically.  The manifest is rewritten at most every
+    :data:`MANIFEST_INTERVAL` seconds while running, and always when the run completes or stops.
+    """
+
+    def __init__(self, store: RunStore, manifest: dict[str, Any], config: RunConfig) -> None:
+        self.store, self.manifest, self.config = store, manifest, config
+        self.totals = manifest["totals"]
+        self.dirty = False
+        self.last_write = time.monotonic()
+
+    def __call__(self, result: ChunkResult) -> int:
+        """Commit one finished chunk; returns the deals it added."""
+        config, totals = self.config, self.totals
+        chunk, table = result.chunk, result.table
+        last_game = chunk.game_ids[-1]
+        if config.deals is not None and totals["deals"] + table.num_rows >= config.deals:
+            # The chunk of the N-th deal: keep it through the end of that deal's game.
+            row = config.deals - totals["deals"] - 1
+            last_game = table.column("game_id")[row].as_py()
+            keep = pc.sum(pc.less_equal(table.column("game_id"), last_game)).as_py()
+            table = table.slice(0, keep)
+        full = with_run_columns(table, config.run_id, totals["deals"])
+        rel = self.store.write_part(chunk.key, encode_parquet(full))
+        self.manifest["chunks"].append(
+            {
+                "index": chunk.key,
+                "games": [chunk.game_ids[0], last_game + 1],
+                "deals": table.num_rows,
+                "first_deal_id": totals["deals"],
+                "file": rel,
+                "status": "done",
+            }
+        )
+        totals["deals"] += table.num_rows
+        totals["games"] = last_game + 1
+        totals["chunks"] += 1
+        self.dirty = True
+        if _done(config, totals):
+            self.manifest["status"] = "complete"
+        if self.manifest["status"] == "complete" or time.monotonic() - self.last_write >= MANIFEST_INTERVAL:
+            self.flush()
+        return table.num_rows
+
+    def flush(self) -> None:
+        """Rewrite the manifest now."""
+        self.store.write_manifest(self.manifest)
+        self.dirty = False
+        self.last_write = time.monotonic()
+
+
 def run_simulation(
     config: RunConfig,
     progress: Callable[[Progress], None] | None = None,
@@ -268,39 +324,18 @@ def run_simulation(
                 if pool is not None:
                     where += f", {pool.window} chunks in flight"
                 stream = run_chunks(_chunks(config, totals["chunks"]), pool)
-                with contextlib.closing(stream):
-                    for result in stream:
-                        chunk = result.chunk
-                        table = result.table
-                        last_game = chunk.game_ids[-1] if len(chunk.game_ids) else -1
-                        if config.deals is not None and totals["deals"] + table.num_rows >= config.deals:
-                            # The chunk of the N-th deal: keep it through the end of that deal's game.
-                            row = config.deals - totals["deals"] - 1
-                            last_game = table.column("game_id")[row].as_py()
-                            keep = pc.sum(pc.less_equal(table.column("game_id"), last_game)).as_py()
-                            table = table.slice(0, keep)
-                        full = with_run_columns(table, config.run_id, totals["deals"])
-                        rel = store.write_part(chunk.key, encode_parquet(full))
-                        manifest["chunks"].append(
-                            {
-                                "index": chunk.key,
-                                "games": [chunk.game_ids[0], last_game + 1],
-                                "deals": table.num_rows,
-                                "first_deal_id": totals["deals"],
-                                "file": rel,
-                                "status": "done",
-                            }
-                        )
-                        totals["deals"] += table.num_rows
-                        totals["games"] = last_game + 1
-                        totals["chunks"] += 1
-                        session += table.num_rows
-                        if _done(config, totals):
-                            manifest["status"] = "complete"
-                        store.write_manifest(manifest)
-                        report()
-                        if manifest["status"] == "complete":
-                            break
+                commit = _Committer(store, manifest, config)
+                try:
+                    with contextlib.closing(stream):
+                        for result in stream:
+                            session += commit(result)
+                            report()
+                            if manifest["status"] == "complete":
+                                break
+                finally:
+                    if commit.dirty:  # record what is committed before stopping (Ctrl-C, errors)
+                        with contextlib.suppress(Exception):
+                            commit.flush()
         if manifest["status"] != "complete" and _done(config, totals):
             manifest["status"] = "complete"
             store.write_manifest(manifest)

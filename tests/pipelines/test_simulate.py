@@ -17,7 +17,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines import storage
+from pipelines import simulate, storage
 from pipelines.runconfig import RunConfigError, load_config, make_config, read_run_file
 from pipelines.schema import DEAL_LOG_SCHEMA, records_to_table
 from pipelines.simulate import Progress, RunDirConflict, run_simulation
@@ -119,12 +119,13 @@ def test_resume_after_a_crash_between_part_and_manifest(tmp_path: Path, monkeypa
     class Crash(Exception):
         pass
 
-    def crashing(self, manifest):  # the 4th manifest write never happens: its part file is on disk
+    def crashing(self, manifest):  # from the 4th on, manifest writes fail: the 3rd part is on disk
         calls["n"] += 1
-        if calls["n"] == 4:
+        if calls["n"] >= 4:
             raise Crash
         real(self, manifest)
 
+    monkeypatch.setattr(simulate, "MANIFEST_INTERVAL", 0.0)  # a manifest write after every chunk
     monkeypatch.setattr(storage.RunStore, "write_manifest", crashing)
     with pytest.raises(Crash):
         run_simulation(config(tmp_path, "run", strategies=LONG))
