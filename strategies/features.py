@@ -130,6 +130,23 @@ class RulesInfo:
         self.in_hand_frac = self.hand_size / outside if outside else 0.0
         #: Memo of per-suit-holding evaluations (keys are small tuples; bounded by the holdings).
         self.memo: dict[tuple[int, ...], object] = {}
+        self.masks = [self.suit_info[t].suit_mask for t in range(5)]
+        # Per contract t and effective suit s: the mask of its top cards (8 trumps, 5 side cards).
+        self.top_masks: list[list[int]] = []
+        for t in range(5):
+            row = []
+            for s in range(4):
+                order = self.trump_order[t] if s == t else self.side_order[t][s]
+                row.append(sum(1 << c for c in order[: _TOP_TRUMPS if s == t else _TOP_SIDE]))
+            self.top_masks.append(row)
+        self.trump_memo: list[dict[int, tuple[float, int]]] = [{} for _ in range(4)]
+        self.side_memo: list[list[list[dict[int, float]]]] = [[[{}, {}] for _ in range(4)] for _ in range(5)]
+        self.stop_memo: list[dict[int, int]] = [{} for _ in range(4)]
+        self.danger_memo: dict[float, list[dict[int, list[tuple[float, int]]]]] = {}
+        #: Auction actions of the (non-blind) misère bids.
+        self.misere_actions = frozenset(
+            BID + i for i, b in enumerate(rules.ladder) if b.misere and not b.blind
+        )
 
 
 def rules_info(rules: Rules) -> RulesInfo:
@@ -236,22 +253,22 @@ def unseen_mask(view: SeatView) -> int:
 
 _HONOUR_W = (1.0, 0.7, 0.45, 0.25)
 _SIDE_W = (1.0, 0.45, 0.15)
+#: Honour tricks are read from the top cards only (with the suit length), so the memo tables keyed
+#: by (top pattern, length) stay small and warm up within a few hundred deals.
+_TOP_TRUMPS = 8
+_TOP_SIDE = 5
 
 
-def trump_tricks(info: RulesInfo, hand: int, t: int) -> tuple[float, int]:
-    """Estimated tricks from the trumps of suit ``t`` in ``hand``, and the trump length."""
-    tm = hand & info.suit_info[t].suit_mask[t]
-    key = (t, tm)
-    hit = info.memo.get(key)
-    if hit is not None:
-        return hit
-    n = tm.bit_count()
+def _trump_eval(info: RulesInfo, t: int, top: int, n: int) -> float:
+    """Tricks from ``n`` trumps of suit ``t`` whose top-card pattern is ``top``."""
+    if not n:
+        return 0.0
     tricks = 0.0
     missing = 0
     used = 0
     counted = 0
-    for c in info.trump_order[t] if n else ():
-        if tm >> c & 1:
+    for c in info.trump_order[t][:_TOP_TRUMPS]:
+        if top >> c & 1:
             if missing < 4:
                 w = _HONOUR_W[missing]
                 if n - used <= missing:  # not enough guards to survive the higher trumps
@@ -265,109 +282,167 @@ def trump_tricks(info: RulesInfo, hand: int, t: int) -> tuple[float, int]:
             missing += 1
             if missing >= 4:
                 break
-    outside = info.n_trumps[t] - n
-    opp_long = outside * info.in_hand_frac + 1.0
+    opp_long = (info.n_trumps[t] - n) * info.in_hand_frac + 1.0
     low = n - counted
     if low > 0:
         tricks += max(0.0, min(low, n - opp_long))
-    out = (tricks, n)
-    info.memo[key] = out
-    return out
+    return tricks
 
 
-def _side_suit(info: RulesInfo, t: int, s: int, m: int, ruffing: bool) -> float:
-    """Tricks from one side suit holding ``m`` of suit ``s`` with trump ``t`` (memoised)."""
-    key = (t, s, m, ruffing)
-    hit = info.memo.get(key)
-    if hit is not None:
-        return hit
-    length = m.bit_count()
-    total = 0.0
+def _side_eval(info: RulesInfo, t: int, s: int, top: int, length: int, ruffing: bool) -> float:
+    """Tricks from a side suit ``s`` (trump ``t``; 4 = NT) of ``length`` cards with top pattern ``top``."""
     if length == 0:
-        total = 0.8 if ruffing else 0.0
-    else:
-        if length == 1 and ruffing:
-            total += 0.35
-        missing = 0
-        used = 0
-        order = info.side_order[t][s]
-        for c in order:
-            if m >> c & 1:
-                if missing < 3 and length > missing:
-                    w = _SIDE_W[missing]
-                    if used >= 2 and t < 4:
-                        w *= 0.5  # third round of a side suit is often ruffed
-                    total += w
-                used += 1
-                if used == length:
-                    break
-            else:
-                missing += 1
-                if missing >= 3:
-                    break
-        if t == _NT and length >= 5 and m >> order[0] & 1:
-            total += 0.6 * (length - 4)
-    info.memo[key] = total
+        return 0.8 if ruffing else 0.0
+    total = 0.35 if length == 1 and ruffing else 0.0
+    missing = 0
+    used = 0
+    order = info.side_order[t][s]
+    for c in order[:_TOP_SIDE]:
+        if top >> c & 1:
+            if missing < 3 and length > missing:
+                w = _SIDE_W[missing]
+                if used >= 2 and t < 4:
+                    w *= 0.5  # third round of a side suit is often ruffed
+                total += w
+            used += 1
+            if used == length:
+                break
+        else:
+            missing += 1
+            if missing >= 3:
+                break
+    if t == _NT and length >= 5 and top >> order[0] & 1:
+        total += 0.6 * (length - 4)  # a long running suit
     return total
+
+
+def _stopper(info: RulesInfo, s: int, top: int, length: int) -> int:
+    """1 if a no-trump holding stops suit ``s`` (A, Kx or Qxx), else 0."""
+    order = info.side_order[_NT][s]
+    for depth in range(min(3, len(order))):
+        if top >> order[depth] & 1 and length > depth:
+            return 1
+    return 0
+
+
+def suit_estimates(info: RulesInfo, hand: int) -> tuple[list[float], float, int]:
+    """The hand's own tricks with each trump suit ``S C D H``, its NT tricks and its NT stoppers.
+
+    Trump tricks: trumps walked from the top (joker, bowers, ace, ...) with a weight that falls with
+    the number of missing higher trumps and needs guards, plus low trumps beyond what the longest
+    opponent probably holds.  Side suits: aces, guarded kings and queens (a third round counts half),
+    a void (0.8) or singleton (0.35) with three trumps or more.  NT: jokers, top cards and long running
+    suits; a stopper is A, Kx or Qxx.  Values come from memo tables keyed by (top pattern, length).
+    """
+    masks_all = info.masks
+    tops = info.top_masks
+    trump_memo = info.trump_memo
+    side_memo = info.side_memo
+    est = [0.0, 0.0, 0.0, 0.0]
+    for t in range(4):
+        masks = masks_all[t]
+        top_t = tops[t]
+        tm = hand & masks[t]
+        n = tm.bit_count()
+        key = (tm & top_t[t]) << 5 | n
+        tt = trump_memo[t].get(key)
+        if tt is None:
+            tt = trump_memo[t][key] = _trump_eval(info, t, tm & top_t[t], n)
+        ruff = 1 if n >= 3 else 0
+        sm = side_memo[t]
+        for s in range(4):
+            if s != t:
+                m = hand & masks[s]
+                length = m.bit_count()
+                key = (m & top_t[s]) << 5 | length
+                d = sm[s][ruff]
+                x = d.get(key)
+                if x is None:
+                    x = d[key] = _side_eval(info, t, s, m & top_t[s], length, bool(ruff))
+                tt += x
+        est[t] = tt
+    masks = masks_all[_NT]
+    top_t = tops[_NT]
+    sm = side_memo[_NT]
+    stop_memo = info.stop_memo
+    jokers = (hand & info.joker_mask).bit_count()
+    nt = float(jokers)
+    stoppers = jokers
+    for s in range(4):
+        m = hand & masks[s]
+        length = m.bit_count()
+        top = m & top_t[s]
+        key = top << 5 | length
+        d = sm[s][0]
+        x = d.get(key)
+        if x is None:
+            x = d[key] = _side_eval(info, _NT, s, top, length, False)
+        nt += x
+        st = stop_memo[s].get(key)
+        if st is None:
+            st = stop_memo[s][key] = _stopper(info, s, top, length)
+        stoppers += st
+    return est, nt, stoppers
+
+
+def trump_tricks(info: RulesInfo, hand: int, t: int) -> tuple[float, int]:
+    """Estimated tricks from the trumps of suit ``t`` in ``hand``, and the trump length."""
+    tm = hand & info.masks[t][t]
+    n = tm.bit_count()
+    return _trump_eval(info, t, tm & info.top_masks[t][t], n), n
 
 
 def side_tricks(info: RulesInfo, hand: int, t: int, trump_len: int) -> float:
     """Estimated tricks from the side suits (and ruffs) of ``hand`` with trump ``t`` (4 = NT)."""
-    masks = info.suit_info[t].suit_mask
+    masks = info.masks[t]
     ruffing = trump_len >= 3 and t < 4
     total = 0.0
     for s in range(4):
         if s != t:
-            total += _side_suit(info, t, s, hand & masks[s], ruffing)
+            m = hand & masks[s]
+            total += _side_eval(info, t, s, m & info.top_masks[t][s], m.bit_count(), ruffing)
     return total
 
 
 def nt_estimate(info: RulesInfo, hand: int) -> tuple[float, int]:
     """Estimated no-trump tricks of ``hand`` and its number of stoppers (suits held, plus jokers)."""
-    jokers = (hand & info.joker_mask).bit_count()
-    tricks = float(jokers) + side_tricks(info, hand, _NT, 0)
-    masks = info.suit_info[_NT].suit_mask
-    stoppers = jokers
-    for s in range(4):
-        m = hand & masks[s]
-        key = (-1, s, m)
-        hit = info.memo.get(key)
-        if hit is None:
-            hit = 0
-            length = m.bit_count()
-            order = info.side_order[_NT][s]
-            for depth in range(min(3, len(order))):
-                if m >> order[depth] & 1 and length > depth:
-                    hit = 1
-                    break
-            info.memo[key] = hit
-        stoppers += hit
-    return tricks, stoppers
+    _, nt, stoppers = suit_estimates(info, hand)
+    return nt, stoppers
 
 
 def misere_danger(info: RulesInfo, hand: int, live_frac: float) -> list[tuple[float, int]]:
     """Danger of each card of ``hand`` in a misère, as ``(danger, card)`` sorted most dangerous first.
 
     A card is dangerous when many live outside cards of its suit are lower than it, compared with
-    how many of the seat's own cards sit below it.  Jokers are always fully dangerous.
+    how many of the seat's own cards sit below it.  Jokers are always fully dangerous.  Only cards
+    with some danger are listed.
     """
     ci = info.suit_info[_NT]
     out: list[tuple[float, int]] = []
     for c in info.jokers:
         if hand >> c & 1:
             out.append((2.0, c))
+    memos = info.danger_memo.get(live_frac)
+    if memos is None:
+        memos = info.danger_memo[live_frac] = [{} for _ in range(4)]
     for s in range(4):
         m = hand & ci.suit_mask[s]
         if not m:
             continue
-        i = 0
-        for c in reversed(info.side_order[_NT][s]):  # lowest first
-            if m >> c & 1:
-                below = (ci.lower[c] & ~hand).bit_count() * live_frac
-                d = (below - i - 0.5) / 1.5
-                if d > 0:
-                    out.append((min(d, 1.0), c))
-                i += 1
+        memo = memos[s]
+        part = memo.get(m)
+        if part is None:
+            part = []
+            i = 0
+            for c in reversed(info.side_order[_NT][s]):  # lowest first
+                if m >> c & 1:
+                    below = (ci.lower[c] & ~m).bit_count() * live_frac
+                    d = (below - i - 0.5) / 1.5
+                    if d > 0:
+                        part.append((min(d, 1.0), c))
+                    i += 1
+            memo[m] = part
+        out.extend(part)
     out.sort(reverse=True)
     return out
 

@@ -24,11 +24,9 @@ from strategies.features import (
     card_info,
     last_bids,
     misere_danger,
-    nt_estimate,
     rules_info,
     shown_voids,
-    side_tricks,
-    trump_tricks,
+    suit_estimates,
 )
 
 if TYPE_CHECKING:
@@ -105,7 +103,7 @@ class HeuristicStrategy:
         self.misere_risk = float(misere_risk)
         self.open_misere_risk = float(open_misere_risk)
         self.score_aware = bool(score_aware)
-        self._memo: dict[tuple[int, int, int], tuple[list[float], bool, bool]] = {}
+        self._memo: dict[tuple[Any, ...], Any] = {}
         self._rules: Any = None  # the last rules and contract tables seen, with their derived tables
         self._info: Any = None
         self._tables: Any = None
@@ -113,38 +111,48 @@ class HeuristicStrategy:
 
     # ================================================================== bidding
 
-    def _hand_values(self, view: SeatView, info: RulesInfo) -> tuple[list[float], bool, bool]:
-        """Per-hand values (memoised on the hand): own estimates, misère and open-misère fitness."""
+    def _hand_values(self, view: SeatView, info: RulesInfo) -> list[float]:
+        """The hand's own estimates per denomination (memoised on seat and hand)."""
         key = (id(info), view.seat, view.hand)
         hit = self._memo.get(key)
         if hit is not None:
             return hit
-        hand = view.hand
-        partners = info.partners[view.seat]
-        help_ = self.partner_tricks * len(partners) + self.kitty_tricks + self.aggression
-        est = [0.0] * 5
-        for t in range(4):
-            tt, tl = trump_tricks(info, hand, t)
-            est[t] = tt + side_tricks(info, hand, t, tl) + help_
-        nt, stoppers = nt_estimate(info, hand)
-        est[_NT] = nt + help_ if stoppers >= self.nt_stoppers else -1.0
-        mis = omis = False
-        if self.misere and info.rules.misere != "off":
-            live = (info.n - 1 - len(partners)) * info.hand_size  # the defenders' cards
-            outside = info.full.bit_count() - info.hand_size
-            danger = misere_danger(info, hand, live / outside if outside else 0.0)
-            omis = sum(d for d, _ in danger) <= self.open_misere_risk
-            mis = sum(d for d, _ in danger[info.kitty_size :]) <= self.misere_risk
+        help_ = self.partner_tricks * len(info.partners[view.seat]) + self.kitty_tricks + self.aggression
+        own, nt, stoppers = suit_estimates(info, view.hand)
+        est = [e + help_ for e in own]
+        est.append(nt + help_ if stoppers >= self.nt_stoppers else -1.0)
         if len(self._memo) > 4096:
             self._memo.clear()
-        out = (est, mis, omis)
+        self._memo[key] = est
+        return est
+
+    def _misere_fit(self, view: SeatView, info: RulesInfo) -> tuple[bool, bool]:
+        """Whether the hand suits misère and open misère (few dangerous cards), memoised."""
+        key = (id(info), view.seat, view.hand, "mis")
+        hit = self._memo.get(key)
+        if hit is not None:
+            return hit
+        live = (info.n - 1 - len(info.partners[view.seat])) * info.hand_size  # the defenders' cards
+        outside = info.full.bit_count() - info.hand_size
+        danger = misere_danger(info, view.hand, live / outside if outside else 0.0)
+        total = 0.0
+        for d, _ in danger:
+            total += d
+        rest = total
+        for d, _ in danger[: info.kitty_size]:
+            rest -= d
+        out = (rest <= self.misere_risk, total <= self.open_misere_risk)
         self._memo[key] = out
         return out
 
     def estimates(self, view: SeatView) -> list[float]:
         """Estimated tricks of the seat's side for each denomination ``S C D H NT`` (NT is -1 if unfit)."""
         info = rules_info(view.rules)
-        est = list(self._hand_values(view, info)[0])
+        return self._adjusted(view, info, self._hand_values(view, info))
+
+    def _adjusted(self, view: SeatView, info: RulesInfo, own: list[float]) -> list[float]:
+        """The hand's estimates adjusted for what partners and opponents bid."""
+        est = list(own)
         seat = view.seat
         if not view.bids:
             return est
@@ -180,8 +188,10 @@ class HeuristicStrategy:
         info = rules_info(rules)
         ladder = rules.ladder
         seat = view.seat
-        est = self.estimates(view)
-        _, mis, omis = self._hand_values(view, info)
+        est = self._adjusted(view, info, self._hand_values(view, info))
+        mis = omis = False
+        if self.misere and not info.misere_actions.isdisjoint(legal):
+            mis, omis = self._misere_fit(view, info)
         team = seat % info.teams
         scores = view.scores
         high_bidder = view.high_bidder
