@@ -315,3 +315,38 @@ def test_all_passed_log_and_unreplayable_deals(tmp_path: Path) -> None:
 
     with pytest.raises(AnalysisError, match="does not re-deal from its seed"):
         analyze([run], tmp_path / "wi", what_if="misere", sample=2, seat_strategy="random")
+
+
+def test_paired_variant_effects_by_hand(tmp_path: Path) -> None:
+    """Two two-deal runs with the same deals: team 0 scores 300, -300 under one rule set and 100, -100
+    under the other.  Differences -200, +200: mean 0; sample variances 180000 and 20000 unpaired
+    against 80000 for the differences, so pairing removes 1 - 40000/100000 = 60% of the variance."""
+    kitty = ["4H", "5H", "6H"]
+    hands = deal_hands({}, kitty)
+
+    def run(variant: str, pts: tuple[int, int], made: tuple[bool, bool]) -> Path:
+        recs = []
+        for i, (p, ok) in enumerate(zip(pts, made, strict=True)):
+            tricks = [0] * 8 + [1] * 2 if ok else [0] * 5 + [1] * 5
+            recs.append(record(0, i, i, hands, kitty, ["8S", "P", "P", "P"], "8S", 2 * i,
+                               kitty, tricks, [p, 20], game_over=i == 1, winner=0 if i == 1 else None,
+                               end_reason="reached_500" if i == 1 else None, variant=variant))  # fmt: skip
+        return write_run(tmp_path / variant, recs, variant)
+
+    t = analyze(
+        [run("pagat-au", (300, -300), (True, False)), run("nullo", (100, -100), (True, True))], tmp_path / "o"
+    )
+    eff = t["variant_effects"]
+    p0 = row(eff, metric="points_team0")
+    assert (p0["n"], p0["base_mean"], p0["mean"], p0["diff_mean"]) == (2, 0.0, 0.0, 0.0)
+    assert p0["se_paired"] == pytest.approx(200.0) and p0["se_unpaired"] == pytest.approx(math.sqrt(100000))
+    assert p0["variance_reduction"] == pytest.approx(0.6)
+    assert (p0["diff_lo"], p0["diff_hi"]) == (-200.0, 200.0)
+    assert row(eff, metric="points_team1")["diff_mean"] == 0.0
+    made = row(eff, metric="made")
+    assert (made["base_mean"], made["mean"], made["diff_mean"]) == (0.5, 1.0, 0.5)
+    sr = row(eff, metric="success_rate")
+    assert sr["method"] == "unpaired" and sr["diff_mean"] == 0.5
+    assert (sr["diff_lo"], sr["diff_hi"]) == pytest.approx(newcombe_diff(1, 2, 2, 2)[1:])
+    assert row(eff, metric="deals_per_game")["diff_mean"] == 0.0 and row(eff, metric="share_8")["mean"] == 1.0
+    assert t["pairing"].row(0, named=True)["kind"] == "variant"
