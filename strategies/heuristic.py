@@ -92,7 +92,7 @@ class HeuristicStrategy:
         nt_stoppers: int = 3,
         misere: bool = True,
         misere_risk: float = 0.5,
-        open_misere_risk: float = 2.0,
+        open_misere_risk: float = 1.5,
         score_aware: bool = True,
     ) -> None:
         self.aggression = float(aggression)
