@@ -46,6 +46,15 @@ def _number(lo: float, hi: float) -> Any:
     return check
 
 
+def _whole(lo: int, hi: int) -> Any:
+    def check(value: Any) -> str | None:
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            return f"must be a whole number between {lo} and {hi}"
+        return None
+
+    return check
+
+
 def _boolean(value: Any) -> str | None:
     return None if isinstance(value, bool) else "must be true or false"
 
@@ -77,7 +86,7 @@ class HeuristicStrategy:
         "aggression": _number(-3.0, 3.0),
         "partner_tricks": _number(0.0, 5.0),
         "kitty_tricks": _number(0.0, 3.0),
-        "nt_stoppers": _number(1, 5),
+        "nt_stoppers": _whole(1, 5),
         "misere": _boolean,
         "misere_risk": _number(0.0, 10.0),
         "open_misere_risk": _number(0.0, 10.0),
@@ -113,7 +122,7 @@ class HeuristicStrategy:
 
     def _hand_values(self, view: SeatView, info: RulesInfo) -> list[float]:
         """The hand's own estimates per denomination (memoised on seat and hand)."""
-        key = (id(info), view.seat, view.hand)
+        key = (info, view.seat, view.hand)
         hit = self._memo.get(key)
         if hit is not None:
             return hit
@@ -128,7 +137,7 @@ class HeuristicStrategy:
 
     def _misere_fit(self, view: SeatView, info: RulesInfo) -> tuple[bool, bool]:
         """Whether the hand suits misère and open misère (few dangerous cards), memoised."""
-        key = (id(info), view.seat, view.hand, "mis")
+        key = (info, view.seat, view.hand, "mis")
         hit = self._memo.get(key)
         if hit is not None:
             return hit

@@ -77,3 +77,9 @@ def test_bad_spec_syntax() -> None:
     with pytest.raises(StrategyConfigError) as exc:
         make("heuristic(aggression=)")
     _one_line(exc)
+
+
+def test_whole_number_parameter() -> None:
+    with pytest.raises(StrategyConfigError) as exc:
+        make("heuristic(nt_stoppers=3.5)")
+    assert "whole number" in _one_line(exc)
