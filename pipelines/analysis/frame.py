@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipelines.analysis.features import hand_features, mask_of
@@ -212,9 +213,13 @@ def chunks(run: Run, rows: int = CHUNK_ROWS) -> list[pl.LazyFrame]:
 
 def padded_calls(df: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """The ``calls`` lists as a rows × max-length int16 array padded with -9, and the lengths."""
-    lengths = df["calls"].list.len().fill_null(0).to_numpy().astype(np.int64)
+    arr = df["calls"].to_arrow()
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    offsets = arr.offsets.to_numpy().astype(np.int64)
+    lengths = np.diff(offsets)
     width = int(lengths.max()) if len(lengths) else 0
-    flat = df["calls"].explode().drop_nulls().to_numpy().astype(np.int16)
+    flat = arr.values.to_numpy(zero_copy_only=False)[offsets[0] : offsets[-1]].astype(np.int16)
     out = np.full((len(lengths), max(width, 1)), -9, dtype=np.int16)
     if width:
         rows = np.repeat(np.arange(len(lengths)), lengths)
