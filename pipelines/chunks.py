@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -151,6 +152,7 @@ class RayPool:
         if ray.is_initialized():
             pass  # the caller's own Ray session (e.g. a tournament that already connected)
         elif self.address:
+            _probe(self.address)
             try:
                 ray.init(address=self.address, **quiet)
             except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ValueError...
@@ -242,6 +244,24 @@ class RayPool:
                 ray.cancel(ref, force=False)
             except Exception:  # cancelling a finished or lost task is harmless
                 pass
+
+
+def _probe(address: str) -> None:
+    """Fail fast, in one line, when nothing listens at a cluster address (Ray would retry for minutes)."""
+    target = address.split("://", 1)[-1]
+    if target in ("auto", "local") or ":" not in target:
+        return
+    host, _, port_text = target.rpartition(":")
+    try:
+        port = int(port_text)
+    except ValueError:
+        raise ClusterError(f"address '{address}': expected HOST:PORT of the Ray head") from None
+    try:
+        with socket.create_connection((host, port), timeout=5):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ClusterError(f"address '{address}': cannot reach a Ray head there ({reason})") from None
 
 
 def _cores() -> int:

@@ -6,6 +6,7 @@ import datetime
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -18,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines import simulate, storage
+from pipelines.chunks import ClusterError
 from pipelines.runconfig import RunConfigError, load_config, make_config, read_run_file
 from pipelines.schema import DEAL_LOG_SCHEMA, records_to_table
 from pipelines.simulate import Progress, RunDirConflict, run_simulation
@@ -353,3 +355,13 @@ def test_missing_things_on_the_command_line_are_named() -> None:
         make_config(None, strategies="random", seed=1, out="x")
     with pytest.raises(RunConfigError, match=r"no such run config file"):
         load_config("/nonexistent/run.toml")
+
+
+def test_an_unreachable_cluster_address_is_one_line_at_once(tmp_path: Path) -> None:
+    with socket.socket() as s:  # a port where nothing listens
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    t0 = time.monotonic()
+    with pytest.raises(ClusterError, match=rf"address '127.0.0.1:{port}': cannot reach a Ray head there"):
+        run_simulation(config(tmp_path, workers=None, address=f"127.0.0.1:{port}"))
+    assert time.monotonic() - t0 < 20
