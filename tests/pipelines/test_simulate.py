@@ -113,8 +113,9 @@ def test_chunk_size_changes_the_files_not_the_rows(tmp_path: Path) -> None:
     assert log(tmp_path / "a").drop_columns(["run_id"]).equals(log(tmp_path / "b").drop_columns(["run_id"]))
 
 
-def test_resume_after_a_crash_between_part_and_manifest(tmp_path: Path, monkeypatch) -> None:
-    run_simulation(config(tmp_path, "ref", strategies=LONG))
+@pytest.mark.parametrize("size", [{"games": 60}, {"games": None, "deals": 1500}])
+def test_resume_after_a_crash_between_part_and_manifest(tmp_path: Path, monkeypatch, size) -> None:
+    run_simulation(config(tmp_path, "ref", strategies=LONG, **size))
     real = storage.RunStore.write_manifest
     calls = {"n": 0}
 
@@ -130,13 +131,13 @@ def test_resume_after_a_crash_between_part_and_manifest(tmp_path: Path, monkeypa
     monkeypatch.setattr(simulate, "MANIFEST_INTERVAL", 0.0)  # a manifest write after every chunk
     monkeypatch.setattr(storage.RunStore, "write_manifest", crashing)
     with pytest.raises(Crash):
-        run_simulation(config(tmp_path, "run", strategies=LONG))
+        run_simulation(config(tmp_path, "run", strategies=LONG, **size))
     monkeypatch.setattr(storage.RunStore, "write_manifest", real)
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert manifest["status"] == "running" and len(manifest["chunks"]) == 2
     assert len(parts(tmp_path / "run")) == 3  # one part beyond the committed chunks
-    summary = run_simulation(config(tmp_path, "run", strategies=LONG))
-    assert summary.resumed_chunks == 2
+    summary = run_simulation(config(tmp_path, "run", strategies=LONG, **size))
+    assert summary.resumed_chunks == 2 and summary.chunks > 3
     assert parts(tmp_path / "run") == parts(tmp_path / "ref")
     ids = log(tmp_path / "run").column("deal_id").to_pylist()
     assert ids == list(range(len(ids)))
