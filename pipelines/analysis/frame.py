@@ -272,8 +272,13 @@ def call_seats(df: pl.DataFrame, players: int, teams: int) -> list[pl.Series]:
         act = active[:m]
         act &= ~((call == PASS_CODE).astype(np.int64) << c)
         cur[:m] = nxt_table[act, c]
-    names = np.array(["-", "-", "P", *ALL_CODES], dtype=object)
-    out = np.empty(n, dtype=object)
-    out[order] = names[best + 3]
-    out[df["declarer"].is_null().to_numpy()] = None
-    return [pl.Series("partner_call", out.tolist(), dtype=pl.String)]  # object array of '-'/None: no cast
+    codes = np.empty(n, dtype=np.int16)
+    codes[order] = best + 3  # 0/1: no teammate spoke, 2: passes only, 3..: a bid
+    names = dict(enumerate(["-", "-", "P", *ALL_CODES]))
+    series = pl.Series("partner_call", codes).replace_strict(names, return_dtype=pl.String)
+    # Integer codes named by Polars: no object array (3-player logs hold only '-' and nulls).
+    return [
+        pl.select(pl.when(df["declarer"].is_null()).then(None).otherwise(series))
+        .to_series()
+        .alias("partner_call")
+    ]
