@@ -124,7 +124,6 @@ class RunConfig:
     def identity(self) -> dict[str, Any]:
         """Everything that determines the rows and files: equal identities make a resumable run."""
         from pipelines.schema import SCHEMA_VERSION
-
         from sim.engine import ENGINE_VERSION
 
         return {
@@ -237,6 +236,10 @@ def make_config(file_values: Mapping[str, Any] | None = None, **overrides: Any) 
     variant = values.get("variant", "pagat-au")
     if not isinstance(variant, str) or not variant:
         raise RunConfigError(f"{where('variant')}: key 'variant' = {variant!r}: expected a name or path")
+    if source and "variant" not in given and variant.endswith(".toml") and not Path(variant).is_absolute():
+        beside = Path(source).parent / variant  # a variant file named in a run file: relative to it
+        if beside.exists() and not Path(variant).exists():
+            variant = str(beside)
     rules = load_rules(variant)
 
     raw = require("strategies")

@@ -310,6 +310,18 @@ def test_a_run_file_with_overrides(tmp_path: Path) -> None:
     assert summary.games == 30
 
 
+def test_a_variant_file_named_in_a_run_file_is_found_beside_it(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "mine.toml").write_text(
+        'base = "pagat-au"\nname = "mine"\n[scoring]\nwin_score = 300\n'
+    )
+    (tmp_path / "sub" / "run.toml").write_text(
+        'variant = "mine.toml"\nstrategies = "random"\nseed = 1\ngames = 2\n'
+    )
+    cfg = load_config(tmp_path / "sub" / "run.toml", out=str(tmp_path / "o"))
+    assert cfg.rules.name == "mine" and cfg.rules.win_score == 300
+
+
 def test_shipped_run_configs_load() -> None:
     files = sorted((REPO / "configs" / "runs").glob("*.toml"))
     assert files
