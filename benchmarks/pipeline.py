@@ -35,11 +35,11 @@ from pipelines.simulate import run_simulation
 args = json.loads(sys.argv[1])
 marks = []
 def progress(p):
-    marks.append((time.perf_counter() - t0, p.deals))
+    marks.append((time.perf_counter() - t0, p.deals, time.process_time()))
 cfg = make_config(None, **args)
 summary = run_simulation(cfg, progress=progress)
 print(json.dumps({"wall": time.perf_counter() - t0, "deals": summary.deals, "games": summary.games,
-                  "chunks": summary.chunks, "marks": marks}))
+                  "chunks": summary.chunks, "marks": marks, "driver_cpu": time.process_time()}))
 """
 
 
@@ -99,10 +99,13 @@ def run_once(deals: int, workers: int, seed: int, chunk_size: int) -> dict:
     result["outer_wall"] = time.perf_counter() - start
     result["peak_rss"] = peak
     marks = [m for m in result["marks"] if m[1] > 0]
-    first_t, first_d = marks[0]
-    last_t, last_d = marks[-1]
+    first_t, first_d, first_cpu = marks[0]
+    last_t, last_d, last_cpu = marks[-1]
     result["first_commit"] = first_t
     result["steady"] = (last_d - first_d) / (last_t - first_t) if last_t > first_t else float("nan")
+    result["driver_us"] = (
+        (last_cpu - first_cpu) * 1e6 / (last_d - first_d) if last_d > first_d else float("nan")
+    )
     return result
 
 
@@ -125,7 +128,8 @@ def main() -> None:
             f"workers={workers}: {r['deals']:,} deals ({r['games']:,} games, {r['chunks']} parts) "
             f"wall {r['outer_wall']:.1f} s end to end, {r['deals'] / r['outer_wall']:,.0f} deals/s; "
             f"first chunk at {r['first_commit']:.1f} s; steady {r['steady']:,.0f} deals/s; "
-            f"peak RSS of all processes {r['peak_rss'] / 2**30:.2f} GiB",
+            f"peak RSS of all processes {r['peak_rss'] / 2**30:.2f} GiB; "
+            f"driver CPU {r['driver_cpu']:.1f} s ({r['driver_us']:.1f} us/deal once running)",
             flush=True,
         )
     main_run = runs[args.workers]
