@@ -167,6 +167,16 @@ def _in_order(df: pl.DataFrame, runs: Sequence[str]) -> pl.DataFrame:
     )
 
 
+def _name(t: Tables, run: str) -> str:
+    """``<run id> (<variant>)`` from the overview table."""
+    ov = t.get("overview")
+    if ov is not None and {"run_id", "variant"} <= set(ov.columns):
+        v = ov.filter(pl.col("run_id") == run).get_column("variant").to_list()
+        if v:
+            return f"{run} ({v[0]})"
+    return run
+
+
 def _contracts_table(t: Tables, runs: Sequence[str]) -> str:
     cols_needed = ["run_id", "contract", "rank", "n", "declared_rate", "success_rate", "points_mean"]
     df = need(t, "contracts", cols_needed)
@@ -184,7 +194,9 @@ def _contracts_table(t: Tables, runs: Sequence[str]) -> str:
         ]
         if "slam_rate" in sub.columns:
             cols.append(Col("slams", "slam_rate", pct))
-        out.append(html_table(sub, "contracts", cols, caption=f"Run {run}: contracts played", run=run))
+        out.append(
+            html_table(sub, "contracts", cols, caption=f"Run {_name(t, run)}: contracts played", run=run)
+        )
     if not out:
         raise NoData("no contract was played")
     return "\n".join(out)
@@ -201,7 +213,9 @@ def _level_table(t: Tables, runs: Sequence[str]) -> str:
         Col("made", "success_rate", pct, "success_lo", "success_hi"),
         Col("expected points", "points_mean", lambda x: signed(x, 0), "points_lo", "points_hi"),
     ]
-    return html_table(sub, "success_by_level", cols, caption=f"Run {runs[0]}: by level", run=runs[0])
+    return html_table(
+        sub, "success_by_level", cols, caption=f"Run {_name(t, runs[0])}: by level", run=runs[0]
+    )
 
 
 def _seat_table(t: Tables, runs: Sequence[str]) -> str:
@@ -216,7 +230,7 @@ def _seat_table(t: Tables, runs: Sequence[str]) -> str:
         Col("expected points", "points_mean", lambda x: signed(x, 0), "points_lo", "points_hi"),
     ]
     return html_table(
-        sub, "success_by_seat", cols, caption=f"Run {runs[0]}: by the declarer's seat", run=runs[0]
+        sub, "success_by_seat", cols, caption=f"Run {_name(t, runs[0])}: by the declarer's seat", run=runs[0]
     )
 
 
@@ -225,6 +239,7 @@ def _misere_table(t: Tables, runs: Sequence[str]) -> str:
     df = _in_order(df, runs)
     cols = [
         Col("run", "run_id"),
+        Col("variant", "variant"),
         Col("contract", "contract"),
         Col("bid (share of deals)", "called_rate", lambda x: pct(x, 2), "called_lo", "called_hi"),
         Col("played", "n", num),
@@ -248,6 +263,7 @@ def _whatif_table(t: Tables, runs: Sequence[str]) -> str:
     df = _in_order(need(t, "misere_whatif", cols_needed), runs)
     cols = [
         Col("run", "run_id"),
+        Col("variant", "variant"),
         Col("contract", "contract"),
         Col("played by", "strategy"),
         Col("deals", "n", num),
@@ -269,6 +285,7 @@ def _strategies_table(t: Tables, runs: Sequence[str]) -> str:
     df = _in_order(need(t, "strategies", cols_needed), runs)
     cols = [
         Col("run", "run_id"),
+        Col("variant", "variant"),
         Col("strategy", "strategy"),
         Col("seat-deals", "seat_deals", num),
         Col("points per deal", "points_mean", lambda x: signed(x, 1), "points_lo", "points_hi"),
@@ -288,6 +305,7 @@ def _effects_table(t: Tables, runs: Sequence[str]) -> str:
         df = need(t, name, ["run_id", "metric", "base_mean", "mean", "diff_mean", "diff_lo", "diff_hi"])
         cols = [
             Col("run", "run_id"),
+            Col("variant", "variant"),
             Col("metric", "metric"),
             Col("base", "base_mean", lambda x: num(x, 3)),
             Col("run", "mean", lambda x: num(x, 3)),
@@ -437,6 +455,7 @@ def build_report(
     runs = run_order(tables, wanted)
     result = ReportResult(html=Path(out_html), pdf=Path(pdf) if pdf else None)
     charts: list[Chart] = []
+    drawn: list[Any] = []  # the builders that made a figure, to draw the PDF pages afresh
     body: dict[str, list[str]] = {sid: [] for sid, _, _ in SECTIONS}
     with style_context():
         for key, section, builder in BUILDERS:
@@ -446,6 +465,7 @@ def build_report(
                 chart = builder(tables, runs)
                 png = chart.png()
                 charts.append(chart)
+                drawn.append(builder)
                 body[section].append(_figure_html(chart, png))
                 result.figures[key] = "ok"
             except NoData as exc:
@@ -490,16 +510,22 @@ def build_report(
     page.append("</body></html>")
     _atomic_write(result.html, ("\n".join(page) + "\n").encode("utf-8"))
     if result.pdf is not None:
-        _write_pdf(result.pdf, charts, dirs, tables, runs)
+        for chart in charts:
+            chart.figure.clear()
+        _write_pdf(result.pdf, drawn, dirs, tables, runs)
     for chart in charts:
         chart.figure.clear()
     return result
 
 
 def _write_pdf(
-    path: Path, charts: Sequence[Chart], dirs: Sequence[Path], tables: Tables, runs: Sequence[str]
+    path: Path, builders: Sequence[Any], dirs: Sequence[Path], tables: Tables, runs: Sequence[str]
 ) -> None:
-    """Title and methods page, then one page per figure with its reading (deterministic metadata)."""
+    """Title and methods page, then one page per figure with its reading (deterministic metadata).
+
+    Each page is a figure built afresh (not the one already drawn as PNG), so that the PDF's layout
+    never depends on an earlier draw: the same tables give the same bytes.
+    """
     from matplotlib.backends.backend_pdf import PdfPages
     from matplotlib.figure import Figure
 
@@ -509,6 +535,7 @@ def _write_pdf(
     try:
         meta = {"Creator": "fivehundred", "Producer": "fivehundred", "CreationDate": None}
         with style_context(), PdfPages(tmp, metadata=meta) as pdf:
+            charts = [builder(tables, runs) for builder in builders]
             cover = Figure(figsize=(8.27, 11.69))
             lines = ["Five Hundred: simulation report", ""]
             ov = tables.get("overview")
@@ -532,16 +559,33 @@ def _write_pdf(
             for c in charts:
                 w, h = c.figure.get_size_inches()
                 page = c.figure
-                page.set_size_inches(w, h + 0.9)
-                page.get_layout_engine().set(rect=(0, 0.9 / (h + 0.9), 1, 1 - 0.9 / (h + 0.9)))
-                page.text(0.02, 0.3 / (h + 0.9), _wrap(c.reading, 130), fontsize=8, va="bottom")
-                page.suptitle(c.title, fontsize=11, fontweight="bold")
+                top = 1.0  # inches above the figure for its title and reading
+                tall = h + top
+                page.set_size_inches(w, tall)
+                page.get_layout_engine().set(rect=(0, 0, 1, 1 - top / tall))
+                page.text(0.02, 1 - 0.1 / tall, c.title, fontsize=11, fontweight="bold", va="top")
+                page.text(0.02, 1 - 0.38 / tall, _wrap(c.reading, 140), fontsize=8, va="top")
+                _freeze_layout(page)
                 pdf.savefig(page)
+                page.clear()
         _readable(tmp)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _freeze_layout(fig: Any) -> None:
+    """Run the constrained layout once, then fix every axes' position rounded to 1e-5.
+
+    The layout solver's last bits depend on the process's hash seed; the PDF writes coordinates with
+    six decimals, so without rounding the same figure could differ by one digit between runs.
+    """
+    fig.draw_without_rendering()
+    fig.set_layout_engine("none")
+    for ax in fig.axes:
+        x0, y0, w, h = ax.get_position().bounds
+        ax.set_position([round(v, 5) for v in (x0, y0, w, h)])
 
 
 def _wrap(text: str, width: int) -> str:

@@ -317,10 +317,11 @@ def bowers_chart(tables: Tables, runs: Sequence[str]) -> Chart:
             )
         ax.set_xticks(x, [{"0": "no", "1": "yes"}.get(v, v) if feat == "joker" else v for v in values])
         ax.set_xlabel({"trumps": "trumps held", "bowers": "bowers held", "joker": "joker held"}[feat])
+        ax.set_title(f"All suit contracts, by {feat} dealt")
         ax.set_ylim(0, 1)
         ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
     axes[0].set_ylabel("made (95% CI)")
-    fig.suptitle("All suit contracts pooled, by the declarer's hand as dealt", fontsize=10)
+
     if k > 1:
         axes[0].legend(loc="upper left")
     _style(fig)
