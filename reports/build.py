@@ -320,6 +320,64 @@ def _effects_table(t: Tables, runs: Sequence[str]) -> str:
     return "\n".join(out)
 
 
+def _tournament_entries_table(t: Tables, runs: Sequence[str]) -> str:
+    cols_needed = [
+        "rank",
+        "entry",
+        "strategy",
+        "games",
+        "score",
+        "ppd_diff",
+        "rating",
+        "rating_low",
+        "rating_high",
+    ]
+    df = need(t, "tournament_entries", cols_needed).sort("rank")
+    cols = [
+        Col("rank", "rank"),
+        Col("entry", "entry"),
+        Col("strategy", "strategy"),
+        Col("games", "games", num),
+        Col("score", "score", pct),
+        Col("points per deal vs the field", "ppd_diff", lambda x: signed(x, 1)),
+        Col("rating", "rating", lambda x: signed(x, 0), "rating_low", "rating_high"),
+    ]
+    return html_table(df, "tournament_entries", cols, caption="Tournament entries (duplicate games)")
+
+
+def _tournament_matches_table(t: Tables, runs: Sequence[str]) -> str:
+    cols_needed = ["entry_a", "entry_b", "pairs", "score_a", "elo", "elo_low", "elo_high", "los", "decision"]
+    df = need(t, "tournament_matches", cols_needed)
+    cols = [
+        Col("entry A", "entry_a"),
+        Col("entry B", "entry_b"),
+        Col("game pairs", "pairs", num),
+        Col("score of A", "score_a", pct),
+        Col("Elo of A", "elo", lambda x: signed(x, 0), "elo_low", "elo_high"),
+        Col("points per deal A − B", "ppd_diff", lambda x: signed(x, 1)),
+        Col("LOS", "los", pct),
+        Col("SPRT", "decision"),
+    ]
+    cols = [c for c in cols if c.value in df.columns]
+    return html_table(df, "tournament_matches", cols, caption="Tournament matches")
+
+
+def _tournament_tables(run_dir: Path) -> Tables:
+    """A tournament directory's own result tables (``tables/entries.parquet``, ``matches.parquet``)."""
+    out: Tables = {}
+    for name in ("entries", "matches"):
+        f = run_dir / "tables" / f"{name}.parquet"
+        if f.exists():
+            try:
+                out[f"tournament_{name}"] = pl.read_parquet(f)
+            except (OSError, pl.exceptions.PolarsError):
+                continue  # an unreadable optional table: the section simply does not show it
+    return out
+
+
+#: Tables shown only when present (no "no data" notice when absent; the effects figure already says why).
+OPTIONAL_TABLES = ("misere_whatif", "tournament_entries", "tournament_matches", "effects")
+
 #: Tables per section: (name, builder).
 TABLES = {
     "overview": (("overview", _overview_table),),
@@ -329,7 +387,11 @@ TABLES = {
         ("success_by_seat", _seat_table),
     ),
     "misere": (("misere", _misere_table), ("misere_whatif", _whatif_table)),
-    "strategies": (("strategies", _strategies_table),),
+    "strategies": (
+        ("strategies", _strategies_table),
+        ("tournament_entries", _tournament_entries_table),
+        ("tournament_matches", _tournament_matches_table),
+    ),
     "effects": (("effects", _effects_table),),
 }
 
@@ -451,6 +513,7 @@ def build_report(
             raise ReportError(f"run directory {d} does not exist")
     if tables is None:
         tables = load_statistics(dirs, Path(stats_dir) if stats_dir else None)
+        tables = {**_tournament_tables(dirs[0]), **tables}
     wanted = [_find(read_manifest(d), "run_id") for d in dirs]
     runs = run_order(tables, wanted)
     result = ReportResult(html=Path(out_html), pdf=Path(pdf) if pdf else None)
@@ -483,7 +546,7 @@ def build_report(
                 body[section].append(fn(tables, runs))
                 result.tables[name] = "ok"
             except NoData as exc:
-                if name not in ("misere_whatif",):  # optional table: silent when not analysed
+                if name not in OPTIONAL_TABLES:  # optional tables are silent when absent
                     body[section].append(_notice("no data", str(exc)))
                 result.tables[name] = f"no data: {exc}"
             except Exception as exc:  # a failed table must not stop the report either

@@ -125,7 +125,9 @@ def num(x: Any, digits: int = 1) -> str:
 
 
 def signed(x: Any, digits: int = 1) -> str:
-    """A number with its sign."""
+    """A number with its sign (``+∞``/``−∞`` for infinities)."""
+    if isinstance(x, float) and math.isinf(x):
+        return "+∞" if x > 0 else "−∞"
     return f"{x:+,.{digits}f}" if _finite(x) else "—"
 
 

@@ -256,3 +256,21 @@ def test_cli_report(runs: tuple, tmp_path: Path) -> None:
     assert out.exit_code == 0, out.output
     assert f"report: {tmp_path / 'r.html'} (7 of 7 figures)" in out.output
     assert (tmp_path / "r.html").exists() and not (tmp_path / "r.pdf").exists()
+
+
+def test_report_of_a_tournament(tmp_path: Path) -> None:
+    """A tournament directory is a run too: the report adds its entries and matches tables."""
+    out = tmp_path / "tour"
+    runner = CliRunner()
+    config = Path(__file__).resolve().parents[2] / "configs" / "tournaments" / "heuristic-vs-random.toml"
+    played = runner.invoke(app, ["tournament", str(config), "--workers", "0", "--out", str(out)])
+    assert played.exit_code == 0, played.output
+    made = runner.invoke(app, ["report", str(out), "-o", str(tmp_path / "t.html")])
+    assert made.exit_code == 0, made.output
+    parsed = _parse(tmp_path / "t.html")
+    names = [name for name, _, _ in parsed.tables]
+    assert {"tournament_entries", "tournament_matches", "strategies", "contracts"} <= set(names)
+    entries = pl.read_parquet(out / "tables" / "entries.parquet")
+    rows = next(rows for name, _, rows in parsed.tables if name == "tournament_entries")
+    shown = {r[1]["data-value"]: _value(r[6]["data-value"]) for r in rows}  # entry -> rating
+    assert shown == dict(entries.select("entry", "rating").iter_rows())
