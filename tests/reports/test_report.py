@@ -274,3 +274,25 @@ def test_report_of_a_tournament(tmp_path: Path) -> None:
     rows = next(rows for name, _, rows in parsed.tables if name == "tournament_entries")
     shown = {r[1]["data-value"]: _value(r[6]["data-value"]) for r in rows}  # entry -> rating
     assert shown == dict(entries.select("entry", "rating").iter_rows())
+
+
+def test_the_runs_own_statistics_are_reused(
+    runs: tuple, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``RUN_DIR/stats`` covering exactly the requested runs is read; otherwise the runs are analysed."""
+    import shutil
+
+    import pipelines.analysis
+
+    a = tmp_path / "a"
+    shutil.copytree(runs[0], a)
+    analyze([a])  # default out: a/stats
+    calls: list[object] = []
+    real = pipelines.analysis.analyze
+    monkeypatch.setattr(
+        pipelines.analysis, "analyze", lambda *args, **kw: calls.append(args) or real(*args, **kw)
+    )
+    tables = load_statistics([a])
+    assert calls == [] and tables["overview"].height == 1
+    both = load_statistics([a, runs[1]])  # a/stats lacks the second run: analysed afresh
+    assert len(calls) == 1 and both["overview"].height == 2
