@@ -93,7 +93,8 @@ class ReportResult:
         lines = [f"report: {self.html} ({ok} of {len(self.figures)} figures)"]
         if self.pdf is not None:
             lines.append(f"pdf: {self.pdf}")
-        lines += [f"  {k}: {v}" for k, v in {**self.figures, **self.tables}.items() if v != "ok"]
+        notes = {**self.figures, **{k: v for k, v in self.tables.items() if k not in OPTIONAL_TABLES}}
+        lines += [f"  {k}: {v}" for k, v in notes.items() if v != "ok"]
         return "\n".join(lines)
 
 
@@ -154,8 +155,28 @@ def _overview_table(t: Tables, runs: Sequence[str]) -> str:
         Col("deals per game", "deals_per_game", lambda x: num(x, 2)),
         Col("thrown in", "thrown_in_rate", pct, "thrown_in_lo", "thrown_in_hi"),
         Col("contracts played", "contracts", num),
+        Col(
+            "first dealer's team won",
+            "first_dealer_win_rate",
+            pct,
+            "first_dealer_win_lo",
+            "first_dealer_win_hi",
+        ),
     ]
+    cols = [c for c in cols if c.value in df.columns]
     return html_table(df, "overview", cols)
+
+
+def _game_ends_table(t: Tables, runs: Sequence[str]) -> str:
+    df = _in_order(need(t, "game_ends", ["run_id", "variant", "end_reason", "games", "rate"]), runs)
+    cols = [
+        Col("run", "run_id"),
+        Col("variant", "variant"),
+        Col("game ended", "end_reason"),
+        Col("games", "games", num),
+        Col("share of games", "rate", pct, "rate_lo", "rate_hi"),
+    ]
+    return html_table(df, "game_ends", cols, caption="How games end")
 
 
 def _in_order(df: pl.DataFrame, runs: Sequence[str]) -> pl.DataFrame:
@@ -393,6 +414,7 @@ TABLES = {
         ("tournament_matches", _tournament_matches_table),
     ),
     "effects": (("effects", _effects_table),),
+    "games": (("game_ends", _game_ends_table),),
 }
 
 

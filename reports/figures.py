@@ -343,6 +343,8 @@ def misere_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     """Misère and open misère: success and expected points, as bid and (if present) forced (what-if)."""
     cols = ["run_id", "contract", "n", "success_rate", "success_lo", "success_hi"]
     pcols = ["points_mean", "points_lo", "points_hi"]
+    if "misere" in tables and tables["misere"].height == 0 and "misere_whatif" not in tables:
+        raise NoData("no misère bid exists in these rules, and no what-if was analysed")
     bid = need(tables, "misere", [*cols, *pcols]).filter(pl.col("run_id") == runs[0])
     whatif = tables.get("misere_whatif")
     if whatif is not None and not set(cols + pcols) <= set(whatif.columns):
@@ -718,47 +720,63 @@ _END_METRICS = (
 )
 
 
-def games_chart(tables: Tables, runs: Sequence[str]) -> Chart:
-    """Game length (deals per game) and how games end, per run.
+def _ends(tables: Tables) -> dict[str, dict[str, tuple[float, float | None, float | None]]]:
+    """run -> end reason -> (share, lo, hi): from ``game_ends``, else the compared runs' per-game metrics."""
+    ends: dict[str, dict[str, tuple[float, float | None, float | None]]] = {}
+    ge = tables.get("game_ends")
+    if ge is not None and {"run_id", "end_reason", "rate", "rate_lo", "rate_hi"} <= set(ge.columns):
+        for run, reason, rate, lo, hi in ge.select(
+            "run_id", "end_reason", "rate", "rate_lo", "rate_hi"
+        ).iter_rows():
+            ends.setdefault(run, {})[reason] = (rate, lo, hi)
+        return ends
+    for name in ("variant_effects", "strategy_duplicate"):
+        ve = tables.get(name)
+        if ve is None or not {"run_id", "base_run", "metric", "mean", "base_mean"} <= set(ve.columns):
+            continue
+        for r in ve.filter(pl.col("metric").is_in([m for m, _ in _END_METRICS])).iter_rows(named=True):
+            reason = r["metric"].removeprefix("end_")
+            ends.setdefault(r["run_id"], {})[reason] = (r["mean"], None, None)
+            ends.setdefault(r["base_run"], {})[reason] = (r["base_mean"], None, None)
+    return ends
 
-    Uses ``game_length``/``game_ends`` tables when the statistics have them; otherwise the mean deals
-    per game of ``overview`` and, for compared runs, the per-game ending shares of ``variant_effects``.
+
+def games_chart(tables: Tables, runs: Sequence[str]) -> Chart:
+    """Game length (distribution, or the mean) and how games end (with Wilson intervals), per run.
+
+    Uses the ``game_length`` and ``game_ends`` tables; without them, the mean deals per game of
+    ``overview`` and, for compared runs, the ending shares of ``variant_effects``.
     """
     ov = need(tables, "overview", ["run_id", "deals_per_game", "games"])
     labels = _labels(tables, runs)
-    ends: dict[str, dict[str, float]] = {}
+    ends = _ends(tables)
     length = tables.get("game_length")
-    ge = tables.get("game_ends")
-    if ge is not None and {"run_id", "end_reason", "rate"} <= set(ge.columns):
-        for run, reason, rate in ge.select("run_id", "end_reason", "rate").iter_rows():
-            ends.setdefault(run, {})[reason] = rate
-    else:
-        for name in ("variant_effects", "strategy_duplicate"):
-            ve = tables.get(name)
-            if ve is None or not {"run_id", "base_run", "metric", "mean", "base_mean"} <= set(ve.columns):
-                continue
-            for r in ve.filter(pl.col("metric").is_in([m for m, _ in _END_METRICS])).iter_rows(named=True):
-                reason = r["metric"].removeprefix("end_")
-                ends.setdefault(r["run_id"], {})[reason] = r["mean"]
-                ends.setdefault(r["base_run"], {})[reason] = r["base_mean"]
-    fig = _fig(9.5, 0.45 * len(runs) + 1.9)
+    fig = _fig(9.5, max(2.8, 0.45 * len(runs) + 2.2))
     ax1, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.1, 1]})
     y = np.arange(len(runs))
-    if length is not None and {"run_id", "deals", "games"} <= set(length.columns):
+    means = dict(ov.select("run_id", "deals_per_game").iter_rows())
+    if length is not None and {"run_id", "deals", "games"} <= set(length.columns) and length.height:
         for i, run in enumerate(runs):
-            part = length.filter(pl.col("run_id") == run).sort("deals")
+            part = length.filter(pl.col("run_id") == run).select("deals", "games")
             tot = part.get_column("games").sum()
             if tot:
+                full = pl.DataFrame({"deals": np.arange(1, int(part["deals"].max()) + 1)})
+                part = full.join(part, on="deals", how="left").fill_null(0).sort("deals")
+                mean = means.get(run)
+                lab = f"{labels[run]} (mean {mean:.2f})" if mean is not None else labels[run]
                 ax1.plot(
                     part["deals"].to_numpy(),
                     part["games"].to_numpy() / tot,
                     drawstyle="steps-mid",
                     color=PALETTE[i % len(PALETTE)],
-                    label=labels[run],
+                    label=lab,
+                    lw=1.4,
                 )
-        ax1.set_xlabel("deals in the game")
+        ax1.set_xlabel("deals in the game (thrown-in deals included)")
         ax1.set_ylabel("share of games")
-        ax1.legend()
+        ax1.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+        ax1.set_xlim(left=0.5)
+        ax1.legend(loc="upper right")
         ax1.set_title("Game length")
     else:
         part = pl.DataFrame({"run_id": runs}).join(ov, on="run_id", how="left")
@@ -775,23 +793,48 @@ def games_chart(tables: Tables, runs: Sequence[str]) -> Chart:
         ax1.set_title("Game length")
         ax1.set_xlim(0, np.nanmax(np.append(dpg, 1)) * 1.5)
     if ends:
-        left = np.zeros(len(runs))
-        for j, (metric, name) in enumerate(_END_METRICS):
-            reason = metric.removeprefix("end_")
-            vals = np.array([ends.get(r, {}).get(reason, 0.0) or 0.0 for r in runs])
-            ax2.barh(y, vals, left=left, color=PALETTE[j + 2], label=name)
-            left += vals
-        ax2.set_yticks(y, [labels[r] for r in runs])
+        k = len(runs)
+        ys = np.arange(len(_END_METRICS))
+        for i, run in enumerate(runs):
+            e = ends.get(run, {})
+            vals = np.array(
+                [e.get(m.removeprefix("end_"), (np.nan, None, None))[0] for m, _ in _END_METRICS], float
+            )
+            lo = np.array([_nan(e.get(m.removeprefix("end_"), (0, None, None))[1]) for m, _ in _END_METRICS])
+            hi = np.array([_nan(e.get(m.removeprefix("end_"), (0, None, None))[2]) for m, _ in _END_METRICS])
+            off = (i - (k - 1) / 2) * (0.7 / max(k, 1))
+            err = (
+                None
+                if np.isnan(lo).all()
+                else _err(np.nan_to_num(vals), np.nan_to_num(lo), np.nan_to_num(hi))
+            )
+            ax2.barh(
+                ys + off,
+                np.nan_to_num(vals),
+                height=0.7 / max(k, 1),
+                color=PALETTE[i % len(PALETTE)],
+                alpha=0.85,
+                xerr=err,
+                error_kw={"elinewidth": 1, "capsize": 2},
+                label=labels[run],
+            )
+            for yi, v, h in zip(ys + off, vals, hi, strict=True):
+                if math.isfinite(v):
+                    ax2.text(
+                        max(v, h if math.isfinite(h) else v), yi, f"  {100 * v:.1f}%", va="center", fontsize=7
+                    )
+        ax2.set_yticks(ys, [name for _, name in _END_METRICS])
         ax2.invert_yaxis()
-        ax2.set_xlim(0, 1)
+        ax2.set_xlim(0, 1.15)
         ax2.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
-        ax2.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncols=3, fontsize=8)
-        ax2.set_title("How games end")
+        ax2.set_title("How games end (95% Wilson CI)")
+        if k > 1:
+            ax2.legend(loc="lower right", fontsize=7)
     else:
         ax2.text(
             0.5,
             0.5,
-            "no data: the statistics have no\nper-game ending table for a single run",
+            "no data: the statistics have no\ntable of how games end",
             ha="center",
             va="center",
             transform=ax2.transAxes,
@@ -802,15 +845,25 @@ def games_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     main = ov.filter(pl.col("run_id") == runs[0]).row(0, named=True)
     reading = (
         f"A game of {labels[runs[0]]} lasts {main['deals_per_game']:.2f} deals on average "
-        f"over {main['games']} games"
+        f"over {main['games']:,} games"
     )
     e = ends.get(runs[0])
     if e:
+
+        def share(reason: str) -> str:
+            v = e.get(reason, (None, None, None))
+            ci = f" [{pct(v[1])}, {pct(v[2])}]" if v[1] is not None and v[2] is not None else ""
+            return pct(v[0]) + ci
+
         reading += (
-            f"; {pct(e.get('reached_500'))} end with a team reaching 500, "
-            f"{pct(e.get('fell_to_-500'))} with a team going out backwards at −500"
+            f"; {share('reached_500')} end with a team reaching 500, {share('fell_to_-500')} with a team "
+            f"going out backwards at −500 and {share('deal_limit')} at the deal limit"
         )
     return Chart("games", "Game length and how games end", fig, reading + ".")
+
+
+def _nan(x: float | None) -> float:
+    return float("nan") if x is None else float(x)
 
 
 #: Every figure of the report, in order: (key, section id, builder).

@@ -29,6 +29,7 @@ GAMES = 40
 #: The columns that identify a row of each table shown (the run is on the table for one-run tables).
 KEYS = {
     "overview": ["run_id"],
+    "game_ends": ["run_id", "end_reason"],
     "contracts": ["contract"],
     "success_by_level": ["level"],
     "success_by_seat": ["seat_rel"],
@@ -181,7 +182,7 @@ def test_table_numbers_equal_the_analysis_tables(runs: tuple, report: tuple) -> 
                     assert _value(cell["data-hi"]) == want[cell["data-hi-col"]]
                 checked += 1
     assert seen >= {"overview", "contracts", "success_by_level", "success_by_seat", "misere", "misere_whatif"}
-    assert seen >= {"strategies", "variant_effects"}
+    assert seen >= {"strategies", "variant_effects", "game_ends"}
     assert checked > 200
     # Every contract played in each run is in the contracts table, no more (no 40-column dumps either).
     contracts = [rows for name, _, rows in parsed.tables if name == "contracts"]
