@@ -611,6 +611,33 @@ def _structure_findings(small: pl.DataFrame, players: int, run_id: str | None) -
     return out
 
 
+def _manifest_findings(run: RunLog, small: pl.DataFrame) -> list[Finding]:
+    """The manifest's counts against the log: total deals and games, and each committed chunk's file."""
+    out: list[Finding] = []
+    totals = _find(run.manifest, "totals", dict)
+    if isinstance(totals, dict):
+        if isinstance(totals.get("deals"), int) and totals["deals"] != small.height:
+            out.append(
+                Finding(
+                    None,
+                    "manifest",
+                    f"the manifest counts {totals['deals']} deals, the log has {small.height}",
+                )
+            )
+        games = small.get_column("game_id").n_unique()
+        if isinstance(totals.get("games"), int) and totals["games"] != games:
+            out.append(
+                Finding(None, "manifest", f"the manifest counts {totals['games']} games, the log has {games}")
+            )
+    chunks = run.manifest.get("chunks")
+    if isinstance(chunks, list):
+        for c in chunks:
+            f = c.get("file") if isinstance(c, dict) else None
+            if isinstance(f, str) and not (run.path / f).exists():
+                out.append(Finding(None, "manifest", f"chunk file {f} listed in the manifest is missing"))
+    return out
+
+
 def _batches(run: RunLog, columns: list[str]) -> Iterator[pl.DataFrame]:
     for f in run.files:
         pf = pq.ParquetFile(f)
@@ -660,6 +687,7 @@ def verify_run(run_dir: str | Path, max_findings: int | None = None) -> VerifyRe
     )
     findings = result.findings
     findings.extend(_structure_findings(small, rules.players, run_id))
+    findings.extend(_manifest_findings(run, small))
     for v in variants:
         if v != rules.name:
             findings.append(

@@ -311,3 +311,25 @@ def test_cli_missing_run_is_one_line(
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert err == f"error: run directory {tmp_path / 'nope'} does not exist\n"
+
+
+def test_verify_a_simulated_run_and_its_manifest(tmp_path: Path) -> None:
+    """A run of the simulate pipeline verifies; a lost part file is caught through the manifest."""
+    from pipelines.runconfig import make_config
+    from pipelines.simulate import run_simulation
+
+    run = tmp_path / "sim"
+    config = make_config(
+        {"strategies": "random", "seed": 9, "games": 60, "chunk_size": 20}, out=str(run), workers=0
+    )
+    run_simulation(config)
+    result = verify_run(run)
+    assert result.ok, [str(f) for f in result.findings[:5]]
+    assert result.master_seed == 9 and result.games == 60
+    parts = sorted((run / "deals").glob("*.parquet"))
+    assert len(parts) == 3
+    parts[-1].unlink()
+    result = verify_run(run)
+    messages = [f.message for f in result.findings if f.kind == "manifest"]
+    assert "the manifest counts 60 games, the log has 40" in messages
+    assert any(f"{parts[-1].name} listed in the manifest is missing" in m for m in messages)
