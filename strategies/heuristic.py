@@ -198,9 +198,6 @@ class HeuristicStrategy:
         ladder = rules.ladder
         seat = view.seat
         est = self._adjusted(view, info, self._hand_values(view, info))
-        mis = omis = False
-        if self.misere and not info.misere_actions.isdisjoint(legal):
-            mis, omis = self._misere_fit(view, info)
         team = seat % info.teams
         scores = view.scores
         high_bidder = view.high_bidder
@@ -216,7 +213,10 @@ class HeuristicStrategy:
                 margin -= 0.6  # they win if they make it: push
         if raising or partner_high:
             margin += 1.0  # only overcall a partner (or raise oneself) with clear extra values
-        misere_ok = (mis or omis) and self.misere
+        mis = omis = False
+        if self.misere and max(est[:4]) < 7.0 + margin and not info.misere_actions.isdisjoint(legal):
+            mis, omis = self._misere_fit(view, info)
+        misere_ok = mis or omis
         if not misere_ok and max(est) - margin < 6:
             return PASS  # nothing reaches the lowest contract
         best = PASS
@@ -233,7 +233,7 @@ class HeuristicStrategy:
             else:
                 if b.blind or not self.misere:
                     continue
-                if (omis if b.open else mis) and max(est[:4]) < 7.0 + margin:
+                if omis if b.open else mis:
                     key = (5.0, b.points)
                     if key > best_key:
                         best, best_key = a, key
