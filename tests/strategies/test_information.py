@@ -29,8 +29,13 @@ def test_shuffle_keeps_the_view(variant: str) -> None:
     assert changed > 10
 
 
+VARIANTS = ["pagat-au", "north-american", "club-004"] + [
+    v for v in ("three-player", "six-player", "two-jokers") if v in available_variants()
+]
+
+
 @pytest.mark.parametrize("spec", BOTS)
-@pytest.mark.parametrize("variant", ["pagat-au", "north-american", "club-004"])
+@pytest.mark.parametrize("variant", VARIANTS)
 def test_choices_ignore_hidden_cards(spec: str, variant: str) -> None:
     rules = load_rules(variant)
     bot = make(spec)
