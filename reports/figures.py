@@ -239,10 +239,20 @@ def trumps_chart(tables: Tables, runs: Sequence[str], max_contracts: int = 4) ->
         image = ax.imshow(shown, cmap=SUCCESS_CMAP, vmin=0, vmax=1, aspect="auto", origin="lower")
         for (j, ti), n in np.ndenumerate(counts):
             if n >= MIN_N:
-                ax.text(ti, j + 0.1, f"{100 * grid[j, ti]:.0f}%", ha="center", va="center", fontsize=8.5)
-                ax.text(ti, j - 0.22, f"n={n}", ha="center", va="center", fontsize=6.5, color="#444444")
+                dark = grid[j, ti] > 0.85 or grid[j, ti] < 0.12
+                ink, faint = ("white", "#EEEEEE") if dark else ("black", "#444444")
+                ax.text(
+                    ti,
+                    j + 0.1,
+                    f"{100 * grid[j, ti]:.0f}%",
+                    ha="center",
+                    va="center",
+                    fontsize=8.5,
+                    color=ink,
+                )
+                ax.text(ti, j - 0.22, f"{n:,}", ha="center", va="center", fontsize=6, color=faint)
             elif n:
-                ax.text(ti, j, f"n={n}", ha="center", va="center", fontsize=6.5, color="#888888")
+                ax.text(ti, j, f"{n}", ha="center", va="center", fontsize=6, color="#888888")
         ax.set_xticks(range(len(trumps)), [str(t) for t in trumps])
         ax.set_yticks(range(rows), row_names)
         ax.set_title(f"{contract}: {int(counts.sum())} played")
@@ -271,7 +281,7 @@ def trumps_chart(tables: Tables, runs: Sequence[str], max_contracts: int = 4) ->
             f"; with {median_t} trumps or fewer {pct(few['made'].sum() / few['n'].sum())} were made, "
             f"with more {pct(many['made'].sum() / many['n'].sum())}"
         )
-    reading += f" (cells with fewer than {MIN_N} contracts are blank)"
+    reading += f" (small numbers: contracts played; cells with fewer than {MIN_N} are blank)"
     return Chart("trumps", "Success by trump holding", fig, reading + ".")
 
 
