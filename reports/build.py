@@ -52,7 +52,8 @@ SECTIONS = (
     (
         "misere",
         "Misère and open misère",
-        "Misère bids as played, and (if analysed) forced misère on every kind of hand.",
+        "Misère bids as played, and (if analysed) forced misère on every kind of hand. Hand features of "
+        "bid misères are the declarer's final 10 cards; of forced ones, the hand as dealt.",
     ),
     ("strategies", "Strategies", "Points per deal and games won, per strategy and per team line-up."),
     ("effects", "Variant effects", "Runs with the same seed compared deal by deal (run minus base)."),
@@ -301,6 +302,36 @@ def _whatif_table(t: Tables, runs: Sequence[str]) -> str:
     )
 
 
+_MISERE_FEATURES = ("low_cards", "voids", "joker")
+
+
+def _misere_feature_table(name: str, what: str) -> Any:
+    def table(t: Tables, runs: Sequence[str]) -> str:
+        cols_needed = ["run_id", "contract", "feature", "value", "order", "n", "success_rate", "points_mean"]
+        df = need(t, name, cols_needed)
+        sub = df.filter(
+            (pl.col("run_id") == runs[0]) & pl.col("feature").is_in(_MISERE_FEATURES) & (pl.col("n") > 0)
+        )
+        if sub.height == 0:
+            raise NoData("no misère contract by these features")
+        order = {f: i for i, f in enumerate(_MISERE_FEATURES)}
+        sub = sub.with_columns(pl.col("feature").replace_strict(order, default=9).alias("_f")).sort(
+            "contract", "_f", "order"
+        )
+        cols = [
+            Col("contract", "contract"),
+            Col("feature", "feature"),
+            Col("value", "value"),
+            Col("contracts", "n", num),
+            Col("made", "success_rate", pct, "success_lo", "success_hi"),
+            Col("expected points", "points_mean", lambda x: signed(x, 0), "points_lo", "points_hi"),
+        ]
+        caption = f"Run {_name(t, runs[0])}: {what}, by hand feature"
+        return html_table(sub, name, cols, caption=caption, run=runs[0])
+
+    return table
+
+
 def _strategies_table(t: Tables, runs: Sequence[str]) -> str:
     cols_needed = ["run_id", "strategy", "seat_deals", "points_mean", "success_rate", "win_rate"]
     df = _in_order(need(t, "strategies", cols_needed), runs)
@@ -397,7 +428,13 @@ def _tournament_tables(run_dir: Path) -> Tables:
 
 
 #: Tables shown only when present (no "no data" notice when absent; the effects figure already says why).
-OPTIONAL_TABLES = ("misere_whatif", "tournament_entries", "tournament_matches", "effects")
+OPTIONAL_TABLES = (
+    "misere_whatif",
+    "misere_whatif_by_feature",
+    "tournament_entries",
+    "tournament_matches",
+    "effects",
+)
 
 #: Tables per section: (name, builder).
 TABLES = {
@@ -407,7 +444,15 @@ TABLES = {
         ("success_by_level", _level_table),
         ("success_by_seat", _seat_table),
     ),
-    "misere": (("misere", _misere_table), ("misere_whatif", _whatif_table)),
+    "misere": (
+        ("misere", _misere_table),
+        ("misere_by_feature", _misere_feature_table("misere_by_feature", "misère as bid (final 10 cards)")),
+        ("misere_whatif", _whatif_table),
+        (
+            "misere_whatif_by_feature",
+            _misere_feature_table("misere_whatif_by_feature", "forced misère (dealt hand)"),
+        ),
+    ),
     "strategies": (
         ("strategies", _strategies_table),
         ("tournament_entries", _tournament_entries_table),

@@ -35,6 +35,8 @@ KEYS = {
     "success_by_seat": ["seat_rel"],
     "misere": ["run_id", "contract"],
     "misere_whatif": ["run_id", "contract", "strategy"],
+    "misere_by_feature": ["contract", "feature", "value"],
+    "misere_whatif_by_feature": ["contract", "feature", "value"],
     "strategies": ["run_id", "strategy"],
     "variant_effects": ["run_id", "metric"],
     "strategy_duplicate": ["run_id", "metric"],
@@ -182,7 +184,13 @@ def test_table_numbers_equal_the_analysis_tables(runs: tuple, report: tuple) -> 
                     assert _value(cell["data-hi"]) == want[cell["data-hi-col"]]
                 checked += 1
     assert seen >= {"overview", "contracts", "success_by_level", "success_by_seat", "misere", "misere_whatif"}
-    assert seen >= {"strategies", "variant_effects", "game_ends"}
+    assert seen >= {
+        "strategies",
+        "variant_effects",
+        "game_ends",
+        "misere_by_feature",
+        "misere_whatif_by_feature",
+    }
     assert checked > 200
     # Every contract played in each run is in the contracts table, no more (no 40-column dumps either).
     contracts = [rows for name, _, rows in parsed.tables if name == "contracts"]
