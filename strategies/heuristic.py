@@ -91,6 +91,7 @@ class HeuristicStrategy:
         "misere_risk": _number(0.0, 10.0),
         "open_misere_risk": _number(0.0, 10.0),
         "score_aware": _boolean,
+        "smart_leads": _boolean,
     }
 
     def __init__(
@@ -103,6 +104,7 @@ class HeuristicStrategy:
         misere_risk: float = 0.5,
         open_misere_risk: float = 1.5,
         score_aware: bool = True,
+        smart_leads: bool = True,
     ) -> None:
         self.aggression = float(aggression)
         self.partner_tricks = float(partner_tricks)
@@ -112,6 +114,7 @@ class HeuristicStrategy:
         self.misere_risk = float(misere_risk)
         self.open_misere_risk = float(open_misere_risk)
         self.score_aware = bool(score_aware)
+        self.smart_leads = bool(smart_leads)
         self._memo: dict[tuple[Any, ...], Any] = {}
         self._rules: Any = None  # the last rules and contract tables seen, with their derived tables
         self._info: Any = None
@@ -400,6 +403,12 @@ class HeuristicStrategy:
         attacking = view.seat % teams == declarer % teams
         if ci.trump >= 0 and attacking and my_trumps:
             out_trumps = unseen & tm
+            if out_trumps and self.smart_leads:
+                # Stop drawing when every opponent has shown out of trumps.
+                voids = shown_voids(view)
+                bit = 1 << ci.trump
+                if all(voids[s] & bit for s in range(info.n) if s % teams != declarer % teams):
+                    out_trumps = 0
             if out_trumps:
                 top = _highest([c for c in cards if my_trumps >> c & 1], ci.strength)
                 if not higher[top] & unseen:
@@ -413,8 +422,16 @@ class HeuristicStrategy:
             pick = safe or (winners if not attacking or not unseen & tm else [])
             if pick:
                 return _highest(pick, ci.strength)
-        # Lead low from the longest side suit.
         side = [c for c in cards if not tm >> c & 1]
+        if self.smart_leads and not attacking and side and view.bids:
+            # Defenders: lead the suit a partner bid, highest card first if it is a winner.
+            seat = view.seat
+            for s, b in last_bids(view).items():
+                if s != seat and s % teams == seat % teams and not b.misere and b.trump < 4:
+                    pool = [c for c in side if ci.eff[c] == b.trump]
+                    if pool:
+                        return _lowest(pool, ci.strength)
+        # Lead low from the longest side suit.
         if side:
             best_len = -1
             best_suit = -1
