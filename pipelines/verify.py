@@ -19,6 +19,7 @@ itself is a simple per-deal loop over record batches (no multiprocessing), so me
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import Iterator
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sim.cards import SUITS
@@ -122,6 +124,21 @@ def _find(manifest: dict[str, Any], key: str, want: type | tuple[type, ...]) -> 
             if isinstance(v, want) and not isinstance(v, bool):
                 return v
     return None
+
+
+@contextlib.contextmanager
+def _reading(run: RunLog) -> Iterator[None]:
+    """Turn a Parquet reading failure into a :class:`RunError` that names the bad part file."""
+    try:
+        yield
+    except (pl.exceptions.PolarsError, pa.ArrowException, OSError) as exc:
+        for f in run.files:
+            try:
+                pq.read_metadata(f)
+            except (pa.ArrowException, OSError) as bad:
+                raise RunError(f"{f}: not a readable Parquet part file ({bad})") from None
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise RunError(f"{run.path}: the deal log cannot be read ({first})") from None
 
 
 def manifest_master_seed(manifest: dict[str, Any]) -> int | None:
@@ -450,9 +467,10 @@ def _hand_text(cards: tuple[str, ...]) -> str:
 def replay_deal(run_dir: str | Path, deal_id: int) -> DealReplay:
     """Read deal ``deal_id`` of a run and re-run it through the engine for the seats and tricks."""
     run = open_run(run_dir)
-    df = run.scan().filter(pl.col("deal_id") == deal_id).collect()
+    with _reading(run):
+        df = run.scan().filter(pl.col("deal_id") == deal_id).collect()
+        n = run.scan().select(pl.len()).collect().item() if df.height == 0 else 0
     if df.height == 0:
-        n = run.scan().select(pl.len()).collect().item()
         raise RunError(f"{run.path}: no deal with id {deal_id} (the log has {n} deals, ids 0..{n - 1})")
     row = df.row(0, named=True)
     rules = rules_of_run(run, row.get("variant"))
@@ -650,10 +668,16 @@ def verify_run(run_dir: str | Path, max_findings: int | None = None) -> VerifyRe
     """Replay every deal of a run through the engine and collect every finding (see module doc).
 
     ``max_findings`` stops the replay once that many findings are collected (None: no limit).
+    An unreadable part file raises :class:`RunError` naming it.
     """
+    run = open_run(run_dir)
+    with _reading(run):
+        return _verify_run(run, max_findings)
+
+
+def _verify_run(run: RunLog, max_findings: int | None) -> VerifyResult:
     t0 = time.perf_counter()
     c0 = time.process_time()
-    run = open_run(run_dir)
     lf = run.scan()
     names = lf.collect_schema().names()
     missing = [c for c in REPLAY_COLUMNS if c not in names]

@@ -333,3 +333,12 @@ def test_verify_a_simulated_run_and_its_manifest(tmp_path: Path) -> None:
     messages = [f.message for f in result.findings if f.kind == "manifest"]
     assert "the manifest counts 60 games, the log has 40" in messages
     assert any(f"{parts[-1].name} listed in the manifest is missing" in m for m in messages)
+
+
+def test_an_unreadable_part_file_is_named(run_dir: Path, tmp_path: Path) -> None:
+    dst, df = _copy(run_dir, tmp_path)
+    _rewrite(dst, df)
+    (dst / "deals" / "part-00001.parquet").write_bytes(b"not parquet at all")
+    for call in (lambda: verify_run(dst), lambda: replay_deal(dst, 0)):
+        with pytest.raises(RunError, match=r"part-00001.parquet: not a readable Parquet part file"):
+            call()
