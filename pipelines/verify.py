@@ -428,6 +428,14 @@ class DealReplay:
             out.append(f"Discards: {' '.join(self.discards)}")
             if self.joker_suit:
                 out.append(f"Joker named as: {self.joker_suit}")
+            if self.tricks:
+                playing = {seat for t in self.tricks for seat, _ in t.cards}
+                out_seats = [s for s in range(n) if s not in playing]
+                if out_seats and self.contract in ("MIS", "OMIS", "BMIS"):
+                    who = ", ".join(map(str, out_seats))
+                    out.append(
+                        f"Seat(s) {who} sit out: the misère declarer's partner(s) lay their hands down."
+                    )
             out.append("")
             out.append("Tricks (leader first):")
             for t in self.tricks:

@@ -162,6 +162,8 @@ def test_verify_rejects_a_wrong_score(run_dir: Path, tmp_path: Path) -> None:
     result = verify_run(dst)
     assert [(f.deal_id, f.kind) for f in result.findings] == [(row["deal_id"], "score")]
     assert "score_delta" in result.findings[0].message
+    out = runner.invoke(app, ["verify", str(dst), "--max-findings", "1"])
+    assert out.exit_code == 1 and f"deal {row['deal_id']}: score: score_delta" in out.output
 
 
 def test_verify_rejects_a_wrong_running_total(run_dir: Path, tmp_path: Path) -> None:
