@@ -115,6 +115,22 @@ def test_last_hand_wins_as_cheaply_as_possible() -> None:
     assert checked > 50
 
 
+def _opponents_out_of_trumps(state, seat: int) -> bool:  # type: ignore[no-untyped-def]
+    """Whether every opponent has failed to follow a trump lead (public knowledge)."""
+    eff = state.tables.eff_suit
+    trump = state.contract.trump
+    out = set()
+    for i in range(0, len(state.plays) - len(state.trick), state.n_active):
+        first = state.plays[i]
+        if first >= 128 or eff[first] != trump:
+            continue
+        for k in range(1, state.n_active):
+            who, card = state.play_seats[i + k], state.plays[i + k]
+            if card < 128 and eff[card] != trump:
+                out.add(who)
+    return all(s in out for s in range(RULES.players) if s % 2 != seat % 2)
+
+
 def test_declarer_draws_trumps_with_a_winner() -> None:
     checked = 0
     for state in _forced_points(SUITS, 150):
@@ -126,6 +142,8 @@ def test_declarer_draws_trumps_with_a_winner() -> None:
         unseen = RULES.deck.full_mask & ~hand & ~state.played & ~state.discards
         if not unseen & tm or not hand & tm:
             continue
+        if _opponents_out_of_trumps(state, seat):
+            continue  # drawing is over: the unseen trumps are the partner's
         top = max(
             (c for c in range(RULES.deck.size) if hand >> c & 1 and tm >> c & 1),
             key=lambda c: _power(state, c),
