@@ -81,6 +81,9 @@ def _highest(cards: list[int], key: tuple[int, ...]) -> int:
 class HeuristicStrategy:
     """The rule-based player.  See the module docstring; parameters are in :attr:`PARAMS`."""
 
+    #: Deterministic: it never draws from its RNG, so the game runner need not build one per deal.
+    uses_rng: ClassVar[bool] = False
+
     #: Tunable parameters: name -> validator (returns an error message or None).
     PARAMS: ClassVar[dict[str, Any]] = {
         "aggression": _number(-3.0, 3.0),
