@@ -190,11 +190,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=1, help="processes for the matches")
     ap.add_argument("--speed-games", type=int, default=300, help="self-play games for the speed figures")
     ap.add_argument("--skip-mc", action="store_true", help="leave out the montecarlo match")
+    ap.add_argument("--speed-only", action="store_true", help="only the speed figures, no matches")
     args = ap.parse_args(argv)
 
     matches = [("heuristic", "random", args.pairs), ("heuristic", "heuristic", args.pairs)]
     if not args.skip_mc:
         matches.insert(1, (args.montecarlo, "heuristic", args.mc_pairs))
+    if args.speed_only:
+        matches = []
     print(f"variant {args.variant}, master seed {args.seed}, workers {args.workers}")
     for a, b, n in matches:
         r = run_match(args.variant, a, b, n, args.seed, args.workers)
