@@ -204,14 +204,12 @@ class _Codec:
         self.plays = plays
 
 
-_CODECS: dict[int, _Codec] = {}
-
-
 def _codec(rules: Rules) -> _Codec:
-    c = _CODECS.get(id(rules))
-    if c is None or c.cards != dict(rules.deck.index):
+    """The codec of a rule set, built once and kept on the (frozen) rules object like its compiled tables."""
+    c = rules.__dict__.get("_verify_codec")
+    if c is None:
         c = _Codec(rules)
-        _CODECS[id(rules)] = c
+        object.__setattr__(rules, "_verify_codec", c)
     return c
 
 
