@@ -199,11 +199,27 @@ def test_table_numbers_equal_the_analysis_tables(runs: tuple, report: tuple) -> 
     assert all(len(row) <= 9 for _, _, rows in parsed.tables for row in rows)
 
 
-def test_same_statistics_give_the_same_bytes(runs: tuple, report: tuple, tmp_path: Path) -> None:
+def test_cli_report_gives_the_same_bytes(runs: tuple, report: tuple, tmp_path: Path) -> None:
+    """``fivehundred report`` on the same statistics rewrites the same HTML and PDF, byte for byte."""
     a, b, stats, _ = runs
-    build_report([a, b], tmp_path / "again.html", pdf=tmp_path / "again.pdf", stats_dir=stats)
-    assert (tmp_path / "again.html").read_bytes() == report[0].read_bytes()
-    assert (tmp_path / "again.pdf").read_bytes() == report[1].read_bytes()
+    html_out, pdf_out = tmp_path / "again.html", tmp_path / "again.pdf"
+    args = [
+        "report",
+        str(a),
+        "--compare",
+        str(b),
+        "--stats",
+        str(stats),
+        "-o",
+        str(html_out),
+        "--pdf",
+        str(pdf_out),
+    ]
+    out = CliRunner().invoke(app, args)
+    assert out.exit_code == 0, out.output
+    assert f"report: {html_out} (7 of 7 figures)" in out.output and f"pdf: {pdf_out}" in out.output
+    assert html_out.read_bytes() == report[0].read_bytes()
+    assert pdf_out.read_bytes() == report[1].read_bytes()
 
 
 def test_single_run_and_missing_tables_say_no_data(runs: tuple, tmp_path: Path) -> None:
@@ -255,16 +271,6 @@ def test_missing_run_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureF
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and err.startswith("error: run directory") and "does not exist" in err
     assert not (tmp_path / "r.html").exists()
-
-
-def test_cli_report(runs: tuple, tmp_path: Path) -> None:
-    a, b, stats, _ = runs
-    out = CliRunner().invoke(
-        app, ["report", str(a), "--compare", str(b), "--stats", str(stats), "-o", str(tmp_path / "r.html")]
-    )
-    assert out.exit_code == 0, out.output
-    assert f"report: {tmp_path / 'r.html'} (7 of 7 figures)" in out.output
-    assert (tmp_path / "r.html").exists() and not (tmp_path / "r.pdf").exists()
 
 
 def test_report_of_a_tournament(tmp_path: Path) -> None:
