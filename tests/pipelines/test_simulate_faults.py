@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import secrets
 import shutil
 import signal
@@ -130,16 +131,46 @@ def test_the_driver_killed_mid_run_then_the_same_command(tmp_path: Path) -> None
     assert_exactly_once_like(out, ref)
 
 
-def _free_port() -> int:
+#: Ports handed out in this process: Ray refuses two components on one port.
+_TAKEN: set[int] = set()
+
+
+def _bindable(port: int) -> bool:
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def _free_port() -> int:
+    """A free port not handed out before (the OS picks it)."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port not in _TAKEN:
+            _TAKEN.add(port)
+            return port
+
+
+def _free_block(size: int) -> int:
+    """The first port of ``size`` consecutive free ports, none handed out before."""
+    rng = random.Random()
+    while True:
+        low = rng.randrange(20000, 60000 - size)
+        block = range(low, low + size)
+        if not _TAKEN.intersection(block) and all(_bindable(p) for p in block):
+            _TAKEN.update(block)
+            return low
 
 
 @contextmanager
 def ray_node(temp_dir: Path, env: dict[str, str], head_port: int, head: bool) -> Iterator[int]:
     """Start one Ray node in its own session; yields the session id; kills that session after."""
     temp_dir.mkdir(parents=True, exist_ok=True)
+    low = _free_block(41)
     ports = [
         f"--node-manager-port={_free_port()}",
         f"--object-manager-port={_free_port()}",
@@ -147,19 +178,20 @@ def ray_node(temp_dir: Path, env: dict[str, str], head_port: int, head: bool) ->
         f"--dashboard-agent-grpc-port={_free_port()}",
         f"--dashboard-agent-listen-port={_free_port()}",
         f"--metrics-export-port={_free_port()}",
+        f"--min-worker-port={low}",
+        f"--max-worker-port={low + 40}",
     ]
-    low = _free_port()
     if head:
         role = [
             "--head",
             f"--port={head_port}",
             "--include-dashboard=false",
+            f"--dashboard-port={_free_port()}",
             f"--ray-client-server-port={_free_port()}",
         ]
     else:
         role = [f"--address=127.0.0.1:{head_port}"]
     cmd = [RAY, "start", *role, *ports, f"--temp-dir={temp_dir}", "--num-cpus=1", "--disable-usage-stats"]
-    cmd += [f"--min-worker-port={low}", f"--max-worker-port={low + 40}"] if low + 40 < 65000 else []
     starter = subprocess.Popen(
         cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
     )
