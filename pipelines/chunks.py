@@ -277,13 +277,22 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[:300]}"
 
 
+@dataclass(frozen=True)
+class _Failed:
+    """A chunk's error, raised when the chunk's turn comes (after every earlier chunk)."""
+
+    error: Exception
+
+
 def run_chunks(
     chunks: Iterable[Any], pool: RayPool | None = None, task: Callable[[Any], Any] = play_chunk
 ) -> Iterator[ChunkResult]:
     """Play chunks (on ``pool``, or in this process with ``task`` when it is ``None``), in order.
 
-    Results are yielded in the order of ``chunks`` whatever finished first.  Closing the iterator
-    early (``break`` inside ``contextlib.closing``, or ``.close()``) cancels the chunks in flight.
+    Results are yielded in the order of ``chunks`` whatever finished first; a chunk's error is raised
+    in its turn, after every earlier chunk was yielded (so callers commit as much as possible).
+    Closing the iterator early (``break`` inside ``contextlib.closing``, or ``.close()``) cancels
+    the chunks in flight.
     """
     source = iter(chunks)
     if pool is None:
@@ -311,7 +320,10 @@ def run_chunks(
             head, chunk = order[0]
             if head in results:
                 order.popleft()
-                yield ChunkResult(chunk, results.pop(head))
+                result = results.pop(head)
+                if isinstance(result, _Failed):  # raised in order: every earlier chunk was yielded
+                    raise result.error
+                yield ChunkResult(chunk, result)
                 continue
             for ref in pool.wait(list(inflight), timeout=1.0):
                 s = inflight.pop(ref)
@@ -322,7 +334,10 @@ def run_chunks(
                 except ResultLost as exc:
                     lost[s] = lost.get(s, 0) + 1
                     if lost[s] > pool.max_retries:
-                        raise ChunkFailed(f"{exc} (lost {lost[s]} times)") from exc
-                    inflight[pool.submit(owner)] = s
+                        results[s] = _Failed(ChunkFailed(f"{exc} (lost {lost[s]} times)"))
+                    else:
+                        inflight[pool.submit(owner)] = s
+                except (ChunkFailed, UserError) as exc:
+                    results[s] = _Failed(exc)
     finally:
         pool.cancel(inflight)

@@ -18,8 +18,12 @@ KILL_MARKER_ENV = "FIVEHUNDRED_TEST_KILL_MARKER"
 NODE_LOG_ENV = "FIVEHUNDRED_TEST_NODE_LOG"
 
 
+#: The play (counted per process) at which :class:`KillOnce` kills its process (default 300).
+KILL_AT_ENV = "FIVEHUNDRED_TEST_KILL_AT"
+
+
 class KillOnce(RandomStrategy):
-    """``random.v1`` whose process SIGKILLs itself at its 300th play, once per marker file."""
+    """``random.v1`` whose process SIGKILLs itself at its N-th play, once per marker file."""
 
     name = "random.v1"
     PARAMS: ClassVar[dict] = {}
@@ -29,7 +33,7 @@ class KillOnce(RandomStrategy):
         """Play like random; die (once, whole process) when the counter trips."""
         KillOnce._plays += 1
         marker = os.environ.get(KILL_MARKER_ENV)
-        if marker and KillOnce._plays == 300:
+        if marker and KillOnce._plays == int(os.environ.get(KILL_AT_ENV, "300")):
             try:
                 fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
             except FileExistsError:

@@ -25,9 +25,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from pipelines.chunks import ChunkFailed
 from pipelines.runconfig import make_config
 from pipelines.simulate import run_simulation
-from tests.pipelines.faulty_bots import KILL_MARKER_ENV, NODE_LOG_ENV
+from tests.pipelines.faulty_bots import KILL_AT_ENV, KILL_MARKER_ENV, NODE_LOG_ENV
 
 REPO = Path(__file__).resolve().parents[2]
 RAY = str(Path(sys.executable).parent / "ray")
@@ -75,6 +76,28 @@ def test_a_worker_killed_mid_run_loses_and_repeats_nothing(tmp_path: Path, monke
     assert marker.exists(), "no worker was killed: the test proved nothing"
     assert summary.chunks == 16
     assert_exactly_once_like(out, ref)
+
+
+def test_a_chunk_that_keeps_failing_stops_the_run_in_one_line_and_it_resumes(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """No retries left: one-line ChunkFailed, committed chunks kept; the rerun completes exactly."""
+    marker = tmp_path / "killed"
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setenv(KILL_MARKER_ENV, str(marker))
+    monkeypatch.setenv(KILL_AT_ENV, "3000")  # in a worker's third chunk or so
+    common = {"seed": 22, "games": 400, "chunk_size": 25}
+    out = tmp_path / "run"
+    spec = "tests.pipelines.faulty_bots:KillOnce"
+    with pytest.raises(ChunkFailed, match=r"chunk \d+ failed after 0 retries: .*Worker") as info:
+        run_simulation(make_config(None, strategies=spec, out=str(out), workers=2, max_retries=0, **common))
+    assert "\n" not in str(info.value) and marker.exists()
+    committed = json.loads((out / "manifest.json").read_text())["chunks"]
+    assert 0 < len(committed) < 16
+    marker.unlink()  # the rerun's worker dies once more, and Ray retries it this time
+    summary = run_simulation(make_config(None, strategies=spec, out=str(out), workers=2, **common))
+    assert marker.exists() and summary.resumed_chunks == len(committed) and summary.chunks == 16
+    assert_exactly_once_like(out, reference(tmp_path, strategies="random", **common))
 
 
 def _session_pids(sid: int) -> list[int]:
