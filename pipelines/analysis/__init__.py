@@ -15,7 +15,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pipelines.analysis import bids, misere, strategies, variants
+from pipelines.analysis import bids, games, misere, strategies, variants
 from pipelines.analysis.frame import Frame, deal_frame
 from pipelines.analysis.io import AnalysisError, Run, open_run, write_tables
 
@@ -28,6 +28,7 @@ def build_tables(frames: Sequence[Frame]) -> dict[str, pl.DataFrame]:
         "overview": bids.overview(frames),
         "game_length": bids.game_length(frames),
         "game_ends": bids.game_ends(frames),
+        "score_trajectories": games.score_trajectories(frames),
         "contracts": bids.contracts(frames),
         "success_by_level": bids.success_by_level(frames),
         "success_by_trump": bids.success_by_trump(frames),

@@ -8,6 +8,7 @@ import polars as pl
 
 from pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, rate_points
 from pipelines.analysis.frame import ALL_CODES, LEVEL_ORDER, MISERE_CODES, TRUMP_ORDER, Frame, contract_exprs
+from pipelines.analysis.games import comebacks
 from pipelines.analysis.intervals import wilson
 
 
@@ -46,6 +47,10 @@ def overview(frames: Sequence[Frame]) -> pl.DataFrame:
 
 
 END_REASONS = ("reached_500", "fell_to_-500", "deal_limit")
+GAME_ENDS_COLUMNS = (
+    "run_id", "variant", "end_reason", "games", "total", "rate", "rate_lo", "rate_hi",
+    "comebacks", "comeback_rate", "comeback_lo", "comeback_hi",
+)  # fmt: skip
 
 
 def game_length(frames: Sequence[Frame]) -> pl.DataFrame:
@@ -89,11 +94,14 @@ def game_ends(frames: Sequence[Frame]) -> pl.DataFrame:
             .join(counts, on="end_reason", how="left")
             .with_columns(pl.col("games").fill_null(0), pl.lit(ended.height, dtype=pl.Int64).alias("total"))
             .with_columns(*wilson(pl.col("games"), pl.col("total"), "rate", rate_name="rate"))
+            .join(comebacks(f), on="end_reason", how="left")
+            .with_columns(pl.col("comebacks").fill_null(0))
+            .with_columns(*wilson(pl.col("comebacks"), pl.col("games"), "comeback"))
         )
         out.append(
             t.with_columns(pl.lit(f.run.run_id).alias("run_id"), pl.lit(f.run.variant).alias("variant"))
             .sort("order")
-            .select("run_id", "variant", "end_reason", "games", "total", "rate", "rate_lo", "rate_hi")
+            .select(GAME_ENDS_COLUMNS)
         )
     return pl.concat(out)
 

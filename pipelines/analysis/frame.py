@@ -140,6 +140,7 @@ def deal_frame(run: Run) -> Frame:
         exprs.append(pl.lit(None, dtype=pl.String).alias("end_reason"))
     for t in range(teams):
         exprs.append(pl.col("score_delta").list.get(t).alias(f"points_t{t}"))
+        exprs.append(pl.col("score_after").list.get(t).alias(f"after_t{t}"))
         exprs.append(
             pl.col("trick_winners")
             .list.eval(pl.element() % teams == t)

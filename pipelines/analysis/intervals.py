@@ -138,3 +138,24 @@ def bootstrap_table(
     schema = {k: hist.schema[k] for k in keys}
     res = pl.DataFrame(out, schema=schema)
     return res.with_columns(pl.Series(c, v, dtype=pl.Float64) for c, v in cols.items())
+
+
+def bootstrap_diff(
+    a: tuple[np.ndarray, np.ndarray],
+    b: tuple[np.ndarray, np.ndarray],
+    seed: int,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+) -> tuple[float, float, float]:
+    """``mean(b) - mean(a)`` of two independent samples, each given as (distinct values, counts), and
+    the 95% percentile bootstrap interval from resampling each sample on its own (``nan``s if empty)."""
+    (va, ca), (vb, cb) = a, b
+    na, nb = int(ca.sum()), int(cb.sum())
+    if na == 0 or nb == 0:
+        return math.nan, math.nan, math.nan
+    va, vb = va.astype(np.float64), vb.astype(np.float64)
+    diff = float(vb @ cb / nb - va @ ca / na)
+    rng = np.random.default_rng(seed)
+    ma = rng.multinomial(na, ca / na, size=resamples) @ va / na
+    mb = rng.multinomial(nb, cb / nb, size=resamples) @ vb / nb
+    lo, hi = np.quantile(mb - ma, [0.025, 0.975])
+    return diff, float(lo), float(hi)

@@ -22,7 +22,8 @@ class AnalysisError(UserError, ValueError):
 #: Every table ``analyze`` can write (docs/statistics.md).
 TABLE_NAMES = frozenset(
     {
-        "overview", "game_length", "game_ends", "contracts", "success_by_level", "success_by_trump",
+        "overview", "game_length", "game_ends", "score_trajectories", "table_comparison",
+        "contracts", "success_by_level", "success_by_trump",
         "success_by_seat",
         "success_by_strategy", "success_by_variant", "success_by_feature", "success_by_trumps_joker",
         "misere", "misere_by_feature", "misere_whatif", "misere_whatif_by_feature", "pairing",

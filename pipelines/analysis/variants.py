@@ -14,9 +14,11 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
+from pipelines.analysis import unpaired
 from pipelines.analysis.frame import Frame
 from pipelines.analysis.intervals import bootstrap_mean, newcombe_diff, seed_of
 from pipelines.analysis.io import AnalysisError
+from pipelines.analysis.unpaired import compare_unpaired
 
 LEVELS = ("6", "7", "8", "9", "10")
 TRUMPS = ("S", "C", "D", "H", "NT")
@@ -43,8 +45,15 @@ EFFECT_COLUMNS = (
 )
 
 
+def _named_teams(f: Frame) -> range:
+    """Teams that get their own ``declarer_team<t>``/``team<t>_won`` metric: team 0 when there are two
+    teams (team 1 is the complement), every team otherwise."""
+    return range(f.teams) if f.teams > 2 else range(1)
+
+
 def deal_metrics(f: Frame) -> pl.DataFrame:
-    """Per-deal metrics of one run, keyed by (game_id, hand_no)."""
+    """Per-deal metrics of one run, keyed by (game_id, hand_no); per-team metrics for every team
+    (``abs_margin`` is the spread between the best and the worst team's points on the deal)."""
     c = pl.col("contract")
     fb_team = ((pl.col("dealer").cast(pl.Int16) + 1) % f.players) % f.teams
     d_team = pl.col("dealer").cast(pl.Int16) % f.teams
@@ -52,18 +61,18 @@ def deal_metrics(f: Frame) -> pl.DataFrame:
     def team_pts(team: pl.Expr) -> pl.Expr:
         return pl.coalesce([pl.when(team == t).then(pl.col(f"points_t{t}")) for t in range(f.teams)])
 
+    pts = [pl.col(f"points_t{t}") for t in range(f.teams)]
     cols: list[pl.Expr] = [
         pl.col("game_id"),
         pl.col("hand_no"),
         pl.col("seed"),
         pl.col("dealer"),
-        pl.col("points_t0").alias("points_team0"),
-        pl.col("points_t1").alias("points_team1"),
-        pl.sum_horizontal([pl.col(f"points_t{t}") for t in range(f.teams)]).alias("points_total"),
-        (pl.col("points_t0") - pl.col("points_t1")).abs().alias("abs_margin"),
+        *[p.alias(f"points_team{t}") for t, p in enumerate(pts)],
+        pl.sum_horizontal(pts).alias("points_total"),
+        (pl.max_horizontal(pts) - pl.min_horizontal(pts)).alias("abs_margin"),
         c.is_null().alias("thrown_in"),
         pl.col("made").fill_null(False).alias("made"),
-        (pl.col("dteam") == 0).fill_null(False).alias("declarer_team0"),
+        *[(pl.col("dteam") == t).fill_null(False).alias(f"declarer_team{t}") for t in _named_teams(f)],
         *[(pl.col("level") == lv).fill_null(False).alias(f"share_{lv}") for lv in LEVELS],
         *[(pl.col("trump") == t).fill_null(False).alias(f"share_{t}") for t in TRUMPS],
         pl.col("is_mis").fill_null(False).alias("misere"),
@@ -80,7 +89,7 @@ def game_metrics(f: Frame) -> pl.DataFrame:
         "game_id",
         (pl.col("hand_no") + 1).cast(pl.Int64).alias("deals_per_game"),
         *[(pl.col("end_reason") == r).fill_null(False).alias(f"end_{r}") for r in END_REASONS],
-        (pl.col("winner") == 0).fill_null(False).alias("team0_won"),
+        *[(pl.col("winner") == t).fill_null(False).alias(f"team{t}_won") for t in _named_teams(f)],
         pl.col("winner"),
     )
     return (
@@ -172,17 +181,49 @@ def _unpaired_rows(base: Frame, other: Frame) -> list[dict]:
     return rows
 
 
+def unpairable(base: Frame, other: Frame) -> str | None:
+    """Why two runs cannot be paired deal by deal (another number of players or teams, another deck),
+    or None when they are on the same table."""
+    if other.players != base.players:
+        return f"{base.players} vs {other.players} players"
+    if other.teams != base.teams:
+        return f"{base.teams} vs {other.teams} teams"
+    da, db = unpaired.deck_of(base), unpaired.deck_of(other)
+    if da != db:
+        return f"different decks ({len(da)} vs {len(db)} cards)"
+    return None
+
+
 def compare(frames: Sequence[Frame]) -> dict[str, pl.DataFrame]:
-    """``pairing``, ``variant_effects`` and ``strategy_duplicate`` for runs 2.. against run 1."""
+    """``pairing``, ``variant_effects`` and ``strategy_duplicate`` for runs 2.. against run 1 on the
+    same table (paired deal by deal); ``table_comparison`` (unpaired) for runs on other tables."""
     base = frames[0]
     bd, bg = deal_metrics(base), game_metrics(base)
     pairing, effects = [], {"variant": [], "duplicate": []}
     deal_cols = [c for c in bd.columns if c not in ("game_id", "hand_no", "seed", "dealer")]
     game_cols = [c for c in bg.columns if c != "game_id"]
+    unpaired_rows: list[dict] = []
     for other in frames[1:]:
         where = f"runs {base.run.path} and {other.run.path}"
-        if other.players != base.players or other.teams != base.teams:
-            raise AnalysisError(f"{where} cannot be paired: {base.players} vs {other.players} players")
+        reason = unpairable(base, other)
+        if reason is not None:
+            unpaired_rows += compare_unpaired(base, other, reason)
+            pairing.append(
+                {
+                    "base_run": base.run.run_id,
+                    "run_id": other.run.run_id,
+                    "base_variant": base.run.variant,
+                    "variant": other.run.variant,
+                    "kind": "unpaired",
+                    "base_deals": bd.height,
+                    "deals": other.df.height,
+                    "paired_deals": 0,
+                    "base_games": bg.height,
+                    "games": int(other.df.select(pl.col("game_over").sum()).item()),
+                    "paired_games": 0,
+                }
+            )
+            continue
         od, og = deal_metrics(other), game_metrics(other)
         joined = bd.join(od, on=["game_id", "hand_no"], how="inner", suffix="_o")
         if joined.height == 0:
@@ -253,4 +294,5 @@ def compare(frames: Sequence[Frame]) -> dict[str, pl.DataFrame]:
         "pairing": pl.DataFrame(pairing, schema=pair_schema),
         "variant_effects": table(effects["variant"]),
         "strategy_duplicate": table(effects["duplicate"]),
+        "table_comparison": unpaired.table(unpaired_rows),
     }
