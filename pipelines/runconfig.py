@@ -130,9 +130,9 @@ class RunConfig:
             "schema_version": SCHEMA_VERSION,
             "engine_version": ENGINE_VERSION,
             "variant": self.rules.name,
-            "rules": _jsonable(self.rules.as_dict()),
+            "rules": jsonable({k: v for k, v in self.rules.as_dict().items() if k != "description"}),
             "strategies": [s.label for s in self.seats],
-            "strategy_specs": [[s.spec, _jsonable(dict(s.params))] for s in self.seats],
+            "strategy_specs": [[s.spec, jsonable(dict(s.params))] for s in self.seats],
             "seed": self.seed,
             "games": self.games,
             "deals": self.deals,
@@ -150,7 +150,7 @@ class RunConfig:
         return {
             "variant": self.variant,
             "strategies": [
-                {"name": s.spec, "params": _jsonable(dict(s.params))} if s.params else s.spec
+                {"name": s.spec, "params": jsonable(dict(s.params))} if s.params else s.spec
                 for s in self.seats
             ],
             "seed": self.seed,
@@ -165,7 +165,7 @@ class RunConfig:
         }
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
     """Round-trip through JSON so tuples become lists and identities compare like the manifest's."""
     return json.loads(json.dumps(value, sort_keys=True, default=str))
 

@@ -32,7 +32,7 @@ import pyarrow.compute as pc
 import pyarrow.fs as pafs
 
 from pipelines.chunks import ChunkResult, GameChunk, RayPool, run_chunks, with_run_columns
-from pipelines.runconfig import RunConfig
+from pipelines.runconfig import RunConfig, jsonable
 from pipelines.schema import SCHEMA_VERSION
 from pipelines.storage import DEALS_DIR, RunStore, StorageError, encode_parquet
 from sim.engine import ENGINE_VERSION
@@ -134,7 +134,7 @@ def new_manifest(config: RunConfig) -> dict[str, Any]:
         "identity": config.identity(),
         "config": config.as_dict(),
         "variant": config.rules.name,
-        "rules": config.identity()["rules"],
+        "rules": jsonable(config.rules.as_dict()),
         "strategies": [dict(seat=i, **s.describe()) for i, s in enumerate(config.seats)],
         "master_seed": config.seed,
         "versions": package_versions(),
