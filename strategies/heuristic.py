@@ -406,10 +406,10 @@ class HeuristicStrategy:
         attacking = view.seat % teams == declarer % teams
         if ci.trump >= 0 and attacking and my_trumps:
             out_trumps = unseen & tm
-            if out_trumps and self.smart_leads:
+            bit = 1 << ci.trump
+            if out_trumps and self.smart_leads and view.led_suits & bit:
                 # Stop drawing when every opponent has shown out of trumps.
                 voids = shown_voids(view)
-                bit = 1 << ci.trump
                 if all(voids[s] & bit for s in range(info.n) if s % teams != declarer % teams):
                     out_trumps = 0
             if out_trumps:
@@ -426,14 +426,13 @@ class HeuristicStrategy:
             if pick:
                 return _highest(pick, ci.strength)
         side = [c for c in cards if not tm >> c & 1]
-        if self.smart_leads and not attacking and side and view.bids:
-            # Defenders: lead the suit a partner bid, highest card first if it is a winner.
-            seat = view.seat
-            for s, b in last_bids(view).items():
-                if s != seat and s % teams == seat % teams and not b.misere and b.trump < 4:
-                    pool = [c for c in side if ci.eff[c] == b.trump]
-                    if pool:
-                        return _lowest(pool, ci.strength)
+        if self.smart_leads and not attacking and side:
+            # Defenders: lead low in a suit a partner bid.
+            suits = self._partner_suits(view, teams)
+            if suits:
+                pool = [c for c in side if suits >> ci.eff[c] & 1]
+                if pool:
+                    return _lowest(pool, ci.strength)
         # Lead low from the longest side suit.
         if side:
             best_len = -1
@@ -445,6 +444,19 @@ class HeuristicStrategy:
                     best_len, best_suit = n, s
             return _lowest([c for c in side if ci.eff[c] == best_suit], ci.strength)
         return _lowest(cards, ci.strength)
+
+    def _partner_suits(self, view: SeatView, teams: int) -> int:
+        """Bitmask of the suits the seat's partners bid in this deal's auction (memoised)."""
+        seat = view.seat
+        key = (seat, view.dealer, view.bids)
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = 0
+            for s, b in last_bids(view).items():
+                if s != seat and s % teams == seat % teams and not b.misere and b.trump < 4:
+                    hit |= 1 << b.trump
+            self._memo[key] = hit
+        return hit
 
     def _joker_lead(self, ci: Any, legal: list[int], hand: int) -> int:
         best = legal[0]
