@@ -234,6 +234,8 @@ class HeuristicStrategy:
             b = ladder[a - BID]
             if not b.misere:
                 if seen >> b.trump & 1:
+                    if seen == 31 and not misere_ok:
+                        break  # every denomination seen and no misère to look for
                     continue
                 seen |= 1 << b.trump
             else:
