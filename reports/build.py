@@ -57,7 +57,14 @@ SECTIONS = (
     ),
     ("strategies", "Strategies", "Points per deal and games won, per strategy and per team line-up."),
     ("effects", "Variant effects", "Runs with the same seed compared deal by deal (run minus base)."),
-    ("games", "Games", "How long games last and how they end."),
+    (
+        "tables",
+        "Comparing tables",
+        "Runs on other tables (another number of players or teams, or another deck) deal different cards "
+        "from the same seed, so they are compared unpaired: each run's rate or mean with its own 95% "
+        "interval, and the difference (run − base) with an interval for independent samples.",
+    ),
+    ("games", "Games", "How long games last, how they end, and how the scores get there."),
     ("methods", "Methods", "Rules, strategies, seeds, counts and versions."),
 )
 
@@ -176,8 +183,42 @@ def _game_ends_table(t: Tables, runs: Sequence[str]) -> str:
         Col("game ended", "end_reason"),
         Col("games", "games", num),
         Col("share of games", "rate", pct, "rate_lo", "rate_hi"),
+        Col("won from 100 or more behind", "comeback_rate", pct, "comeback_lo", "comeback_hi"),
     ]
+    cols = [c for c in cols if c.value in df.columns]
     return html_table(df, "game_ends", cols, caption="How games end")
+
+
+#: Deals shown in the score-trajectory table (those that some games reach).
+TRAJECTORY_DEALS = (1, 2, 3, 5, 8, 12, 20)
+
+
+def _trajectories_table(t: Tables, runs: Sequence[str]) -> str:
+    cols_needed = ["run_id", "end_reason", "deal", "games", "winner_mean", "runner_up_mean", "behind_rate"]
+    df = need(t, "score_trajectories", cols_needed)
+    sub = df.filter(
+        (pl.col("run_id") == runs[0])
+        & (pl.col("end_reason") == "all")
+        & pl.col("deal").is_in(list(TRAJECTORY_DEALS))
+    ).sort("deal")
+    if sub.height == 0:
+        raise NoData("no finished game")
+    cols = [
+        Col("games", "end_reason"),
+        Col("after deal", "deal"),
+        Col("games still running", "games", num),
+        Col("eventual winner's score", "winner_mean", lambda x: signed(x, 0), "winner_lo", "winner_hi"),
+        Col("runner-up's score", "runner_up_mean", lambda x: signed(x, 0), "runner_up_lo", "runner_up_hi"),
+        Col("winner's lead", "lead_mean", lambda x: signed(x, 0), "lead_lo", "lead_hi"),
+        Col("winner behind", "behind_rate", pct, "behind_lo", "behind_hi"),
+    ]
+    return html_table(
+        sub,
+        "score_trajectories",
+        cols,
+        caption=f"Run {_name(t, runs[0])}: scores after each deal (means, 95% intervals)",
+        run=runs[0],
+    )
 
 
 def _in_order(df: pl.DataFrame, runs: Sequence[str]) -> pl.DataFrame:
@@ -372,6 +413,48 @@ def _effects_table(t: Tables, runs: Sequence[str]) -> str:
     return "\n".join(out)
 
 
+def _table_comparison_table(t: Tables, runs: Sequence[str]) -> str:
+    cols_needed = ["base_run", "run_id", "metric", "stat", "base_mean", "mean", "diff_mean", "note"]
+    df = need(t, "table_comparison", cols_needed)
+    out = []
+    compared = df["run_id"].unique(maintain_order=True).to_list()
+    for run in [r for r in runs if r in compared] + [r for r in compared if r not in runs]:
+        sub = df.filter(pl.col("run_id") == run)
+        first = sub.row(0, named=True)
+
+        def fmt(x: Any, rate: bool = True) -> str:
+            return pct(x) if rate else num(x, 2)
+
+        rates, means = sub.filter(pl.col("stat") == "rate"), sub.filter(pl.col("stat") == "mean")
+        base = _name(t, first["base_run"])
+        for part, rate in ((rates, True), (means, False)):
+            if part.height == 0:
+                continue
+            cols = [
+                Col("metric", "metric"),
+                Col("base: trials", "base_n", num),
+                Col("base", "base_mean", lambda x, r=rate: fmt(x, r), "base_lo", "base_hi"),
+                Col("run: trials", "n", num),
+                Col("run", "mean", lambda x, r=rate: fmt(x, r), "lo", "hi"),
+                Col(
+                    "run − base",
+                    "diff_mean",
+                    (lambda x: signed(100 * x, 1) + " pp" if x is not None else "—")
+                    if rate
+                    else (lambda x: signed(x, 2)),
+                    "diff_lo",
+                    "diff_hi",
+                ),
+            ]
+            what = "rates" if rate else "means"
+            caption = (
+                f"{_name(t, run)} ({first.get('table', '')}) against {base} ({first.get('base_table', '')}), "
+                f"{what}. {first['note'][0].upper()}{first['note'][1:]}."
+            )
+            out.append(html_table(part, "table_comparison", cols, caption=caption, run=run))
+    return "\n".join(out)
+
+
 def _tournament_entries_table(t: Tables, runs: Sequence[str]) -> str:
     cols_needed = [
         "rank",
@@ -434,6 +517,7 @@ OPTIONAL_TABLES = (
     "tournament_entries",
     "tournament_matches",
     "effects",
+    "table_comparison",
 )
 
 #: Tables per section: (name, builder).
@@ -459,7 +543,8 @@ TABLES = {
         ("tournament_matches", _tournament_matches_table),
     ),
     "effects": (("effects", _effects_table),),
-    "games": (("game_ends", _game_ends_table),),
+    "tables": (("table_comparison", _table_comparison_table),),
+    "games": (("game_ends", _game_ends_table), ("score_trajectories", _trajectories_table)),
 }
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -614,14 +615,14 @@ def strategies_chart(tables: Tables, runs: Sequence[str]) -> Chart:
 
 # ------------------------------------------------------------------------------------ variant effects
 
-_POINT_METRICS = ("points_team0", "points_team1", "points_total", "abs_margin", "first_bidder_margin")
+_POINT_METRICS = ("points_total", "abs_margin", "first_bidder_margin")
 
 
 _METRIC_LABELS = {
     "points_team0": "team 0 points per deal",
     "points_team1": "team 1 points per deal",
-    "points_total": "points per deal, both teams",
-    "abs_margin": "margin between the teams",
+    "points_total": "points per deal, all teams",
+    "abs_margin": "margin between the best and worst team",
     "first_bidder_margin": "first bidder's team − dealer's team",
     "thrown_in": "deals thrown in",
     "made": "deals with a contract made",
@@ -641,6 +642,13 @@ def metric_label(metric: str) -> str:
     """A readable name for a ``variant_effects`` metric."""
     if metric in _METRIC_LABELS:
         return _METRIC_LABELS[metric]
+    team = re.fullmatch(r"(points|declarer)_team(\d)|team(\d)_won", metric)
+    if team:
+        if team.group(1) == "points":
+            return f"team {team.group(2)} points per deal"
+        if team.group(1) == "declarer":
+            return f"team {team.group(2)} declares"
+        return f"games won by team {team.group(3)}"
     if metric.startswith("share_"):
         what = metric[6:]
         return f"contracts at the {what} level" if what.isdigit() else f"contracts in {what}"
@@ -650,7 +658,7 @@ def metric_label(metric: str) -> str:
 
 
 def _metric_kind(metric: str) -> str:
-    if metric in _POINT_METRICS:
+    if metric in _POINT_METRICS or metric.startswith("points_team"):
         return "points"
     if metric == "deals_per_game":
         return "deals"
@@ -663,6 +671,12 @@ def effects_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     frames = [tables[n] for n in ("variant_effects", "strategy_duplicate") if n in tables]
     frames = [f for f in frames if set(cols) <= set(f.columns) and f.height]
     if not frames:
+        tc = tables.get("table_comparison")
+        if tc is not None and tc.height:
+            raise NoData(
+                "no run on the same table to pair with; runs on other tables are compared "
+                "unpaired under 'Comparing tables'"
+            )
         raise NoData("no compared runs (give --compare RUN_DIR with the same seed)")
     df = pl.concat([f.select(cols) for f in frames], how="vertical_relaxed")
     compared = [r for r in runs if r in set(df.get_column("run_id").to_list())]
@@ -876,6 +890,269 @@ def _nan(x: float | None) -> float:
     return float("nan") if x is None else float(x)
 
 
+# --------------------------------------------------------------------------------- score trajectories
+
+_REASON_TITLES = {
+    "reached_500": "games won at 500",
+    "fell_to_-500": "games ended at −500",
+    "deal_limit": "games stopped at the deal limit",
+}
+
+
+def _min_games(first: int) -> int:
+    """Deals are drawn while at least this many of ``first`` games are still running."""
+    return max(10, math.ceil(0.01 * first))
+
+
+def trajectories_chart(tables: Tables, runs: Sequence[str]) -> Chart:
+    """The eventual winner's and runner-up's score deal by deal (mean with 95% interval, middle half of
+    games shaded), by how the game ended; and how often the winner is behind, every run."""
+    cols = ["run_id", "end_reason", "deal", "games", "winner_mean", "winner_lo", "winner_hi"]
+    cols += ["winner_q25", "winner_q75", "runner_up_mean", "runner_up_lo", "runner_up_hi"]
+    cols += ["runner_up_q25", "runner_up_q75", "lead_mean", "lead_lo", "lead_hi"]
+    cols += ["behind", "behind_rate", "behind_lo", "behind_hi"]
+    df = need(tables, "score_trajectories", cols)
+    labels = _labels(tables, runs)
+    main = df.filter(pl.col("run_id") == runs[0])
+    if main.height == 0:
+        raise NoData(f"no finished game in run {labels[runs[0]]}")
+    firsts = dict(main.filter(pl.col("deal") == 1).select("end_reason", "games").iter_rows())
+    reasons = [r for r in _REASON_TITLES if firsts.get(r, 0) > 0]
+    mosaic = [[f"r{i}" for i in range(len(reasons))], ["behind"] * max(1, len(reasons))]
+    fig = _fig(10, 6.2)
+    axes = fig.subplot_mosaic(mosaic, gridspec_kw={"height_ratios": [1.5, 1]})
+    for i, reason in enumerate(reasons):
+        ax = axes[f"r{i}"]
+        part = main.filter(
+            (pl.col("end_reason") == reason) & (pl.col("games") >= _min_games(firsts[reason]))
+        ).sort("deal")
+        x = _arr(part, "deal")
+        for side, name, colour in (
+            ("winner", "eventual winner", PALETTE[0]),
+            ("runner_up", "runner-up", PALETTE[1]),
+        ):
+            ax.fill_between(
+                x,
+                _arr(part, f"{side}_q25"),
+                _arr(part, f"{side}_q75"),
+                color=colour,
+                alpha=0.12,
+                lw=0,
+                label=f"{name}: middle half of games",
+            )
+            ax.fill_between(
+                x, _arr(part, f"{side}_lo"), _arr(part, f"{side}_hi"), color=colour, alpha=0.45, lw=0
+            )
+            ax.plot(x, _arr(part, f"{side}_mean"), color=colour, lw=1.6, label=f"{name}: mean (95% CI)")
+        for level in (500, -500):
+            ax.axhline(level, color="#666666", lw=0.8, ls=":")
+        ax.axhline(0, color="#999999", lw=0.6)
+        ax.set_title(f"{_REASON_TITLES[reason]} ({firsts[reason]:,})")
+        ax.set_xlabel("after deal")
+        if i == 0:
+            ax.set_ylabel("score")
+        ax.set_xlim(left=1)
+        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+    if not reasons:
+        raise NoData(f"no finished game in run {labels[runs[0]]}")
+    axes["r0"].legend(loc="upper left", fontsize=7)
+    ax = axes["behind"]
+    for i, run in enumerate(runs):
+        part = df.filter((pl.col("run_id") == run) & (pl.col("end_reason") == "all"))
+        if part.height == 0:
+            continue
+        first = int(part.filter(pl.col("deal") == 1)["games"].sum())
+        part = part.filter(pl.col("games") >= _min_games(first)).sort("deal")
+        x = _arr(part, "deal")
+        c = PALETTE[i % len(PALETTE)]
+        ax.fill_between(x, _arr(part, "behind_lo"), _arr(part, "behind_hi"), color=c, alpha=0.2, lw=0)
+        ax.plot(x, _arr(part, "behind_rate"), color=c, lw=1.4, marker="o", ms=2.5, label=labels[run])
+    ax.set_ylim(0, 1)
+    ax.set_xlim(left=1)
+    ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+    ax.set_xlabel("after deal")
+    ax.set_ylabel("winner behind")
+    ax.set_title("Games whose eventual winner is behind the runner-up after each deal (95% Wilson band)")
+    ax.legend(loc="upper right", fontsize=7)
+    _style(fig)
+    allr = main.filter(pl.col("end_reason") == "all")
+    deal = 3 if allr.filter(pl.col("deal") == 3).height else 1
+    r = allr.filter(pl.col("deal") == deal).row(0, named=True)
+    reading = (
+        f"In {labels[runs[0]]}, after deal {deal} the eventual winner leads the runner-up by "
+        f"{r['lead_mean']:+.0f} points on average [{r['lead_lo']:+.0f}, {r['lead_hi']:+.0f}] yet is "
+        f"behind in {pct(r['behind_rate'])} [{pct(r['behind_lo'])}, {pct(r['behind_hi'])}] of the "
+        f"{r['games']:,} games still running"
+    )
+    ge = tables.get("game_ends")
+    if ge is not None and {"run_id", "comebacks", "games"} <= set(ge.columns):
+        g = ge.filter(pl.col("run_id") == runs[0])
+        tot, back = int(g["games"].sum()), int(g["comebacks"].fill_null(0).sum())
+        if tot:
+            reading += f"; {pct(back / tot)} of its games were won from 100 or more points behind"
+    return Chart("trajectories", "Score trajectories", fig, reading + ".")
+
+
+# --------------------------------------------------------------------------------- comparing tables
+
+_MIX_LEVELS = (
+    ("contracts_6", "6"),
+    ("contracts_7", "7"),
+    ("contracts_8", "8"),
+    ("contracts_9", "9"),
+    ("contracts_10", "10"),
+    ("contracts_misere", "misère"),
+)
+_MIX_KINDS = (
+    ("contracts_suit", "suit trumps"),
+    ("contracts_NT", "no trumps"),
+    ("contracts_misere", "misère"),
+)
+_SUCCESS = (
+    ("success_all", "all"),
+    ("success_6", "6"),
+    ("success_7", "7"),
+    ("success_8", "8"),
+    ("success_9", "9"),
+    ("success_10", "10"),
+    ("success_suit", "suit"),
+    ("success_NT", "NT"),
+    ("success_misere", "misère"),
+)
+_GAME_SHARES = (
+    ("thrown_in", "deals thrown in"),
+    ("end_fell_to_-500", "games ended at −500"),
+    ("comeback", "won from 100 behind"),
+)
+
+
+def table_values(tables: Tables, runs: Sequence[str]) -> tuple[list[str], dict[str, dict[str, tuple]]]:
+    """Runs of ``table_comparison`` (base first) and, per run, metric -> (value, lo, hi, n)."""
+    cols = [
+        "base_run",
+        "run_id",
+        "metric",
+        "base_mean",
+        "base_lo",
+        "base_hi",
+        "base_n",
+        "mean",
+        "lo",
+        "hi",
+        "n",
+    ]
+    tc = need(tables, "table_comparison", cols)
+    base = tc["base_run"][0]
+    others = tc["run_id"].unique(maintain_order=True).to_list()
+    others = [r for r in runs if r in others] + [r for r in others if r not in runs]
+    vals: dict[str, dict[str, tuple]] = {base: {}}
+    first = tc.filter(pl.col("run_id") == others[0])
+    for m, v, lo, hi, n in first.select("metric", "base_mean", "base_lo", "base_hi", "base_n").iter_rows():
+        vals[base][m] = (v, lo, hi, n)
+    for run in others:
+        vals[run] = {
+            m: (v, lo, hi, n)
+            for m, v, lo, hi, n in tc.filter(pl.col("run_id") == run)
+            .select("metric", "mean", "lo", "hi", "n")
+            .iter_rows()
+        }
+    return [base, *others], vals
+
+
+def _dodged(
+    ax: object,
+    order: Sequence[str],
+    metrics: Sequence[tuple[str, str]],
+    vals: dict[str, dict[str, tuple]],
+    labels: dict[str, str],
+    bars: bool,
+) -> None:
+    y = np.arange(len(metrics))
+    k = len(order)
+    for i, run in enumerate(order):
+        mid = np.array([_nan(vals[run].get(m, (None,) * 4)[0]) for m, _ in metrics])
+        lo = np.array([_nan(vals[run].get(m, (None,) * 4)[1]) for m, _ in metrics])
+        hi = np.array([_nan(vals[run].get(m, (None,) * 4)[2]) for m, _ in metrics])
+        off = (i - (k - 1) / 2) * (0.75 / max(k, 1))
+        c = PALETTE[i % len(PALETTE)]
+        if bars:
+            ax.barh(
+                y + off,
+                np.nan_to_num(mid),
+                height=0.75 / max(k, 1),
+                color=c,
+                alpha=0.8,
+                xerr=_err(np.nan_to_num(mid), np.nan_to_num(lo), np.nan_to_num(hi)),
+                error_kw={"elinewidth": 0.9, "capsize": 1.5, "ecolor": "#333333"},
+                label=labels[run],
+            )
+        else:
+            ok = np.isfinite(mid)
+            ax.errorbar(
+                mid[ok],
+                (y + off)[ok],
+                xerr=_err(mid[ok], lo[ok], hi[ok]),
+                fmt="o",
+                ms=3.5,
+                capsize=2,
+                color=c,
+                label=labels[run],
+            )
+    ax.set_yticks(y, [name for _, name in metrics])
+    ax.invert_yaxis()
+    ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0, decimals=0))
+
+
+def tables_chart(tables: Tables, runs: Sequence[str]) -> Chart:
+    """Runs on different tables side by side, unpaired: contract mix, success, game length and ends."""
+    order, vals = table_values(tables, runs)
+    labels = _labels(tables, list(runs) + [r for r in order if r not in runs])
+    fig = _fig(10, 8.8)
+    axes = fig.subplot_mosaic(
+        [["level", "kind"], ["success", "success"], ["length", "ends"]],
+        gridspec_kw={"height_ratios": [1.2, 1.5, 1]},
+    )
+    _dodged(axes["level"], order, _MIX_LEVELS, vals, labels, bars=True)
+    axes["level"].set_title("Contract mix by level (share of contracts)")
+    _dodged(axes["kind"], order, _MIX_KINDS, vals, labels, bars=True)
+    axes["kind"].set_title("Contract mix by trump (share of contracts)")
+    _dodged(axes["success"], order, _SUCCESS, vals, labels, bars=False)
+    axes["success"].set_xlim(0, 1.02)
+    axes["success"].set_title("Contracts made, by level and trump (95% Wilson interval)")
+    axes["success"].legend(loc="lower left", fontsize=7)
+    ax = axes["length"]
+    y = np.arange(len(order))
+    mid = np.array([_nan(vals[r].get("deals_per_game", (None,) * 4)[0]) for r in order])
+    lo = np.array([_nan(vals[r].get("deals_per_game", (None,) * 4)[1]) for r in order])
+    hi = np.array([_nan(vals[r].get("deals_per_game", (None,) * 4)[2]) for r in order])
+    _forest(
+        ax, [labels[r] for r in order], mid, lo, hi, [PALETTE[i % len(PALETTE)] for i in range(len(order))]
+    )
+    for yi, v in zip(y, mid, strict=True):
+        if math.isfinite(v):
+            ax.annotate(
+                f"{v:.1f}", (v, yi), xytext=(0, 5), textcoords="offset points", ha="center", fontsize=7
+            )
+    ax.set_title("Deals per game (95% bootstrap interval)")
+    _dodged(axes["ends"], order, _GAME_SHARES, vals, labels, bars=True)
+    axes["ends"].set_title("Thrown-in deals and game ends")
+    _style(fig)
+    base = order[0]
+
+    def v(run: str, m: str) -> float:
+        return _nan(vals[run].get(m, (None,) * 4)[0])
+
+    parts = [
+        f"{labels[r]} plays {pct(v(r, 'contracts_6'), 0)} of its contracts at the 6 level "
+        f"({pct(v(base, 'contracts_6'), 0)} in {labels[base]}), makes {pct(v(r, 'success_all'), 0)} "
+        f"({pct(v(base, 'success_all'), 0)}) and lasts {v(r, 'deals_per_game'):.1f} deals per game "
+        f"({v(base, 'deals_per_game'):.1f})"
+        for r in order[1:]
+    ]
+    reading = "Unpaired, since each table deals its own cards: " + "; ".join(parts)
+    return Chart("tables", "Comparing tables (unpaired)", fig, reading + ".")
+
+
 #: Every figure of the report, in order: (key, section id, builder).
 BUILDERS = (
     ("contracts", "contracts", contracts_chart),
@@ -884,5 +1161,7 @@ BUILDERS = (
     ("misere", "misere", misere_chart),
     ("strategies", "strategies", strategies_chart),
     ("effects", "effects", effects_chart),
+    ("tables", "tables", tables_chart),
     ("games", "games", games_chart),
+    ("trajectories", "games", trajectories_chart),
 )

@@ -40,14 +40,16 @@ KEYS = {
     "strategies": ["run_id", "strategy"],
     "variant_effects": ["run_id", "metric"],
     "strategy_duplicate": ["run_id", "metric"],
+    "table_comparison": ["metric"],
+    "score_trajectories": ["end_reason", "deal"],
 }
 SPECS = ["heuristic", "heuristic(aggression=1.0)", "heuristic", "heuristic(aggression=1.0)"]
 
 
-def _run(path: Path, variant: str) -> Path:
+def _run(path: Path, variant: str, seats: int = 4) -> Path:
     """A real run: the simulate pipeline, in-process (no Ray), with its own manifest."""
     config = make_config(
-        {"strategies": SPECS, "seed": SEED, "games": GAMES, "chunk_size": 25},
+        {"strategies": SPECS[:seats], "seed": SEED, "games": GAMES, "chunk_size": 25},
         variant=variant,
         out=str(path),
         workers=0,
@@ -58,11 +60,13 @@ def _run(path: Path, variant: str) -> Path:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path, dict[str, pl.DataFrame]]:
+    """The default table, a variant of it (paired) and the 3-player table (unpaired)."""
     root = tmp_path_factory.mktemp("report")
     a = _run(root / "a", "pagat-au")
     b = _run(root / "b", "club-004")
+    c = _run(root / "c", "three-player", seats=3)
     stats = root / "stats"
-    tables = analyze([a, b], stats, what_if="misere", sample=40)
+    tables = analyze([a, b, c], stats, what_if="misere", sample=40)
     return a, b, stats, tables
 
 
@@ -70,7 +74,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path, di
 def report(runs: tuple, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, object]:
     a, b, stats, _ = runs
     out = tmp_path_factory.mktemp("out")
-    result = build_report([a, b], out / "report.html", pdf=out / "report.pdf", stats_dir=stats)
+    result = build_report(
+        [a, b, a.parent / "c"], out / "report.html", pdf=out / "report.pdf", stats_dir=stats
+    )
     return out / "report.html", out / "report.pdf", result
 
 
@@ -154,6 +160,23 @@ def test_every_section_and_figure_is_present(report: tuple) -> None:
         assert needle in methods
     assert pdf_path.read_bytes().startswith(b"%PDF")
     assert pdf_path.stat().st_size > 10_000
+    # The 3-player run is compared unpaired, and the report says so in the table and under the figure.
+    tables_sec = text[text.index('<section id="tables"') : text.index('<section id="games"')]
+    assert "Unpaired: 4 vs 3 players, so the runs deal different cards" in tables_sec
+    assert "Unpaired, since each table deals its own cards: three-player plays" in tables_sec
+
+
+def test_only_unpaired_runs_say_why_effects_are_empty(runs: tuple, tmp_path: Path) -> None:
+    a, _, _, tables = runs
+    only = {**tables, "variant_effects": tables["variant_effects"].head(0)}
+    only["strategy_duplicate"] = tables["strategy_duplicate"].head(0)
+    result = build_report([a], tmp_path / "r.html", tables=only)
+    assert result.figures["effects"].startswith("no data: no run on the same table to pair with")
+    assert result.figures["tables"] == "ok" and result.figures["trajectories"] == "ok"
+    single = {k: v for k, v in tables.items() if k != "table_comparison"}
+    result = build_report([a], tmp_path / "s.html", tables=single)
+    assert result.figures["tables"] == "no data: the statistics have no table 'table_comparison'"
+    assert 'data-table="table_comparison"' not in (tmp_path / "s.html").read_text()  # optional: silent
 
 
 def test_table_numbers_equal_the_analysis_tables(runs: tuple, report: tuple) -> None:
@@ -190,6 +213,8 @@ def test_table_numbers_equal_the_analysis_tables(runs: tuple, report: tuple) -> 
         "game_ends",
         "misere_by_feature",
         "misere_whatif_by_feature",
+        "table_comparison",
+        "score_trajectories",
     }
     assert checked > 200
     # Every contract played in each run is in the contracts table, no more (no 40-column dumps either).
@@ -208,6 +233,8 @@ def test_cli_report_gives_the_same_bytes(runs: tuple, report: tuple, tmp_path: P
         str(a),
         "--compare",
         str(b),
+        "--compare",
+        str(a.parent / "c"),
         "--stats",
         str(stats),
         "-o",
@@ -217,7 +244,10 @@ def test_cli_report_gives_the_same_bytes(runs: tuple, report: tuple, tmp_path: P
     ]
     out = CliRunner().invoke(app, args)
     assert out.exit_code == 0, out.output
-    assert f"report: {html_out} (7 of 7 figures)" in out.output and f"pdf: {pdf_out}" in out.output
+    assert (
+        f"report: {html_out} ({len(BUILDERS)} of {len(BUILDERS)} figures)" in out.output
+        and f"pdf: {pdf_out}" in out.output
+    )
     assert html_out.read_bytes() == report[0].read_bytes()
     assert pdf_out.read_bytes() == report[1].read_bytes()
 
