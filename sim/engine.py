@@ -156,6 +156,7 @@ class State:
 
     __slots__ = (
         "active",
+        "bid_seats",
         "bids",
         "comp",
         "contract",
@@ -209,6 +210,7 @@ class State:
         self.phase = AUCTION
         self.turn = (dealer + 1) % n
         self.bids: list[int] = []
+        self.bid_seats: list[int] = []
         self.passed = [False] * n
         self.spoken = [False] * n
         self.n_passed = 0
@@ -359,6 +361,7 @@ class State:
         seat = self.turn
         n = self.comp.n
         self.bids.append(action)
+        self.bid_seats.append(seat)
         self.spoken[seat] = True
         if self.raise_turn:
             if action != PASS:
@@ -603,6 +606,11 @@ class SeatView:
         return tuple(self._s.bids)
 
     @property
+    def bid_seats(self) -> tuple[int, ...]:
+        """The seat that made each auction call of :attr:`bids` (turns skip passed players)."""
+        return tuple(self._s.bid_seats)
+
+    @property
     def high_bid(self) -> Bid | None:
         """The highest bid so far (the contract once the auction is over)."""
         s = self._s
@@ -662,7 +670,7 @@ class SeatView:
     def trick(self) -> tuple[tuple[int, int], ...]:
         """The current trick as (seat, card) pairs."""
         s = self._s
-        return tuple(zip(s.trick_seats, s.trick, strict=True))
+        return tuple(zip(s.trick_seats, s.trick))  # noqa: B905 (equal lengths by construction)
 
     @property
     def led_suit(self) -> int:
@@ -679,7 +687,7 @@ class SeatView:
     def plays(self) -> tuple[tuple[int, int], ...]:
         """Every play so far as (seat, action); a led suitless joker keeps its naming action."""
         s = self._s
-        return tuple(zip(s.play_seats, s.plays, strict=True))
+        return tuple(zip(s.play_seats, s.plays))  # noqa: B905 (equal lengths by construction)
 
     @property
     def played(self) -> int:
