@@ -25,6 +25,9 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+from pipelines.runconfig import DEFAULT_CHUNK_SIZE  # noqa: E402
+
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
 CHILD = r"""
@@ -114,7 +117,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--deals", type=int, default=1_000_000, help="deals per run (default 1,000,000)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--chunk-size", type=int, default=2000, help="games per chunk")
+    parser.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_SIZE, help="games per chunk")
     parser.add_argument("--workers", type=int, default=2, help="workers of the main run (default 2)")
     parser.add_argument("--skip-single", action="store_true", help="skip the 1-worker run")
     args = parser.parse_args()

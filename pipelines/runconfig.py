@@ -8,7 +8,7 @@ A run file looks like this (every key optional except those the command line doe
     #               {name = "heuristic", params = {aggression = 1.2}}]
     seed = 7                        # master seed (0 <= seed < 2**64)
     deals = 30000                   # or games = 1000 (exactly one of the two)
-    chunk_size = 2000               # games per chunk (one Parquet part file per chunk)
+    chunk_size = 5000               # games per chunk (one Parquet part file per chunk)
     out = "runs/demo"               # run directory: a path or a URI pyarrow understands (s3://...)
     workers = 2                     # optional: parallelism (0 = in-process, no Ray)
     address = "ray://head:10001"    # optional: join an existing Ray cluster
@@ -34,7 +34,7 @@ from sim.errors import UserError
 from sim.rules import Rules, load_rules
 
 #: Games per chunk when the config does not say: one Parquet part file per chunk.
-DEFAULT_CHUNK_SIZE = 2000
+DEFAULT_CHUNK_SIZE = 5000
 DEFAULT_MAX_RETRIES = 3
 MAX_SEED = 2**64 - 1
 
