@@ -547,6 +547,8 @@ class VerifyResult:
     master_seed: int | None = None
     rules: str = ""
     findings: list[Finding] = field(default_factory=list)
+    #: A tournament log's seed: each row's deal is ``new_deal(rules, board_seed, board, hand_no)``.
+    board_seed: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -560,11 +562,12 @@ class VerifyResult:
 
     def summary(self) -> str:
         """One line: counts, throughput and the verdict."""
-        seed = (
-            f"master seed {self.master_seed}"
-            if self.master_seed is not None
-            else "no master seed in manifest"
-        )
+        if self.board_seed is not None:
+            seed = f"board seed {self.board_seed}"
+        elif self.master_seed is not None:
+            seed = f"master seed {self.master_seed}"
+        else:
+            seed = "no master seed in manifest"
         verdict = "OK" if self.ok else f"{len(self.findings)} finding(s)"
         return (
             f"{self.run}: {self.deals} deals in {self.games} games replayed with rules {self.rules} "
@@ -707,6 +710,11 @@ def _verify_run(run: RunLog, max_findings: int | None) -> VerifyResult:
     variants = small.get_column("variant").unique().drop_nulls().to_list()
     rules = rules_of_run(run, variants[0] if variants else None)
     master = manifest_master_seed(run.manifest)
+    # A tournament log: hand j of a row's board is new_deal(rules, board_seed, board, j) (docs/tournament.md).
+    has_board = "board" in names
+    board_seed = _find(run.manifest, "board_seed", int) if has_board else None
+    if has_board:
+        master = None  # deals come from (seed, board, hand), not (seed, game_id, hand)
     run_id = _find(run.manifest, "run_id", str)
     result = VerifyResult(
         run=str(run.path),
@@ -714,6 +722,7 @@ def _verify_run(run: RunLog, max_findings: int | None) -> VerifyResult:
         games=small.get_column("game_id").n_unique(),
         master_seed=master,
         rules=rules.name,
+        board_seed=board_seed,
     )
     findings = result.findings
     findings.extend(_structure_findings(small, rules.players, run_id))
@@ -731,13 +740,17 @@ def _verify_run(run: RunLog, max_findings: int | None) -> VerifyResult:
     )
     zero = [0] * rules.teams
     has_reason = "end_reason" in names
-    cols = [*REPLAY_COLUMNS, *(("end_reason",) if has_reason else ())]
+    cols = [
+        *REPLAY_COLUMNS,
+        *(("end_reason",) if has_reason else ()),
+        *(("board",) if board_seed is not None else ()),
+    ]
     for batch in _batches(run, cols):
         if max_findings is not None and len(findings) >= max_findings:
             break
         batch = batch.join(prev, on=["game_id", "hand_no"], how="left")
         for row in batch.iter_rows(named=True):
-            _verify_row(rules, master, row, zero, has_reason, findings)
+            _verify_row(rules, master, row, zero, has_reason, findings, board_seed)
             result.replayed += 1
     findings.sort(key=lambda f: -1 if f.deal_id is None else f.deal_id)
     result.seconds = time.perf_counter() - t0
@@ -752,21 +765,31 @@ def _verify_row(
     zero: list[int],
     has_reason: bool,
     out: list[Finding],
+    board_seed: int | None = None,
 ) -> None:
+    """Check one row (see the module docstring); ``board_seed`` set: the row's deal comes from
+    (``board_seed``, its ``board``, ``hand_no``) instead of (``master``, ``game_id``, ``hand_no``)."""
     deal_id = row["deal_id"]
     try:
         state = dealt_state(rules, row)
         game, hand = row["game_id"], row["hand_no"]
-        if master is not None:
-            want = deal_seed(master, game, hand)
+        source: tuple[int, int, str] | None = None
+        if board_seed is not None:
+            if row.get("board") is None:
+                raise _Mismatch("seed", "the board column is empty on a tournament row")
+            source = (board_seed, row["board"], f"board {row['board']}")
+        elif master is not None:
+            source = (master, game, f"game {game}")
+        if source is not None:
+            seed_of, key, what = source
+            want = deal_seed(seed_of, key, hand)
             if row["seed"] != want:
-                raise _Mismatch(
-                    "seed", f"seed {row['seed']} is not the seed of game {game} hand {hand} ({want})"
-                )
-            want_dealer = dealer_of(master, game, hand, rules.players)
+                raise _Mismatch("seed", f"seed {row['seed']} is not the seed of {what} hand {hand} ({want})")
+            want_dealer = dealer_of(seed_of, key, hand, rules.players)
             if row["dealer"] != want_dealer:
+                kind = "board" if board_seed is not None else "master"
                 raise _Mismatch(
-                    "dealer_rotation", f"dealer {row['dealer']}, the master seed gives dealer {want_dealer}"
+                    "dealer_rotation", f"dealer {row['dealer']}, the {kind} seed gives dealer {want_dealer}"
                 )
         fresh = State.deal(rules, row["seed"], row["dealer"])
         if fresh.dealt != state.dealt or fresh.kitty_dealt != state.kitty_dealt:

@@ -344,3 +344,55 @@ def test_an_unreadable_part_file_is_named(run_dir: Path, tmp_path: Path) -> None
     for call in (lambda: verify_run(dst), lambda: replay_deal(dst, 0)):
         with pytest.raises(RunError, match=r"part-00001.parquet: not a readable Parquet part file"):
             call()
+
+
+@pytest.fixture(scope="module")
+def tournament_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small duplicate tournament: its rows carry a ``board`` column and the manifest a ``board_seed``."""
+    from pipelines.tournament import run_tournament
+    from pipelines.tournament.config import parse_config
+
+    data = {
+        "name": "verify-boards",
+        "seed": 31,
+        "entries": [{"name": "a", "strategy": "random"}, {"name": "b", "strategy": "random"}],
+        "stop": {"rule": "fixed", "pairs": 3},
+    }
+    out = tmp_path_factory.mktemp("tour") / "t"
+    run_tournament(parse_config(data, "test.toml"), out)
+    return out
+
+
+def test_verify_checks_tournament_rows_against_their_board(tournament_dir: Path, tmp_path: Path) -> None:
+    from sim.game import new_deal
+
+    result = verify_run(tournament_dir)
+    assert result.ok, [str(f) for f in result.findings]
+    assert result.board_seed == 31 and result.master_seed is None and "board seed 31" in result.summary()
+    df = _log(tournament_dir)
+    assert df["board"].n_unique() == 3
+    # Re-deal one row from another board: its seed, dealer and cards agree with each other, so only the
+    # board check can tell that this is not hand j of the row's board.
+    rules = load_rules("pagat-au")
+    row = df.filter((pl.col("board") == 1) & (pl.col("hand_no") == 0)).sort("deal_id").row(0, named=True)
+    state, seed = new_deal(rules, 31, 7, 0)
+    names = rules.deck.names
+    fake = df
+    for column, value in (
+        ("seed", seed),
+        ("dealer", state.dealer),
+        ("hands", [[names[c] for c in range(rules.deck.size) if h >> c & 1] for h in state.dealt]),
+        ("kitty", [names[c] for c in range(rules.deck.size) if state.kitty_dealt >> c & 1]),
+    ):
+        fake = _set(fake, row["deal_id"], column, value)
+    dst = tmp_path / "edited"
+    (dst / "deals").mkdir(parents=True)
+    (dst / "manifest.json").write_text((tournament_dir / "manifest.json").read_text())
+    _rewrite(dst, fake)
+    found = verify_run(dst)
+    assert [(f.deal_id, f.kind) for f in found.findings] == [(row["deal_id"], "seed")]
+    assert f"is not the seed of board 1 hand 0 ({new_deal(rules, 31, 1, 0)[1]})" in found.findings[0].message
+    # A row moved to another board is caught the same way.
+    _rewrite(dst, _set(df, row["deal_id"], "board", 2))
+    moved = verify_run(dst)
+    assert [(f.deal_id, f.kind) for f in moved.findings] == [(row["deal_id"], "seed")]
