@@ -20,7 +20,7 @@ from typing import Any
 
 import polars as pl
 
-from reports.figures import BUILDERS, Chart, style_context
+from reports.figures import BUILDERS, Chart, style_context, table_metric_label
 from reports.tables import (
     Col,
     NoData,
@@ -431,7 +431,7 @@ def _table_comparison_table(t: Tables, runs: Sequence[str]) -> str:
             if part.height == 0:
                 continue
             cols = [
-                Col("metric", "metric"),
+                Col("metric", "metric", table_metric_label),
                 Col("base: trials", "base_n", num),
                 Col("base", "base_mean", lambda x, r=rate: fmt(x, r), "base_lo", "base_hi"),
                 Col("run: trials", "n", num),

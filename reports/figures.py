@@ -176,7 +176,7 @@ def contracts_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     ax2.set_title("Share of deals played as the contract (bar) and bid (|)")
     ax2.legend(loc="lower right")
     if k > 1:
-        ax1.legend(loc="lower left")
+        ax1.legend(loc="upper left")
     _style(fig)
     main = df.filter(pl.col("run_id") == runs[0])
     top = main.sort(["n", "rank"], descending=[True, False]).row(0, named=True)
@@ -1024,6 +1024,29 @@ _GAME_SHARES = (
     ("end_fell_to_-500", "games ended at −500"),
     ("comeback", "won from 100 behind"),
 )
+
+
+def table_metric_label(metric: str) -> str:
+    """A readable name for a ``table_comparison`` metric."""
+    fixed = {
+        "thrown_in": "deals thrown in",
+        "declarer_points": "declarer's points per contract",
+        "deals_per_game": "deals per game",
+        "end_reached_500": "games won at 500",
+        "end_fell_to_-500": "games ended at −500",
+        "end_deal_limit": "games stopped at the deal limit",
+        "comeback": "games won from 100 or more behind",
+        "success_all": "contracts made",
+    }
+    if metric in fixed:
+        return fixed[metric]
+    head, _, what = metric.partition("_")
+    what = {"misere": "misère", "suit": "suit-trump", "NT": "no-trump"}.get(what, f"{what}-level")
+    if head == "contracts":
+        return f"{what} contracts (share of contracts)"
+    if head == "success":
+        return f"{what} contracts made"
+    return metric
 
 
 def table_values(tables: Tables, runs: Sequence[str]) -> tuple[list[str], dict[str, dict[str, tuple]]]:
