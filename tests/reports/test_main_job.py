@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 import cli.main  # noqa: F401  (registers every command)
 from cli.app import app
 from pipelines.verify import verify_run
+from reports.figures import BUILDERS
 
 
 def test_run_makes_runs_statistics_and_report(tmp_path: Path) -> None:
@@ -29,7 +30,9 @@ def test_run_makes_runs_statistics_and_report(tmp_path: Path) -> None:
     for name in ("overview", "contracts", "variant_effects", "misere_whatif"):
         assert (out / "stats" / f"{name}.parquet").exists()
     html = (out / "report.html").read_text()
-    assert html.count('<figure id="fig-') == 7 and 'class="failed"' not in html
+    # Every figure but the unpaired table comparison (both runs are on the 4-player table: paired).
+    assert html.count('<figure id="fig-') == len(BUILDERS) - 1 and 'class="failed"' not in html
+    assert '<div data-figure="tables"><p class="nodata">' in html
     assert (out / "report.pdf").read_bytes().startswith(b"%PDF")
     assert verify_run(main).ok and verify_run(compare).ok
     # The same command again resumes: nothing is played twice and the report is rewritten.
