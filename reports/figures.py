@@ -609,7 +609,7 @@ def strategies_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     ]
     reading = f"In {run_labels[runs[0]]}: " + "; ".join(parts)
     if len(main) == 1:
-        reading += " (every seat plays it, so only the two teams are compared)"
+        reading += " (every seat plays it, so only the teams' line-ups are compared)"
     return Chart("strategies", "Strategies", fig, reading + ".")
 
 

@@ -2,9 +2,10 @@
 
 :func:`deal_frame` reads only the columns the statistics need from ``deals/*.parquet`` (streaming),
 derives the contract's level, trump, success and points, the declarer's seat, strategy and hand masks
-(:mod:`pipelines.analysis.features`), each team's points and tricks, and returns one compact row per
-deal.  :func:`call_seats` finds which seat made each auction call (vectorised over rows, one step per
-call position).
+(:mod:`pipelines.analysis.features`), each team's points, tricks and score after the deal
+(``points_t<t>``, ``tricks_t<t>``, ``after_t<t>``), and returns one compact row per deal.
+:func:`call_seats` finds which seat made each auction call (vectorised over rows, one step per call
+position).
 """
 
 from __future__ import annotations
