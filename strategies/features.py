@@ -143,6 +143,12 @@ class RulesInfo:
         self.side_memo: list[list[list[dict[int, float]]]] = [[[{}, {}] for _ in range(4)] for _ in range(5)]
         self.stop_memo: list[dict[int, int]] = [{} for _ in range(4)]
         self.danger_memo: dict[float, list[dict[int, list[tuple[float, int]]]]] = {}
+        #: Raw-holding memos of :func:`suit_estimates`: trump holding -> (tricks, ruff), natural suit
+        #: holding -> per-trump side values, NT value and stopper.
+        self.trump_masks = [self.suit_info[t].suit_mask[t] for t in range(4)]
+        self.nat_masks = list(self.suit_info[_NT].suit_mask)
+        self.trump_raw: list[dict[int, tuple[float, int]]] = [{} for _ in range(4)]
+        self.suit_raw: list[dict[int, tuple[float | int, ...]]] = [{} for _ in range(4)]
         #: Auction actions of the (non-blind) misère bids.
         self.misere_actions = frozenset(
             BID + i for i, b in enumerate(rules.ladder) if b.misere and not b.blind
@@ -173,7 +179,23 @@ bits = _bits
 # ------------------------------------------------------------------------------------- auction
 
 
+def bid_seats(view: SeatView) -> tuple[int, ...]:
+    """The seat of each auction call of ``view.bids`` (the engine's ``SeatView.bid_seats``).
+
+    Falls back to replaying the engine's turn order on an engine without that property.
+    """
+    try:
+        return view.bid_seats
+    except AttributeError:
+        return tuple(s for s, _ in _replay_calls(view))
+
+
 def auction_calls(view: SeatView) -> list[tuple[int, int]]:
+    """The auction so far as ``(seat, action)`` pairs."""
+    return list(zip(bid_seats(view), view.bids))  # noqa: B905 (equal lengths by construction)
+
+
+def _replay_calls(view: SeatView) -> list[tuple[int, int]]:
     """The auction so far as ``(seat, action)`` pairs, replaying the turn order of the engine."""
     rules = view.rules
     n = rules.players
@@ -332,57 +354,90 @@ def suit_estimates(info: RulesInfo, hand: int) -> tuple[list[float], float, int]
     the number of missing higher trumps and needs guards, plus low trumps beyond what the longest
     opponent probably holds.  Side suits: aces, guarded kings and queens (a third round counts half),
     a void (0.8) or singleton (0.35) with three trumps or more.  NT: jokers, top cards and long running
-    suits; a stopper is A, Kx or Qxx.  Values come from memo tables keyed by (top pattern, length).
+    suits; a stopper is A, Kx or Qxx.  Values come from memo tables keyed by the raw holdings: one
+    look-up per trump holding and one per natural suit holding (which gives that suit's side value
+    under every trump, its NT value and whether it is a stopper).
     """
-    masks_all = info.masks
-    tops = info.top_masks
-    trump_memo = info.trump_memo
-    side_memo = info.side_memo
-    est = [0.0, 0.0, 0.0, 0.0]
+    trump_raw = info.trump_raw
+    trump_masks = info.trump_masks
+    nat = info.nat_masks
+    suit_raw = info.suit_raw
+    v0 = suit_raw[0].get(hand & nat[0]) or _suit_row(info, 0, hand & nat[0])
+    v1 = suit_raw[1].get(hand & nat[1]) or _suit_row(info, 1, hand & nat[1])
+    v2 = suit_raw[2].get(hand & nat[2]) or _suit_row(info, 2, hand & nat[2])
+    v3 = suit_raw[3].get(hand & nat[3]) or _suit_row(info, 3, hand & nat[3])
+    est = []
     for t in range(4):
-        masks = masks_all[t]
-        top_t = tops[t]
-        tm = hand & masks[t]
-        n = tm.bit_count()
-        key = (tm & top_t[t]) << 5 | n
-        tt = trump_memo[t].get(key)
+        tm = hand & trump_masks[t]
+        tt = trump_raw[t].get(tm)
         if tt is None:
-            tt = trump_memo[t][key] = _trump_eval(info, t, tm & top_t[t], n)
-        ruff = 1 if n >= 3 else 0
-        sm = side_memo[t]
-        for s in range(4):
-            if s != t:
-                m = hand & masks[s]
-                length = m.bit_count()
-                key = (m & top_t[s]) << 5 | length
-                d = sm[s][ruff]
-                x = d.get(key)
-                if x is None:
-                    x = d[key] = _side_eval(info, t, s, m & top_t[s], length, bool(ruff))
-                tt += x
-        est[t] = tt
-    masks = masks_all[_NT]
-    top_t = tops[_NT]
-    sm = side_memo[_NT]
-    stop_memo = info.stop_memo
+            tt = _trump_row(info, t, tm)
+        tv, ruff = tt
+        i = 2 * t + ruff
+        if t != 0:
+            tv += v0[i]
+        if t != 1:
+            tv += v1[i]
+        if t != 2:
+            tv += v2[i]
+        if t != 3:
+            tv += v3[i]
+        est.append(tv)
     jokers = (hand & info.joker_mask).bit_count()
-    nt = float(jokers)
-    stoppers = jokers
-    for s in range(4):
-        m = hand & masks[s]
-        length = m.bit_count()
-        top = m & top_t[s]
-        key = top << 5 | length
-        d = sm[s][0]
-        x = d.get(key)
-        if x is None:
-            x = d[key] = _side_eval(info, _NT, s, top, length, False)
-        nt += x
-        st = stop_memo[s].get(key)
-        if st is None:
-            st = stop_memo[s][key] = _stopper(info, s, top, length)
-        stoppers += st
+    nt = float(jokers) + v0[8] + v1[8] + v2[8] + v3[8]
+    stoppers = jokers + v0[9] + v1[9] + v2[9] + v3[9]
     return est, nt, stoppers
+
+
+def _trump_row(info: RulesInfo, t: int, tm: int) -> tuple[float, int]:
+    """Memo entry of a raw trump holding: (its trump tricks, 1 if it allows ruffing)."""
+    n = tm.bit_count()
+    key = (tm & info.top_masks[t][t]) << 5 | n
+    tt = info.trump_memo[t].get(key)
+    if tt is None:
+        tt = info.trump_memo[t][key] = _trump_eval(info, t, tm & info.top_masks[t][t], n)
+    row = (tt, 1 if n >= 3 else 0)
+    info.trump_raw[t][tm] = row
+    return row
+
+
+def _suit_row(info: RulesInfo, s: int, m: int) -> tuple[float | int, ...]:
+    """Memo entry of a raw natural-suit holding ``m`` of suit ``s``.
+
+    Index ``2 * t + ruff``: its side value under trump ``t`` (0 for ``t == s``); 8: its NT value;
+    9: 1 if it stops the suit in NT.
+    """
+    row: list[float | int] = []
+    for t in range(4):
+        for ruff in (0, 1):
+            if t == s:
+                row.append(0.0)
+                continue
+            mt = m & info.masks[t][s]
+            length = mt.bit_count()
+            top = mt & info.top_masks[t][s]
+            key = top << 5 | length
+            d = info.side_memo[t][s][ruff]
+            x = d.get(key)
+            if x is None:
+                x = d[key] = _side_eval(info, t, s, top, length, bool(ruff))
+            row.append(x)
+    mt = m & info.masks[_NT][s]
+    length = mt.bit_count()
+    top = mt & info.top_masks[_NT][s]
+    key = top << 5 | length
+    d = info.side_memo[_NT][s][0]
+    x = d.get(key)
+    if x is None:
+        x = d[key] = _side_eval(info, _NT, s, top, length, False)
+    row.append(x)
+    st = info.stop_memo[s].get(key)
+    if st is None:
+        st = info.stop_memo[s][key] = _stopper(info, s, top, length)
+    row.append(st)
+    out = tuple(row)
+    info.suit_raw[s][m] = out
+    return out
 
 
 def trump_tricks(info: RulesInfo, hand: int, t: int) -> tuple[float, int]:

@@ -21,6 +21,7 @@ from sim.engine import BID, JOKER_LEAD, NAME_NONE, NAME_SUIT, PASS
 from strategies.base import register
 from strategies.features import (
     RulesInfo,
+    bid_seats,
     card_info,
     last_bids,
     misere_danger,
@@ -119,6 +120,7 @@ class HeuristicStrategy:
         self.score_aware = bool(score_aware)
         self.smart_leads = bool(smart_leads)
         self._memo: dict[tuple[Any, ...], Any] = {}
+        self._menus: dict[int, Any] = {}  # id(legal bid tuple) -> (tuple, menu)
         self._rules: Any = None  # the last rules and contract tables seen, with their derived tables
         self._info: Any = None
         self._tables: Any = None
@@ -126,24 +128,59 @@ class HeuristicStrategy:
 
     # ================================================================== bidding
 
-    def _hand_values(self, view: SeatView, info: RulesInfo) -> list[float]:
+    def _rules_info(self, rules: Any) -> RulesInfo:
+        """The rule set's tables; the per-hand memos are dropped when the rule set changes."""
+        if rules is not self._rules:
+            self._rules, self._info = rules, rules_info(rules)
+            self._memo.clear()
+            self._menus.clear()
+        return self._info
+
+    def _hand_values(self, seat: int, hand: int, info: RulesInfo) -> list[float]:
         """The hand's own estimates per denomination (memoised on seat and hand)."""
-        key = (info, view.seat, view.hand)
+        key = (seat, hand)
         hit = self._memo.get(key)
         if hit is not None:
             return hit
-        help_ = self.partner_tricks * len(info.partners[view.seat]) + self.kitty_tricks + self.aggression
-        own, nt, stoppers = suit_estimates(info, view.hand)
-        est = [e + help_ for e in own]
+        help_ = self.partner_tricks * len(info.partners[seat]) + self.kitty_tricks + self.aggression
+        own, nt, stoppers = suit_estimates(info, hand)
+        est = [own[0] + help_, own[1] + help_, own[2] + help_, own[3] + help_]
         est.append(nt + help_ if stoppers >= self.nt_stoppers else -1.0)
         if len(self._memo) > 4096:
             self._memo.clear()
         self._memo[key] = est
         return est
 
+    def _menu(self, legal: Any) -> tuple[tuple[tuple[int, Any] | None, ...], tuple[tuple[int, Any], ...]]:
+        """The cheapest legal bid of each denomination and the legal (non-blind) misère bids.
+
+        Memoised on the legal-action tuple (the engine keeps one tuple per auction position).
+        """
+        hit = self._menus.get(id(legal))
+        if hit is not None and hit[0] is legal:
+            return hit[1]
+        ladder = self._rules.ladder
+        cheapest: list[tuple[int, Any] | None] = [None] * 5
+        miseres = []
+        for a in legal:
+            if a < BID:
+                continue
+            b = ladder[a - BID]
+            if b.misere:
+                if not b.blind:
+                    miseres.append((a, b))
+            elif cheapest[b.trump] is None:
+                cheapest[b.trump] = (a, b)
+        out = (tuple(cheapest), tuple(miseres))
+        if type(legal) is tuple:
+            if len(self._menus) > 512:
+                self._menus.clear()
+            self._menus[id(legal)] = (legal, out)
+        return out
+
     def _misere_fit(self, view: SeatView, info: RulesInfo) -> tuple[bool, bool]:
         """Whether the hand suits misère and open misère (few dangerous cards), memoised."""
-        key = (info, view.seat, view.hand, "mis")
+        key = (view.seat, view.hand, "mis")
         hit = self._memo.get(key)
         if hit is not None:
             return hit
@@ -162,20 +199,28 @@ class HeuristicStrategy:
 
     def estimates(self, view: SeatView) -> list[float]:
         """Estimated tricks of the seat's side for each denomination ``S C D H NT`` (NT is -1 if unfit)."""
-        info = rules_info(view.rules)
-        return self._adjusted(view, info, self._hand_values(view, info))
+        info = self._rules_info(view.rules)
+        own = self._hand_values(view.seat, view.hand, info)
+        bids = view.bids
+        return self._adjusted(view, info, own, bids) if bids else list(own)
 
-    def _adjusted(self, view: SeatView, info: RulesInfo, own: list[float]) -> list[float]:
+    def _adjusted(
+        self, view: SeatView, info: RulesInfo, own: list[float], bids: tuple[int, ...]
+    ) -> list[float]:
         """The hand's estimates adjusted for what partners and opponents bid."""
         est = list(own)
         seat = view.seat
-        if not view.bids:
-            return est
-        team = seat % info.teams
-        for s, b in last_bids(view).items():
+        teams = info.teams
+        team = seat % teams
+        ladder = info.rules.ladder
+        last: dict[int, Any] = {}
+        for s, a in zip(bid_seats(view), bids):  # noqa: B905 (equal lengths by construction)
+            if a > PASS:
+                last[s] = ladder[a - BID]
+        for s, b in last.items():
             if s == seat or b.misere:
                 continue
-            if s % info.teams == team:
+            if s % teams == team:
                 if b.trump < 4:
                     # Partner's bid: support counts more, and the partner shows more than average.
                     shown = b.tricks - self.partner_tricks * len(info.partners[s]) - self.kitty_tricks
@@ -200,17 +245,20 @@ class HeuristicStrategy:
         if len(legal) == 1:
             return legal[0]
         rules = view.rules
-        info = rules_info(rules)
-        ladder = rules.ladder
+        info = self._rules_info(rules)
         seat = view.seat
-        est = self._adjusted(view, info, self._hand_values(view, info))
+        own = self._hand_values(seat, view.hand, info)
+        bids = view.bids
+        est = self._adjusted(view, info, own, bids) if bids else own
+        cheapest, miseres = self._menu(legal)
         team = seat % info.teams
         scores = view.scores
         high_bidder = view.high_bidder
         raising = high_bidder == seat  # a declarer raise turn
         partner_high = high_bidder >= 0 and high_bidder != seat and high_bidder % info.teams == team
         margin = 0.0
-        if self.score_aware and scores:
+        score_aware = self.score_aware and scores
+        if score_aware:
             mine = scores[team]
             if rules.lose_at_minus_500 and mine <= rules.lose_score + 200:
                 margin += 0.5
@@ -219,46 +267,31 @@ class HeuristicStrategy:
                 margin -= 0.6  # they win if they make it: push
         if raising or partner_high:
             margin += 1.0  # only overcall a partner (or raise oneself) with clear extra values
-        mis = omis = False
-        if self.misere and max(est[:4]) < 7.0 + margin and not info.misere_actions.isdisjoint(legal):
-            mis, omis = self._misere_fit(view, info)
-        misere_ok = mis or omis
-        if not misere_ok and max(est) - margin < 6:
-            return PASS  # nothing reaches the lowest contract
         best = PASS
         best_key = (-99.0, 0)
-        seen = 0  # denominations whose cheapest legal bid was looked at: dearer ones have less spare
-        for a in legal:
-            if a == PASS:
+        if miseres and self.misere and max(est[0], est[1], est[2], est[3]) < 7.0 + margin:
+            mis, omis = self._misere_fit(view, info)
+            if mis or omis:
+                for a, b in miseres:
+                    if omis if b.open else mis:
+                        key = (5.0, b.points)
+                        if key > best_key:
+                            best, best_key = a, key
+        if best == PASS and max(est) - margin < 6:
+            return PASS  # nothing reaches the lowest contract
+        lose_guard = score_aware and rules.lose_at_minus_500
+        for t in range(5):
+            entry = cheapest[t]
+            if entry is None:
                 continue
-            b = ladder[a - BID]
-            if not b.misere:
-                if seen >> b.trump & 1:
-                    if seen == 31 and not misere_ok:
-                        break  # every denomination seen and no misère to look for
-                    continue
-                seen |= 1 << b.trump
-            else:
-                if b.blind or not self.misere:
-                    continue
-                if omis if b.open else mis:
-                    key = (5.0, b.points)
-                    if key > best_key:
-                        best, best_key = a, key
-                continue
-            e = est[b.trump]
+            e = est[t]
             if e < 0:
                 continue
+            a, b = entry
             spare = e - margin - b.tricks
             if spare < 0:
                 continue
-            if (
-                self.score_aware
-                and scores
-                and rules.lose_at_minus_500
-                and scores[team] - b.points <= rules.lose_score
-                and spare < 1.0
-            ):
+            if lose_guard and scores[team] - b.points <= rules.lose_score and spare < 1.0:
                 continue
             # Prefer the denomination with the most to spare, then the cheaper bid.
             key = (round(spare, 3), -b.rank)
