@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from sim.cards import bits
 from sim.engine import BID, JOKER_LEAD, NAME_NONE, NAME_SUIT, PASS
 from strategies.base import register
 from strategies.features import (
@@ -121,6 +122,8 @@ class HeuristicStrategy:
         self.smart_leads = bool(smart_leads)
         self._memo: dict[tuple[Any, ...], Any] = {}
         self._menus: dict[int, Any] = {}  # id(legal bid tuple) -> (tuple, menu)
+        # id(view) -> (view, partner suits): asked in play only, when the auction is over.
+        self._views: dict[int, tuple[Any, int]] = {}
         self._rules: Any = None  # the last rules and contract tables seen, with their derived tables
         self._info: Any = None
         self._tables: Any = None
@@ -396,31 +399,6 @@ class HeuristicStrategy:
 
     # ---------------------------------------------------------------- suit and NT contracts
 
-    @staticmethod
-    def _cheap(ci: Any, cards: list[int], hand: int, unseen: int) -> int:
-        """The card worth least: plain losers of long suits first, then winners, then trumps."""
-        if len(cards) == 1:
-            return cards[0]
-        power, higher, strength, eff, masks = ci.power, ci.higher, ci.strength, ci.eff, ci.suit_mask
-        lens: dict[int, int] = {}
-        best = cards[0]
-        bv = 1 << 30
-        for c in cards:
-            p = power[c]
-            if p:
-                v = 10000 + p
-            elif not higher[c] & unseen:
-                v = 1000 + strength[c]
-            else:
-                s = eff[c]
-                n = lens.get(s)
-                if n is None:
-                    n = lens[s] = (hand & masks[s]).bit_count()
-                v = strength[c] + 4 * n
-            if v < bv:
-                best, bv = c, v
-        return best
-
     def _lead(
         self,
         view: SeatView,
@@ -432,10 +410,11 @@ class HeuristicStrategy:
         declarer: int,
         teams: int,
     ) -> int:
-        cards = [a for a in legal if a < JOKER_LEAD]
-        if not cards:  # only joker leads: name the suit we are longest in
+        # The card leads: the hand but its suitless jokers (those are led as joker-lead actions).
+        cm = hand & ~view.tables.suitless_jokers
+        if not cm:  # only joker leads: name the suit we are longest in
             return self._joker_lead(ci, legal, hand)
-        higher = ci.higher
+        higher, strength = ci.higher, ci.strength
         tm = ci.trump_mask
         my_trumps = hand & tm
         attacking = view.seat % teams == declarer % teams
@@ -448,50 +427,60 @@ class HeuristicStrategy:
                 if all(voids[s] & bit for s in range(info.n) if s % teams != declarer % teams):
                     out_trumps = 0
             if out_trumps:
-                top = _highest([c for c in cards if my_trumps >> c & 1], ci.strength)
+                mine = bits(cm & my_trumps)
+                top = _highest(mine, strength)
                 if not higher[top] & unseen:
                     return top  # draw trumps with a winner
-                if my_trumps.bit_count() >= 3 and view.seat == declarer:
-                    return _lowest([c for c in cards if my_trumps >> c & 1], ci.strength)
+                if len(mine) >= 3 and view.seat == declarer:
+                    return _lowest(mine, strength)
+        sm = cm & ~tm
+        if not sm:
+            return _lowest(bits(cm), strength)
+        side = bits(sm)
         # Cash side winners (the defence first of all, before they get ruffed).
-        winners = [c for c in cards if not tm >> c & 1 and not higher[c] & unseen & ~tm]
+        out_side = unseen & ~tm
+        winners = [c for c in side if not higher[c] & out_side]
         if winners:
             safe = [c for c in winners if not higher[c] & unseen]
             pick = safe or (winners if not attacking or not unseen & tm else [])
             if pick:
-                return _highest(pick, ci.strength)
-        side = [c for c in cards if not tm >> c & 1]
-        if self.smart_leads and not attacking and side:
+                return _highest(pick, strength)
+        masks = ci.suit_mask
+        if self.smart_leads and not attacking:
             # Defenders: lead low in a suit a partner bid.
             suits = self._partner_suits(view, teams)
             if suits:
-                pool = [c for c in side if suits >> ci.eff[c] & 1]
-                if pool:
-                    return _lowest(pool, ci.strength)
+                pm = 0
+                for s in range(4):
+                    if suits >> s & 1:
+                        pm |= masks[s]
+                if sm & pm:
+                    return _lowest(bits(sm & pm), strength)
         # Lead low from the longest side suit.
-        if side:
-            best_len = -1
-            best_suit = -1
-            for c in side:
-                s = ci.eff[c]
-                n = (hand & ci.suit_mask[s]).bit_count()
+        best_len = -1
+        best_m = 0
+        for s in range(4):
+            m = sm & masks[s]
+            if m:
+                n = (hand & masks[s]).bit_count()
                 if n > best_len:
-                    best_len, best_suit = n, s
-            return _lowest([c for c in side if ci.eff[c] == best_suit], ci.strength)
-        return _lowest(cards, ci.strength)
+                    best_len, best_m = n, m
+        return _lowest(bits(best_m), strength)
 
     def _partner_suits(self, view: SeatView, teams: int) -> int:
-        """Bitmask of the suits the seat's partners bid in this deal's auction (memoised)."""
+        """Bitmask of the suits the seat's partners bid in this deal's auction (cached per view)."""
+        hit = self._views.get(id(view))
+        if hit is not None and hit[0] is view:
+            return hit[1]
         seat = view.seat
-        key = (seat, view.dealer, view.bids)
-        hit = self._memo.get(key)
-        if hit is None:
-            hit = 0
-            for s, b in last_bids(view).items():
-                if s != seat and s % teams == seat % teams and not b.misere and b.trump < 4:
-                    hit |= 1 << b.trump
-            self._memo[key] = hit
-        return hit
+        out = 0
+        for s, b in last_bids(view).items():
+            if s != seat and s % teams == seat % teams and not b.misere and b.trump < 4:
+                out |= 1 << b.trump
+        if len(self._views) > 64:
+            self._views.clear()
+        self._views[id(view)] = (view, out)
+        return out
 
     def _joker_lead(self, ci: Any, legal: list[int], hand: int) -> int:
         best = legal[0]
@@ -523,21 +512,19 @@ class HeuristicStrategy:
             p = power[c] or (strength[c] if eff[c] == led else 0)
             if p > best_p:
                 best_p, win_seat, win_card = p, s, c
-        winning = []
-        losing = []
-        for c in legal:  # following: the legal actions are all cards
-            if (power[c] or (strength[c] if eff[c] == led else 0)) > best_p:
-                winning.append(c)
-            else:
-                losing.append(c)
+        # Following, the legal actions are the cards of the led suit, or the whole hand when void.
+        lm = hand & ci.suit_mask[led] or hand
+        wm = lm & higher[win_card]  # the cards that beat the trick's winner
         to_play = info.n - len(trick) - 1  # every seat plays in suit and NT contracts
         if win_seat % teams == view.seat % teams:  # partner winning
-            if winning and to_play and higher[win_card] & unseen:
-                sure = [c for c in winning if not higher[c] & unseen and not power[c]]
+            if wm and to_play and higher[win_card] & unseen:
+                sure = [c for c in bits(wm & ~ci.trump_mask) if not higher[c] & unseen]
                 if sure:
                     return _lowest(sure, strength)
-            return self._cheap(ci, losing or legal, hand, unseen)  # never trump a partner's winner
-        if winning:
+            # never trump a partner's winner
+            return self._cheap(ci, bits(lm & ~wm) if lm != wm else legal, hand, unseen)
+        if wm:
+            winning = bits(wm)
             if not to_play:
                 return _lowest(winning, strength)  # last hand wins as cheaply as possible
             sure = [c for c in winning if not higher[c] & unseen]
@@ -550,6 +537,31 @@ class HeuristicStrategy:
                 return _highest(winning, strength)  # third hand high
             return _lowest(winning, strength)  # ruff as cheaply as possible
         return self._cheap(ci, legal, hand, unseen)
+
+    @staticmethod
+    def _cheap(ci: Any, cards: Any, hand: int, unseen: int) -> int:
+        """The card worth least: plain losers of long suits first, then winners, then trumps."""
+        if len(cards) == 1:
+            return cards[0]
+        power, higher, strength, eff, masks = ci.power, ci.higher, ci.strength, ci.eff, ci.suit_mask
+        best = cards[0]
+        bv = 1 << 30
+        ls = -1
+        n = 0
+        for c in cards:
+            if power[c]:
+                v = 10000 + power[c]
+            elif not higher[c] & unseen:
+                v = 1000 + strength[c]
+            else:
+                s = eff[c]
+                if s != ls:
+                    ls = s
+                    n = 4 * (hand & masks[s]).bit_count()
+                v = strength[c] + n
+            if v < bv:
+                best, bv = c, v
+        return best
 
     # ---------------------------------------------------------------- misère
 
