@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from sim.engine import SeatView
 
 _NT = 4
+#: Misère danger of a joker in the bidder's hand (it will be discarded).
+_JOKER_MISERE = 0.5
 
 
 def _number(lo: float, hi: float) -> Any:
@@ -106,8 +108,8 @@ class HeuristicStrategy:
         kitty_tricks: float = 0.6,
         nt_stoppers: int = 3,
         misere: bool = True,
-        misere_risk: float = 0.5,
-        open_misere_risk: float = 1.5,
+        misere_risk: float = 1.4,
+        open_misere_risk: float = 1.1,
         score_aware: bool = True,
         smart_leads: bool = True,
     ) -> None:
@@ -193,10 +195,12 @@ class HeuristicStrategy:
         total = 0.0
         for d, _ in danger:
             total += d
-        rest = total
-        for d, _ in danger[: info.kitty_size]:
-            rest -= d
-        out = (rest <= self.misere_risk, total <= self.open_misere_risk)
+        # A joker in the hand is thrown to the kitty: it costs one discard, not a trick (forced
+        # misère deals with the joker make about as often as those with 0.5 more danger).
+        total -= (2.0 - _JOKER_MISERE) * (view.hand & info.joker_mask).bit_count()
+        # The whole hand counts: the kitty is as likely to bring danger as to take it away, and
+        # forced misère deals show the made rate falls steadily with the whole hand's danger.
+        out = (total <= self.misere_risk, total <= self.open_misere_risk)
         self._memo[key] = out
         return out
 
@@ -621,31 +625,13 @@ class HeuristicStrategy:
         hand: int,
         exposed: int | None,
     ) -> int:
-        strength, power, eff = ci.strength, ci.power, ci.eff
+        strength, power, eff, masks = ci.strength, ci.power, ci.eff, ci.suit_mask
         declarer = view.declarer
         cards = [a for a in legal if a < JOKER_LEAD]
         if not cards:
             return legal[0]
         if not trick:
-            if exposed:
-                # Lead a suit where our lowest card is under the declarer's lowest: it must win.
-                best = -1
-                bk = -99
-                for c in cards:
-                    dm = exposed & ci.suit_mask[eff[c]] if eff[c] >= 0 else 0
-                    if not dm:
-                        continue
-                    under = (ci.lower[c] & dm).bit_count()
-                    k = 10 - under if under == 0 else -under
-                    k = k * 100 - strength[c]
-                    if k > bk:
-                        best, bk = c, k
-                if best >= 0:
-                    return best
-            # Lead low in a suit the declarer has not shown out of.
-            void = shown_voids(view)[declarer]
-            pool = [c for c in cards if eff[c] >= 0 and not void >> eff[c] & 1] or cards
-            return _lowest(pool, strength)
+            return self._misere_lead(view, info, ci, cards, unseen, hand, exposed)
         led = view.led_suit
         best_p = -1
         win_seat = -1
@@ -661,11 +647,110 @@ class HeuristicStrategy:
                     under = [c for c in following if not power[c] and strength[c] < best_p]
                     if under:
                         return _highest(under, strength)
-                    return _lowest(following, strength)
+                    # Forced to overtake: keep the low cards for leads into the declarer.
                 return _highest(following, strength)  # trick is lost for the declarer: unload
+            if exposed and led >= 0:
+                dm = exposed & masks[led]
+                if dm:
+                    # The declarer plays later: stay under its lowest card with our highest such card.
+                    d = _lowest(bits(dm), strength)
+                    if best_p < strength[d]:
+                        under = [c for c in following if not power[c] and strength[c] < strength[d]]
+                        if under:
+                            return _highest(under, strength)
             return _lowest(following, strength)  # keep the declarer's cards the highest
         if declarer_played and win_seat == declarer:
             # Do not overtake the declarer: any card of another suit loses; throw a high one.
             safe = [c for c in cards if not power[c]] or cards
             return _highest(safe, strength)
         return _highest(cards, strength)
+
+    def _misere_lead(
+        self,
+        view: SeatView,
+        info: RulesInfo,
+        ci: Any,
+        cards: list[int],
+        unseen: int,
+        hand: int,
+        exposed: int | None,
+    ) -> int:
+        """A misère defender's lead: the suit most likely to force the declarer to win the trick.
+
+        Against the exposed hand: a suit where we hold a card under the declarer's lowest one (the
+        highest such card, keeping lower ones for later), preferring suits where the other defenders
+        can still play under the declarer (unseen cards below its lowest, or shown void) rather than
+        be forced over it.  Unexposed: our lowest card of a suit the declarer has not shown out of,
+        where few unseen cards lie below it (the declarer cannot duck) and many above (it must follow).
+        """
+        strength, lower, masks = ci.strength, ci.lower, ci.suit_mask
+        declarer = view.declarer
+        seat = view.seat
+        voids = shown_voids(view)
+        others = [s for s in range(info.n) if s != seat and s != declarer and view.active[s]]
+        n_unseen = unseen.bit_count()
+        cm = 0
+        for c in cards:
+            cm |= 1 << c
+        best = -1
+        bk: tuple[float, int] = (-1.0, 0)
+        if exposed:
+            # Unseen cards are the other defenders' (as many as ours each), the declarer's discards and
+            # the hands of seats that sit out: the chance that one is not with another defender.
+            held = len(others) * hand.bit_count()
+            in_pile = 1.0 - held / n_unseen if n_unseen else 1.0
+            for s in range(4):
+                mine = cm & masks[s]
+                dm = exposed & masks[s]
+                if not mine or not dm:
+                    continue  # a suit the declarer is void in only gives it a free discard
+                d = _lowest(bits(dm), strength)
+                under = [c for c in bits(mine) if strength[c] < strength[d]]
+                if not under:
+                    continue
+                u = unseen & masks[s]
+                if not u or all(voids[o] >> s & 1 for o in others):
+                    p = 1.0
+                else:
+                    u_lo = (lower[d] & u).bit_count()
+                    u_hi = u.bit_count() - u_lo
+                    # Fails when another defender holds cards above the declarer's and none below.
+                    p = 1.0 - (1.0 - in_pile**u_hi) * in_pile**u_lo
+                c = _highest(under, strength)
+                k = (p, -strength[c])
+                if k > bk:
+                    best, bk = c, k
+            if best >= 0:
+                return best
+            # No suit catches it now: lead where the declarer has the fewest cards to duck with.
+            bu = 99
+            for c in cards:
+                s = ci.eff[c]
+                dm = exposed & masks[s] if s >= 0 else 0
+                if dm:
+                    under_d = (lower[c] & dm).bit_count()
+                    if under_d < bu or (under_d == bu and strength[c] < strength[best]):
+                        best, bu = c, under_d
+            if best >= 0:
+                return best
+            return _lowest(cards, strength)
+        # Unexposed: the declarer holds its hand's share of the unseen cards.
+        dvoid = voids[declarer]
+        share = min(1.0, hand.bit_count() / n_unseen) if n_unseen else 0.0
+        miss = 1.0 - share
+        for s in range(4):
+            mine = cm & masks[s]
+            if not mine or dvoid >> s & 1:
+                continue
+            c = _lowest(bits(mine), strength)
+            u = unseen & masks[s]
+            u_lo = (lower[c] & u).bit_count()
+            u_hi = u.bit_count() - u_lo
+            # The declarer cannot duck (no card below ours) and must follow (some card above).
+            p = miss**u_lo * (1.0 - miss**u_hi)
+            k = (p, -strength[c])
+            if k > bk:
+                best, bk = c, k
+        if best >= 0:
+            return best
+        return _lowest(cards, strength)
