@@ -216,3 +216,82 @@ def test_misere_declarer_ducks(code: str) -> None:
         assert _trick_strength(state, card) == max(_trick_strength(state, c) for c in losing)
         checked += 1
     assert checked > 10
+
+
+def _lowest_in(state, mask: int) -> int:  # type: ignore[no-untyped-def]
+    """The weakest card of a single-suit mask (misère is played at no-trumps)."""
+    return min((c for c in range(RULES.deck.size) if mask >> c & 1), key=lambda c: _trick_strength(state, c))
+
+
+def test_open_misere_defence_leads_under_the_exposed_hand() -> None:
+    """Leading against the exposed hand, a defender who can get under the declarer's lowest card
+    of a suit the declarer holds leads such a card (the declarer then cannot duck)."""
+    checked = 0
+    for state in _forced_points(["OMIS"], 200):
+        seat = state.turn
+        if seat == state.declarer or state.trick:
+            continue
+        view = state.view(seat)
+        exposed = view.exposed
+        if not exposed:
+            continue
+        t = state.tables
+        hand = state.hands[seat]
+        catching = set()
+        for s in range(4):
+            dm = exposed & t.suit_mask[s]
+            if not dm:
+                continue
+            low = t.rank[_lowest_in(state, dm)]
+            catching |= {
+                c for c in range(RULES.deck.size) if hand >> c & 1 and t.eff_suit[c] == s and t.rank[c] < low
+            }
+        legal = state.legal_actions()
+        if not catching:
+            continue
+        card = BOT.play(view, legal, random.Random(1))
+        assert card in catching, "did not lead under the exposed hand"
+        checked += 1
+    assert checked > 20
+
+
+@pytest.mark.parametrize("code", ["MIS", "OMIS"])
+def test_misere_defender_stays_under_the_declarer(code: str) -> None:
+    """When the misère declarer is winning the trick, a defender following suit plays under it if it
+    can (its highest such card); forced over it, the defender unblocks its highest card."""
+    under_checked = over_checked = 0
+    for state in _forced_points([code], 200):
+        seat = state.turn
+        if seat == state.declarer or not state.trick or state.declarer not in state.trick_seats:
+            continue
+        best = max(state.trick, key=lambda c: _trick_strength(state, c))
+        if state.trick_seats[state.trick.index(best)] != state.declarer:
+            continue
+        legal = state.legal_actions()
+        following = [c for c in legal if state.tables.eff_suit[c] == state.led]
+        if len(following) < 2:
+            continue
+        bs = _trick_strength(state, best)
+        under = [c for c in following if _trick_strength(state, c) < bs]
+        card = BOT.play(state.view(seat), legal, random.Random(1))
+        pool = under or following
+        assert _trick_strength(state, card) == max(_trick_strength(state, c) for c in pool)
+        if under:
+            under_checked += 1
+        else:
+            over_checked += 1
+    assert under_checked > 5 and over_checked > 5
+
+
+def test_misere_is_a_minority_contract() -> None:
+    """Misère bidding judges the whole hand: heuristic tables do not live on misère contracts."""
+    from sim.game import play_game
+
+    bots = [BOT] * RULES.players
+    contracts = miseres = 0
+    for g in range(150):
+        for r in play_game(RULES, bots, 71, g, ["h"] * RULES.players):
+            if r["contract"] is not None:
+                contracts += 1
+                miseres += "MIS" in r["contract"]
+    assert 0 < miseres < 0.12 * contracts
