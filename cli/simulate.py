@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
 from pathlib import Path
@@ -59,6 +60,10 @@ class _Bar:
             self.last = 0.0
 
 
+def _terminate(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 @app.command("simulate")
 def simulate_cmd(
     games: Annotated[int | None, typer.Option("--games", help="Play games 0..N-1.")] = None,
@@ -109,12 +114,16 @@ def simulate_cmd(
         max_retries=max_retries,
     )
     bar = _Bar()
+    # SIGTERM (a scheduler, `kill`) stops like Ctrl-C: committed chunks recorded, Ray shut down.
+    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         summary = run_simulation(cfg, progress=bar, overwrite=overwrite)
     except KeyboardInterrupt:
+        bar.close()
         typer.echo("interrupted: run the same command again to resume from the finished chunks", err=True)
         raise typer.Exit(130) from None
     finally:
+        signal.signal(signal.SIGTERM, previous)
         bar.close()
     resumed = f" ({summary.resumed_chunks} chunks were already done)" if summary.resumed_chunks else ""
     if summary.session_deals == 0:

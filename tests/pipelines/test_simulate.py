@@ -176,7 +176,8 @@ def test_resume_after_the_driver_is_killed(tmp_path: Path) -> None:
     assert not (out / ".tmp").exists()
 
 
-def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path: Path, signum: int) -> None:
     out = tmp_path / "interrupted"
     args = ["--games", "400", "--seed", "6", "--strategies", LONG, "--chunk-size", "8", "--workers", "0"]
     cmd = [sys.executable, "-m", "cli.main", "simulate", *args, "--out", str(out)]
@@ -193,7 +194,7 @@ def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path: Path) -> No
         if path.exists() and len(json.loads(path.read_text())["chunks"]) >= 2:
             break
         time.sleep(0.02)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130
     assert stderr.strip().splitlines()[-1].startswith("interrupted: run the same command again")
