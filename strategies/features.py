@@ -143,6 +143,7 @@ class RulesInfo:
         self.side_memo: list[list[list[dict[int, float]]]] = [[[{}, {}] for _ in range(4)] for _ in range(5)]
         self.stop_memo: list[dict[int, int]] = [{} for _ in range(4)]
         self.danger_memo: dict[float, list[dict[int, list[tuple[float, int]]]]] = {}
+        self.danger_sum_memo: dict[float, list[dict[int, float]]] = {}
         #: Raw-holding memos of :func:`suit_estimates`: trump holding -> (tricks, ruff), natural suit
         #: holding -> per-trump side values, NT value and stopper.
         self.trump_masks = [self.suit_info[t].suit_mask[t] for t in range(4)]
@@ -500,6 +501,26 @@ def misere_danger(info: RulesInfo, hand: int, live_frac: float) -> list[tuple[fl
         out.extend(part)
     out.sort(reverse=True)
     return out
+
+
+def misere_total(info: RulesInfo, hand: int, live_frac: float) -> float:
+    """The sum of :func:`misere_danger` over ``hand`` (jokers 2.0 each), from per-suit memo tables."""
+    memos = info.danger_sum_memo.get(live_frac)
+    if memos is None:
+        memos = info.danger_sum_memo[live_frac] = [{} for _ in range(4)]
+    nat = info.nat_masks
+    total = 2.0 * (hand & info.joker_mask).bit_count()
+    for s in range(4):
+        m = hand & nat[s]
+        if m:
+            x = memos[s].get(m)
+            if x is None:
+                x = 0.0
+                for d, _ in misere_danger(info, m, live_frac):
+                    x += d
+                memos[s][m] = x
+            total += x
+    return total
 
 
 # ------------------------------------------------------------------------------------- determinization

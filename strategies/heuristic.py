@@ -26,6 +26,7 @@ from strategies.features import (
     card_info,
     last_bids,
     misere_danger,
+    misere_total,
     rules_info,
     shown_voids,
     suit_estimates,
@@ -126,6 +127,9 @@ class HeuristicStrategy:
         self._menus: dict[int, Any] = {}  # id(legal bid tuple) -> (tuple, menu)
         # id(view) -> (view, partner suits): asked in play only, when the auction is over.
         self._views: dict[int, tuple[Any, int]] = {}
+        # id(view) -> [view, plays seen, shown voids, suit led, active seats]: voids kept up to date.
+        self._void_cache: dict[int, list[Any]] = {}
+        self._deals: dict[int, tuple[Any, ...]] = {}  # id(view) -> the deal's fixed facts (play only)
         self._rules: Any = None  # the last rules and contract tables seen, with their derived tables
         self._info: Any = None
         self._tables: Any = None
@@ -183,26 +187,19 @@ class HeuristicStrategy:
             self._menus[id(legal)] = (legal, out)
         return out
 
-    def _misere_fit(self, view: SeatView, info: RulesInfo) -> tuple[bool, bool]:
-        """Whether the hand suits misère and open misère (few dangerous cards), memoised."""
-        key = (view.seat, view.hand, "mis")
-        hit = self._memo.get(key)
-        if hit is not None:
-            return hit
-        live = (info.n - 1 - len(info.partners[view.seat])) * info.hand_size  # the defenders' cards
+    def _misere_fit(self, seat: int, hand: int, info: RulesInfo) -> tuple[bool, bool]:
+        """Whether the hand suits misère and open misère: the whole hand's danger is small enough.
+
+        The whole hand counts (the kitty is as likely to bring danger as to take it away: forced
+        misère deals show the made rate falls steadily with the whole hand's danger); a joker in the
+        hand is thrown to the kitty and costs one discard, not a trick (forced misère deals with the
+        joker make about as often as those with 0.5 more danger).
+        """
+        live = (info.n - 1 - len(info.partners[seat])) * info.hand_size  # the defenders' cards
         outside = info.full.bit_count() - info.hand_size
-        danger = misere_danger(info, view.hand, live / outside if outside else 0.0)
-        total = 0.0
-        for d, _ in danger:
-            total += d
-        # A joker in the hand is thrown to the kitty: it costs one discard, not a trick (forced
-        # misère deals with the joker make about as often as those with 0.5 more danger).
-        total -= (2.0 - _JOKER_MISERE) * (view.hand & info.joker_mask).bit_count()
-        # The whole hand counts: the kitty is as likely to bring danger as to take it away, and
-        # forced misère deals show the made rate falls steadily with the whole hand's danger.
-        out = (total <= self.misere_risk, total <= self.open_misere_risk)
-        self._memo[key] = out
-        return out
+        total = misere_total(info, hand, live / outside if outside else 0.0)
+        total -= (2.0 - _JOKER_MISERE) * (hand & info.joker_mask).bit_count()
+        return total <= self.misere_risk, total <= self.open_misere_risk
 
     def estimates(self, view: SeatView) -> list[float]:
         """Estimated tricks of the seat's side for each denomination ``S C D H NT`` (NT is -1 if unfit)."""
@@ -277,7 +274,7 @@ class HeuristicStrategy:
         best = PASS
         best_key = (-99.0, 0)
         if miseres and self.misere and max(est[0], est[1], est[2], est[3]) < 7.0 + margin:
-            mis, omis = self._misere_fit(view, info)
+            mis, omis = self._misere_fit(seat, view.hand, info)
             if mis or omis:
                 for a, b in miseres:
                     if omis if b.open else mis:
@@ -371,35 +368,47 @@ class HeuristicStrategy:
         """One card (or joker lead) by the play maxims; misère has its own logic."""
         if len(legal) == 1:
             return legal[0]
-        rules = view.rules
-        if rules is not self._rules:
-            self._rules, self._info = rules, rules_info(rules)
-        info = self._info
-        tables = view.tables
-        if tables is not self._tables:
-            self._tables, self._ci = tables, card_info(tables)
-        ci = self._ci
-        contract = view.contract
-        seat = view.seat
-        declarer = view.declarer
+        dc = self._deals.get(id(view))
+        if dc is None or dc[0] is not view:
+            dc = self._deal_facts(view)
+        _, info, ci, seat, declarer, misere, teams, base = dc
         hand = view.hand
-        unseen = info.full & ~hand & ~view.played
-        if seat == declarer:
-            d = view.discards
-            if d:
-                unseen &= ~d
-        trick = view.trick
-        if contract.misere:
+        unseen = base & ~hand & ~view.played
+        if misere:
             exposed = view.exposed
             if exposed:
                 unseen &= ~exposed
+            trick = view.trick
             if seat == declarer:
                 return self._misere_declarer(view, info, ci, legal, trick, unseen, hand)
             return self._misere_defender(view, info, ci, legal, trick, unseen, hand, exposed)
-        teams = info.teams
-        if not trick:
+        led = view.led_suit
+        if led < 0:
             return self._lead(view, info, ci, legal, unseen, hand, declarer, teams)
-        return self._follow(view, info, ci, legal, trick, unseen, hand, teams)
+        return self._follow(view, info, ci, legal, view.trick, unseen, hand, teams, led)
+
+    def _deal_facts(self, view: SeatView) -> tuple[Any, ...]:
+        """What stays fixed for a seat through the play of a deal, cached on the view object.
+
+        ``(view, rules info, card info, seat, declarer, misère?, teams, cards not known to be out of
+        play)``: the last is the whole deck less the declarer's own discards (for the declarer).
+        """
+        info = self._rules_info(view.rules)
+        tables = view.tables
+        if tables is not self._tables:
+            self._tables, self._ci = tables, card_info(tables)
+        seat = view.seat
+        declarer = view.declarer
+        base = info.full
+        if seat == declarer:
+            d = view.discards
+            if d:
+                base &= ~d
+        dc = (view, info, self._ci, seat, declarer, view.contract.misere, info.teams, base)
+        if len(self._deals) > 64:
+            self._deals.clear()
+        self._deals[id(view)] = dc
+        return dc
 
     # ---------------------------------------------------------------- suit and NT contracts
 
@@ -427,7 +436,7 @@ class HeuristicStrategy:
             bit = 1 << ci.trump
             if out_trumps and self.smart_leads and view.led_suits & bit:
                 # Stop drawing when every opponent has shown out of trumps.
-                voids = shown_voids(view)
+                voids = self._voids(view)
                 if all(voids[s] & bit for s in range(info.n) if s % teams != declarer % teams):
                     out_trumps = 0
             if out_trumps:
@@ -471,6 +480,27 @@ class HeuristicStrategy:
                     best_len, best_m = n, m
         return _lowest(bits(best_m), strength)
 
+    def _voids(self, view: SeatView) -> list[int]:
+        """:func:`~strategies.features.shown_voids`, updated with the plays since the last call."""
+        plays = view.plays
+        hit = self._void_cache.get(id(view))
+        if hit is None or hit[0] is not view or hit[1] > len(plays):
+            if len(self._void_cache) > 64:
+                self._void_cache.clear()
+            hit = [view, 0, [0] * view.rules.players, -1, sum(view.active)]
+            self._void_cache[id(view)] = hit
+        _, done, voids, led, active = hit
+        eff = view.tables.eff_suit
+        for i in range(done, len(plays)):
+            seat, a = plays[i]
+            if i % active == 0:
+                led = (a - JOKER_LEAD) % 4 if a >= JOKER_LEAD else eff[a]
+            elif a >= JOKER_LEAD or eff[a] != led:
+                voids[seat] |= 1 << led
+        hit[1] = len(plays)
+        hit[3] = led
+        return voids
+
     def _partner_suits(self, view: SeatView, teams: int) -> int:
         """Bitmask of the suits the seat's partners bid in this deal's auction (cached per view)."""
         hit = self._views.get(id(view))
@@ -506,8 +536,8 @@ class HeuristicStrategy:
         unseen: int,
         hand: int,
         teams: int,
+        led: int,
     ) -> int:
-        led = view.led_suit
         power, eff, strength, higher = ci.power, ci.eff, ci.strength, ci.higher
         best_p = -1
         win_seat = -1
