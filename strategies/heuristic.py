@@ -255,22 +255,22 @@ class HeuristicStrategy:
         bids = view.bids
         est = self._adjusted(view, info, own, bids) if bids else own
         cheapest, miseres = self._menu(legal)
-        team = seat % info.teams
+        teams = info.teams
+        team = seat % teams
         scores = view.scores
         high_bidder = view.high_bidder
-        raising = high_bidder == seat  # a declarer raise turn
-        partner_high = high_bidder >= 0 and high_bidder != seat and high_bidder % info.teams == team
         margin = 0.0
         score_aware = self.score_aware and scores
         if score_aware:
-            mine = scores[team]
-            if rules.lose_at_minus_500 and mine <= rules.lose_score + 200:
+            if rules.lose_at_minus_500 and scores[team] <= rules.lose_score + 200:
                 margin += 0.5
-            opp_best = max((sc for t, sc in enumerate(scores) if t != team), default=0)
-            if high_bidder >= 0 and high_bidder % info.teams != team and opp_best >= rules.win_score - 150:
-                margin -= 0.6  # they win if they make it: push
-        if raising or partner_high:
-            margin += 1.0  # only overcall a partner (or raise oneself) with clear extra values
+            if high_bidder >= 0 and high_bidder % teams != team:
+                opp_best = max((sc for t, sc in enumerate(scores) if t != team), default=0)
+                if opp_best >= rules.win_score - 150:
+                    margin -= 0.6  # they win if they make it: push
+        if high_bidder >= 0 and high_bidder % teams == team:
+            # A declarer raise turn, or a partner holds the bid: only overcall with clear extra values.
+            margin += 1.0
         best = PASS
         best_key = (-99.0, 0)
         if miseres and self.misere and max(est[0], est[1], est[2], est[3]) < 7.0 + margin:
