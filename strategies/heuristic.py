@@ -657,6 +657,10 @@ class HeuristicStrategy:
     ) -> int:
         strength, power, eff, masks = ci.strength, ci.power, ci.eff, ci.suit_mask
         declarer = view.declarer
+        if not trick and legal[-1] >= JOKER_LEAD:
+            # A suitless joker wins any trick it is played to: a void defender forced to play it
+            # would rescue the declarer, so lead it now (the defence keeps the lead).
+            return self._misere_joker_lead(view, ci, legal, unseen, exposed)
         cards = [a for a in legal if a < JOKER_LEAD]
         if not cards:
             return legal[0]
@@ -694,6 +698,27 @@ class HeuristicStrategy:
             safe = [c for c in cards if not power[c]] or cards
             return _highest(safe, strength)
         return _highest(cards, strength)
+
+    def _misere_joker_lead(
+        self, view: SeatView, ci: Any, legal: list[int], unseen: int, exposed: int | None
+    ) -> int:
+        """Lead the joker naming the suit where the declarer's forced discard matters least: the
+        suit it holds most cards of (exposed), else one it has not shown out of with most unseen cards."""
+        masks = ci.suit_mask
+        void = 0 if exposed else self._voids(view)[view.declarer]
+        best = legal[-1]
+        bk = -1
+        for a in legal:
+            if a < JOKER_LEAD:
+                continue
+            s = (a - JOKER_LEAD) % 4
+            if exposed:
+                k = (exposed & masks[s]).bit_count()
+            else:
+                k = 0 if void >> s & 1 else 1 + (unseen & masks[s]).bit_count()
+            if k > bk:
+                best, bk = a, k
+        return best
 
     def _misere_lead(
         self,

@@ -247,8 +247,8 @@ def test_open_misere_defence_leads_under_the_exposed_hand() -> None:
                 c for c in range(RULES.deck.size) if hand >> c & 1 and t.eff_suit[c] == s and t.rank[c] < low
             }
         legal = state.legal_actions()
-        if not catching:
-            continue
+        if not catching or legal[-1] >= 128:
+            continue  # (a defender who may lead the suitless joker leads it first)
         card = BOT.play(view, legal, random.Random(1))
         assert card in catching, "did not lead under the exposed hand"
         checked += 1
@@ -295,3 +295,20 @@ def test_misere_is_a_minority_contract() -> None:
                 contracts += 1
                 miseres += "MIS" in r["contract"]
     assert 0 < miseres < 0.12 * contracts
+
+
+@pytest.mark.parametrize("code", ["MIS", "OMIS"])
+def test_misere_defender_leads_the_suitless_joker(code: str) -> None:
+    """A suitless joker wins whatever trick it falls on, so a misère defender who may lead it does."""
+    checked = 0
+    for state in _forced_points([code], 300):
+        seat = state.turn
+        if seat == state.declarer or state.trick:
+            continue
+        legal = state.legal_actions()
+        if legal[-1] < 128 or len(legal) == 1:
+            continue
+        card = BOT.play(state.view(seat), legal, random.Random(1))
+        assert card >= 128, "kept the joker"
+        checked += 1
+    assert checked > 3
