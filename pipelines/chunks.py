@@ -110,7 +110,7 @@ def with_run_columns(table: pa.Table, run_id: str, first_deal_id: int) -> pa.Tab
     """A chunk table with ``schema_version``, ``run_id`` and ``deal_id`` (from ``first_deal_id``) in front."""
     n = table.num_rows
     front = [
-        pa.array([SCHEMA_VERSION] * n, pa.int16()) if n else pa.array([], pa.int16()),
+        pa.array([SCHEMA_VERSION] * n, pa.int16()),
         pa.DictionaryArray.from_arrays(pa.array([0] * n, pa.int32()), [run_id]).cast(pa.string()),
         pa.array(range(first_deal_id, first_deal_id + n), pa.int64()),
     ]
@@ -182,7 +182,10 @@ class RayPool:
             cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
             self.window = max(2, 2 * cpus)
         self._remote = ray.remote(self.task).options(
-            num_cpus=1, max_retries=self.max_retries, retry_exceptions=False, name="fivehundred.play_chunk"
+            num_cpus=1,
+            max_retries=self.max_retries,
+            retry_exceptions=False,
+            name=f"fivehundred.{getattr(self.task, '__name__', 'task')}",
         )
         return self
 
