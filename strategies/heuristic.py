@@ -24,7 +24,6 @@ from strategies.features import (
     RulesInfo,
     bid_seats,
     card_info,
-    last_bids,
     misere_danger,
     misere_total,
     rules_info,
@@ -71,6 +70,20 @@ def _lowest(cards: list[int], key: tuple[int, ...]) -> int:
         if key[c] < bk:
             best, bk = c, key[c]
     return best
+
+
+def _shown_out(plays: tuple[tuple[int, int], ...], eff: tuple[int, ...], suit: int, n: int) -> int:
+    """Bitmask of the seats that failed to follow a lead of effective suit ``suit`` (all ``n`` seats
+    play, as in suit contracts)."""
+    shown = 0
+    total = len(plays)
+    for i in range(0, total, n):
+        if plays[i][1] < JOKER_LEAD and eff[plays[i][1]] == suit:
+            for k in range(i + 1, min(i + n, total)):
+                s, a = plays[k]
+                if a >= JOKER_LEAD or eff[a] != suit:
+                    shown |= 1 << s
+    return shown
 
 
 def _highest(cards: list[int], key: tuple[int, ...]) -> int:
@@ -125,8 +138,6 @@ class HeuristicStrategy:
         self.smart_leads = bool(smart_leads)
         self._memo: dict[tuple[Any, ...], Any] = {}
         self._menus: dict[int, Any] = {}  # id(legal bid tuple) -> (tuple, menu)
-        # id(view) -> (view, partner suits): asked in play only, when the auction is over.
-        self._views: dict[int, tuple[Any, int]] = {}
         # id(view) -> [view, plays seen, shown voids, suit led, active seats]: voids kept up to date.
         self._void_cache: dict[int, list[Any]] = {}
         self._deals: dict[int, tuple[Any, ...]] = {}  # id(view) -> the deal's fixed facts (play only)
@@ -436,8 +447,8 @@ class HeuristicStrategy:
             bit = 1 << ci.trump
             if out_trumps and self.smart_leads and view.led_suits & bit:
                 # Stop drawing when every opponent has shown out of trumps.
-                voids = self._voids(view)
-                if all(voids[s] & bit for s in range(info.n) if s % teams != declarer % teams):
+                shown = _shown_out(view.plays, ci.eff, ci.trump, info.n)
+                if all(shown >> s & 1 for s in range(info.n) if s % teams != declarer % teams):
                     out_trumps = 0
             if out_trumps:
                 mine = bits(cm & my_trumps)
@@ -502,18 +513,21 @@ class HeuristicStrategy:
         return voids
 
     def _partner_suits(self, view: SeatView, teams: int) -> int:
-        """Bitmask of the suits the seat's partners bid in this deal's auction (cached per view)."""
-        hit = self._views.get(id(view))
-        if hit is not None and hit[0] is view:
-            return hit[1]
+        """Bitmask of the suits the seat's partners bid (their last bids) in this deal's auction."""
         seat = view.seat
+        team = seat % teams
+        last: dict[int, int] = {}
+        for s, a in zip(bid_seats(view), view.bids):  # noqa: B905 (equal lengths by construction)
+            if a > PASS and s != seat and s % teams == team:
+                last[s] = a
+        if not last:
+            return 0
+        ladder = self._rules.ladder
         out = 0
-        for s, b in last_bids(view).items():
-            if s != seat and s % teams == seat % teams and not b.misere and b.trump < 4:
+        for a in last.values():
+            b = ladder[a - BID]
+            if not b.misere and b.trump < 4:
                 out |= 1 << b.trump
-        if len(self._views) > 64:
-            self._views.clear()
-        self._views[id(view)] = (view, out)
         return out
 
     def _joker_lead(self, ci: Any, legal: list[int], hand: int) -> int:
