@@ -206,11 +206,7 @@ class _Codec:
 
 def _codec(rules: Rules) -> _Codec:
     """The codec of a rule set, built once and kept on the (frozen) rules object like its compiled tables."""
-    c = rules.__dict__.get("_verify_codec")
-    if c is None:
-        c = _Codec(rules)
-        object.__setattr__(rules, "_verify_codec", c)
-    return c
+    return rules.derived("_verify_codec", _Codec)
 
 
 def _mask(rules: Rules, names: list[str] | None, what: str) -> int:

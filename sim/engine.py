@@ -144,11 +144,7 @@ class CompiledRules:
 
 def compiled(rules: Rules) -> CompiledRules:
     """The :class:`CompiledRules` of a rule set, built once and kept on the rules object."""
-    c = rules.__dict__.get("_compiled")
-    if c is None:
-        c = CompiledRules(rules)
-        object.__setattr__(rules, "_compiled", c)
-    return c
+    return rules.derived("_compiled", CompiledRules)
 
 
 class State:

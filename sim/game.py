@@ -181,17 +181,17 @@ def deal_record(state: State, rules: Rules, game_id: int, seed: int) -> dict[str
 
 def action_names(rules: Rules) -> tuple[str, ...]:
     """Log notation of every action int of a rule set (index = action), built once per rules."""
-    names = rules.__dict__.get("_action_names")
-    if names is None:
-        out = []
-        for a in range(BID + len(rules.ladder)):
-            try:
-                out.append(action_name(rules, a))
-            except (IndexError, ValueError):
-                out.append("?")
-        names = tuple(out)
-        object.__setattr__(rules, "_action_names", names)
-    return names
+    return rules.derived("_action_names", _all_action_names)
+
+
+def _all_action_names(rules: Rules) -> tuple[str, ...]:
+    out = []
+    for a in range(BID + len(rules.ladder)):
+        try:
+            out.append(action_name(rules, a))
+        except (IndexError, ValueError):
+            out.append("?")
+    return tuple(out)
 
 
 def new_deal(rules: Rules, master_seed: int, game_id: int, hand_no: int) -> tuple[State, int]:

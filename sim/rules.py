@@ -12,13 +12,16 @@ impossible combination raises :class:`RulesError` with one line naming the file 
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sim.cards import NT, Deck, standard_deck, suit_index
 from sim.errors import UserError
+
+T = TypeVar("T")
 
 #: Where the shipped variant files live.
 VARIANTS_DIR = Path(__file__).resolve().parent.parent / "configs" / "variants"
@@ -336,6 +339,19 @@ class Rules:
         except KeyError:
             known = " ".join(b.code for b in self.ladder)
             raise RulesError(f"bid {code!r} does not exist in rule set {self.name} ({known})") from None
+
+    def derived(self, key: str, build: Callable[[Rules], T]) -> T:
+        """A value derived from this rule set (tables of the engine, a bot, a codec), built once.
+
+        ``build(self)`` runs on the first call for ``key``; the result is kept on the frozen object
+        (its ``__dict__``, as :func:`functools.cached_property` does), so every later call is a dict
+        look-up.  Use a key of one's own module (``"_engine"``, ``"_bot_info"``...).
+        """
+        try:
+            return self.__dict__[key]
+        except KeyError:
+            value = self.__dict__[key] = build(self)
+            return value
 
     def team_of(self, seat: int) -> int:
         """The team of a seat: ``seat % teams``."""
