@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 _NT = 4
 #: Misère danger of a joker in the bidder's hand (it will be discarded).
 _JOKER_MISERE = 0.5
+#: Misère defence: below this chance of catching the exposed declarer now, unblock a high card first.
+_UNBLOCK = 0.5
 
 
 def _number(lo: float, hi: float) -> Any:
@@ -785,6 +787,15 @@ class HeuristicStrategy:
                     u_hi = u.bit_count() - u_lo
                     # Fails when another defender holds cards above the declarer's and none below.
                     p = 1.0 - (1.0 - in_pile**u_hi) * in_pile**u_lo
+                    if p < _UNBLOCK and not u_lo and dm.bit_count() >= 2:
+                        # The other defender probably holds only cards above the declarer's: lead
+                        # over the declarer's top card first, so that it can throw one of them.
+                        top = _highest(bits(dm), strength)
+                        over = [c for c in bits(mine) if strength[c] > strength[top]]
+                        if over:
+                            k = (_UNBLOCK, -strength[over[0]])
+                            if k > bk:
+                                best, bk = _highest(over, strength), k
                 c = _highest(under, strength)
                 k = (p, -strength[c])
                 if k > bk:
