@@ -225,8 +225,9 @@ def _lowest_in(state, mask: int) -> int:  # type: ignore[no-untyped-def]
 
 def test_open_misere_defence_leads_under_the_exposed_hand() -> None:
     """Leading against the exposed hand, a defender who can get under the declarer's lowest card
-    of a suit the declarer holds leads such a card (the declarer then cannot duck)."""
-    checked = 0
+    of a suit the declarer holds leads such a card (the declarer then cannot duck), or, to unblock
+    the other defender first, a card over the declarer's top card of such a suit it holds two of."""
+    checked = unblocks = 0
     for state in _forced_points(["OMIS"], 200):
         seat = state.turn
         if seat == state.declarer or state.trick:
@@ -238,21 +239,26 @@ def test_open_misere_defence_leads_under_the_exposed_hand() -> None:
         t = state.tables
         hand = state.hands[seat]
         catching = set()
+        unblocking = set()
         for s in range(4):
             dm = exposed & t.suit_mask[s]
             if not dm:
                 continue
+            mine = [c for c in range(RULES.deck.size) if hand >> c & 1 and t.eff_suit[c] == s]
             low = t.rank[_lowest_in(state, dm)]
-            catching |= {
-                c for c in range(RULES.deck.size) if hand >> c & 1 and t.eff_suit[c] == s and t.rank[c] < low
-            }
+            under = {c for c in mine if t.rank[c] < low}
+            catching |= under
+            top = max(t.rank[c] for c in range(RULES.deck.size) if dm >> c & 1)
+            if under and dm.bit_count() >= 2:
+                unblocking |= {c for c in mine if t.rank[c] > top}
         legal = state.legal_actions()
         if not catching or legal[-1] >= 128:
             continue  # (a defender who may lead the suitless joker leads it first)
         card = BOT.play(view, legal, random.Random(1))
-        assert card in catching, "did not lead under the exposed hand"
+        assert card in catching or card in unblocking, "did not lead under the exposed hand"
         checked += 1
-    assert checked > 20
+        unblocks += card in unblocking
+    assert checked > 20 and 0 < unblocks < checked
 
 
 @pytest.mark.parametrize("code", ["MIS", "OMIS"])
