@@ -150,7 +150,12 @@ class RayPool:
 
         quiet = {"configure_logging": True, "logging_level": logging.ERROR, "log_to_driver": False}
         if ray.is_initialized():
-            pass  # the caller's own Ray session (e.g. a tournament that already connected)
+            # The caller's own Ray session (e.g. a job that started one): it must be the one asked for.
+            current = ray.get_runtime_context().gcs_address
+            if self.address and self.address.rsplit(":", 1)[-1] != str(current).rsplit(":", 1)[-1]:
+                raise ClusterError(
+                    f"address '{self.address}': this process is already connected to Ray at {current}"
+                )
         elif self.address:
             _probe(self.address)
             try:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import os
 import signal
-from typing import ClassVar
+import time
+from typing import Any, ClassVar
 
 from strategies.random_bot import RandomStrategy
 
@@ -45,21 +46,32 @@ class KillOnce(RandomStrategy):
         return super().play(view, legal, rng)
 
 
+#: Seconds :class:`NodeRecorder` sleeps per card played (stretches a run without using CPU).
+PLAY_DELAY_ENV = "FIVEHUNDRED_TEST_PLAY_DELAY"
+
+
 class NodeRecorder(RandomStrategy):
     """``random.v1`` that records the Ray node id of every worker process that builds it."""
 
     name = "random.v1"
-    PARAMS: ClassVar[dict] = {}
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self.delay = float(os.environ.get(PLAY_DELAY_ENV, "0"))
         folder = os.environ.get(NODE_LOG_ENV)
-        if folder:
-            import ray
+        import ray
 
+        # Only inside Ray workers: asking for the context in a driver would start a local Ray.
+        if folder and ray.is_initialized() and ray.get_runtime_context().worker.mode == ray.WORKER_MODE:
             node = ray.get_runtime_context().get_node_id()
             with open(os.path.join(folder, f"{os.getpid()}.node"), "w") as fh:
                 fh.write(node)
+
+    def play(self, view, legal, rng):  # type: ignore[no-untyped-def]
+        """Play like random, slowly."""
+        if self.delay:
+            time.sleep(self.delay)
+        return super().play(view, legal, rng)
 
 
 class Raiser(RandomStrategy):

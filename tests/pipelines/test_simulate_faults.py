@@ -28,7 +28,7 @@ import pytest
 from pipelines.chunks import ChunkFailed
 from pipelines.runconfig import make_config
 from pipelines.simulate import run_simulation
-from tests.pipelines.faulty_bots import KILL_AT_ENV, KILL_MARKER_ENV, NODE_LOG_ENV
+from tests.pipelines.faulty_bots import KILL_AT_ENV, KILL_MARKER_ENV, NODE_LOG_ENV, PLAY_DELAY_ENV
 
 REPO = Path(__file__).resolve().parents[2]
 RAY = str(Path(sys.executable).parent / "ray")
@@ -239,10 +239,11 @@ def test_a_two_node_cluster_with_a_node_killed_mid_run(tmp_path: Path) -> None:
         "RAY_USAGE_STATS_ENABLED": "0",
         "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
         NODE_LOG_ENV: str(node_log),
+        PLAY_DELAY_ENV: "0.0005",  # about 20 ms a deal, sleeping: the run lasts seconds, not CPU
     }
     port = _free_port()
     out = tmp_path / "run"
-    args = ["--games", "1000", "--seed", "4", "--chunk-size", "20", "--out", str(out)]
+    args = ["--games", "600", "--seed", "4", "--chunk-size", "12", "--out", str(out)]
     args += ["--strategies", "tests.pipelines.faulty_bots:NodeRecorder", "--address", f"127.0.0.1:{port}"]
     try:
         with (
@@ -271,9 +272,10 @@ def test_a_two_node_cluster_with_a_node_killed_mid_run(tmp_path: Path) -> None:
             stdout, stderr = driver.communicate(timeout=240)
             assert killed, f"never saw both nodes busy: {stdout} {stderr}"
             assert driver.returncode == 0, stderr
+            assert "Started a local Ray instance" not in stderr  # it joined the cluster
     finally:
         shutil.rmtree(short, ignore_errors=True)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["status"] == "complete" and len(manifest["chunks"]) == 50
-    ref = reference(tmp_path, strategies="random", seed=4, games=1000, chunk_size=20)
+    ref = reference(tmp_path, strategies="random", seed=4, games=600, chunk_size=12)
     assert_exactly_once_like(out, ref)
