@@ -1,10 +1,10 @@
 """The main job (``fivehundred run``): simulate, analyse and report in one go on embedded local Ray.
 
-:func:`run_main_job` simulates the default run config (``configs/runs/default.toml`` when it exists,
-else :data:`FALLBACK_CONFIG`), and the same seed and strategies under a second rule variant so that
-the report can show variant effects deal by deal; it analyses both (with the misère what-if on a
-sample of deals) and writes ``report.html`` and ``report.pdf``.  Every step is a library call of
-its own module (:func:`pipelines.simulate.run_simulation`, :func:`pipelines.analysis.analyze`,
+:func:`run_main_job` simulates the default run config (``configs/runs/default.toml``), and the same
+seed and strategies under a second rule variant so that the report can show variant effects deal by
+deal; it analyses both (with the misère what-if on a sample of deals) and writes ``report.html`` and
+``report.pdf``.  Every step is a library call of its own module
+(:func:`pipelines.simulate.run_simulation`, :func:`pipelines.analysis.analyze`,
 :func:`reports.build_report`); one embedded Ray instance serves both simulations.  Running the same
 command again resumes the simulations from their finished chunks.
 """
@@ -18,14 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-#: The run config used when ``configs/runs/default.toml`` does not exist.
-FALLBACK_CONFIG: dict[str, Any] = {
-    "variant": "pagat-au",
-    "strategies": ["heuristic", "heuristic(aggression=1.0)", "heuristic", "heuristic(aggression=1.0)"],
-    "seed": 500,
-    "deals": 60_000,
-    "chunk_size": 500,
-}
 #: The rule variant of the compared run (same seed, same strategies).
 DEFAULT_COMPARE_VARIANT = "club-004"
 #: Deals sampled for the forced-misère what-if.
@@ -78,24 +70,18 @@ def run_main_job(
     """
     from pipelines.analysis import analyze
     from pipelines.chunks import RayPool
-    from pipelines.runconfig import load_config, make_config
+    from pipelines.runconfig import load_config
     from pipelines.simulate import run_simulation
     from reports import build_report
 
     say = progress or (lambda _msg: None)
     root = Path(out)
     result = JobResult(out=root)
-    path = (
-        Path(config)
-        if config is not None
-        else (DEFAULT_CONFIG_PATH if DEFAULT_CONFIG_PATH.exists() else None)
-    )
+    path = Path(config) if config is not None else DEFAULT_CONFIG_PATH
     main_dir = root / "main"
 
     def configure(**kw: Any) -> Any:
-        if path is not None:
-            return load_config(path, workers=workers, **kw)
-        return make_config(FALLBACK_CONFIG, workers=workers, **kw)
+        return load_config(path, workers=workers, **kw)
 
     cfg = configure(out=str(main_dir), deals=deals)
     pool = RayPool(workers=workers) if workers != 0 else contextlib.nullcontext()
