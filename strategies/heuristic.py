@@ -21,11 +21,15 @@ from sim.cards import bits
 from sim.engine import BID, JOKER_LEAD, NAME_NONE, NAME_SUIT, PASS
 from strategies.base import register
 from strategies.features import (
+    PASSED_OPPONENT,
+    PASSED_PARTNER,
     RulesInfo,
     bid_seats,
     card_info,
+    help_tricks,
     misere_danger,
     misere_total,
+    play_sides,
     rules_info,
     shown_voids,
     suit_estimates,
@@ -115,6 +119,7 @@ class HeuristicStrategy:
         "open_misere_risk": _number(0.0, 10.0),
         "score_aware": _boolean,
         "smart_leads": _boolean,
+        "defend_together": _boolean,
     }
 
     def __init__(
@@ -128,6 +133,7 @@ class HeuristicStrategy:
         open_misere_risk: float = 1.1,
         score_aware: bool = True,
         smart_leads: bool = True,
+        defend_together: bool = True,
     ) -> None:
         self.aggression = float(aggression)
         self.partner_tricks = float(partner_tricks)
@@ -138,6 +144,7 @@ class HeuristicStrategy:
         self.open_misere_risk = float(open_misere_risk)
         self.score_aware = bool(score_aware)
         self.smart_leads = bool(smart_leads)
+        self.defend_together = bool(defend_together)
         self._memo: dict[tuple[Any, ...], Any] = {}
         self._menus: dict[int, Any] = {}  # id(legal bid tuple) -> (tuple, menu)
         # id(view) -> [view, plays seen, shown voids, suit led, active seats]: voids kept up to date.
@@ -164,7 +171,7 @@ class HeuristicStrategy:
         hit = self._memo.get(key)
         if hit is not None:
             return hit
-        help_ = self.partner_tricks * len(info.partners[seat]) + self.kitty_tricks + self.aggression
+        help_ = help_tricks(info, seat, self.partner_tricks) + self.kitty_tricks + self.aggression
         own, nt, stoppers = suit_estimates(info, hand)
         est = [own[0] + help_, own[1] + help_, own[2] + help_, own[3] + help_]
         est.append(nt + help_ if stoppers >= self.nt_stoppers else -1.0)
@@ -240,7 +247,7 @@ class HeuristicStrategy:
             if s % teams == team:
                 if b.trump < 4:
                     # Partner's bid: support counts more, and the partner shows more than average.
-                    shown = b.tricks - self.partner_tricks * len(info.partners[s]) - self.kitty_tricks
+                    shown = b.tricks - help_tricks(info, s, self.partner_tricks) - self.kitty_tricks
                     extra = max(0.0, shown - 4.0) * 0.5
                     est[b.trump] += 0.8 + extra
                     for t in range(4):
@@ -281,6 +288,13 @@ class HeuristicStrategy:
                 opp_best = max((sc for t, sc in enumerate(scores) if t != team), default=0)
                 if opp_best >= rules.win_score - 150:
                     margin -= 0.6  # they win if they make it: push
+        if bids and not info.partners[seat] and info.n > 2:
+            # Alone (3 players): each opponent that passed is weak, so the hand takes more tricks.
+            margin -= PASSED_OPPONENT * sum(
+                1
+                for s, a in zip(bid_seats(view), bids)  # noqa: B905 (equal lengths by construction)
+                if a == PASS and s != seat
+            )
         if high_bidder >= 0 and high_bidder % teams == team:
             # A declarer raise turn, or a partner holds the bid: only overcall with clear extra values.
             margin += 1.0
@@ -297,6 +311,7 @@ class HeuristicStrategy:
         if best == PASS and max(est) - margin < 6:
             return PASS  # nothing reaches the lowest contract
         lose_guard = score_aware and rules.lose_at_minus_500
+        high_margin = self._passed_partners(view, info) * PASSED_PARTNER if bids else 0.0
         for t in range(5):
             entry = cheapest[t]
             if entry is None:
@@ -306,6 +321,8 @@ class HeuristicStrategy:
                 continue
             a, b = entry
             spare = e - margin - b.tricks
+            if b.tricks >= 8:
+                spare -= high_margin
             if spare < 0:
                 continue
             if lose_guard and scores[team] - b.points <= rules.lose_score and spare < 1.0:
@@ -315,6 +332,15 @@ class HeuristicStrategy:
             if key > best_key:
                 best, best_key = a, key
         return best
+
+    @staticmethod
+    def _passed_partners(view: SeatView, info: RulesInfo) -> int:
+        """With several partners (the 6-player game), how many of them passed in this auction (a
+        partner that passed shows less than the help counted for it); 0 with one partner or none."""
+        partners = info.partners[view.seat]
+        if len(partners) < 2:
+            return 0
+        return sum(1 for s, a in zip(bid_seats(view), view.bids) if a == PASS and s in partners)  # noqa: B905
 
     # ================================================================== kitty
 
@@ -384,7 +410,7 @@ class HeuristicStrategy:
         dc = self._deals.get(id(view))
         if dc is None or dc[0] is not view:
             dc = self._deal_facts(view)
-        _, info, ci, seat, declarer, misere, teams, base = dc
+        _, info, ci, seat, declarer, misere, sides, base = dc
         hand = view.hand
         unseen = base & ~hand & ~view.played
         if misere:
@@ -395,16 +421,20 @@ class HeuristicStrategy:
             if seat == declarer:
                 return self._misere_declarer(view, info, ci, legal, trick, unseen, hand)
             return self._misere_defender(view, info, ci, legal, trick, unseen, hand, exposed)
+        if sides[0] < 0:  # each for themselves (3 players): defend together while the contract is open
+            sides = self._open_sides(view, info, declarer)
         led = view.led_suit
         if led < 0:
-            return self._lead(view, info, ci, legal, unseen, hand, declarer, teams)
-        return self._follow(view, info, ci, legal, view.trick, unseen, hand, teams, led)
+            return self._lead(view, info, ci, legal, unseen, hand, declarer, sides)
+        return self._follow(view, info, ci, legal, view.trick, unseen, hand, sides, led)
 
     def _deal_facts(self, view: SeatView) -> tuple[Any, ...]:
         """What stays fixed for a seat through the play of a deal, cached on the view object.
 
-        ``(view, rules info, card info, seat, declarer, misère?, teams, cards not known to be out of
-        play)``: the last is the whole deck less the declarer's own discards (for the declarer).
+        ``(view, rules info, card info, seat, declarer, misère?, side of each seat, cards not known to
+        be out of play)``: the last is the whole deck less the declarer's own discards (for the
+        declarer).  Sides are the teams, except where every seat is its own team (the 3-player game):
+        there the defenders form one side against the declarer for the deal, as partners do.
         """
         info = self._rules_info(view.rules)
         tables = view.tables
@@ -417,11 +447,31 @@ class HeuristicStrategy:
             d = view.discards
             if d:
                 base &= ~d
-        dc = (view, info, self._ci, seat, declarer, view.contract.misere, info.teams, base)
+        sides = play_sides(info, declarer)
+        if info.teams == info.n and not view.contract.misere:
+            sides = (-1,)  # worked out per trick by _open_sides
+        dc = (view, info, self._ci, seat, declarer, view.contract.misere, sides, base)
         if len(self._deals) > 64:
             self._deals.clear()
         self._deals[id(view)] = dc
         return dc
+
+    def _open_sides(self, view: SeatView, info: RulesInfo, declarer: int) -> tuple[int, ...]:
+        """Sides at a table where every seat is its own team (the 3-player game).
+
+        The defenders defend together (:func:`~strategies.features.play_sides`: they play as
+        partners) while the contract can still go either way; once it is made or beaten, or with
+        ``defend_together`` off, each seat plays for its own tricks (each defender scores its own).
+        """
+        own = tuple(range(info.n))
+        if not self.defend_together:
+            return own
+        won = view.tricks_won
+        need = view.contract.tricks
+        mine = won[declarer]
+        if mine >= need or sum(won) - mine > info.hand_size - need:
+            return own
+        return play_sides(info, declarer)
 
     # ---------------------------------------------------------------- suit and NT contracts
 
@@ -434,7 +484,7 @@ class HeuristicStrategy:
         unseen: int,
         hand: int,
         declarer: int,
-        teams: int,
+        sides: tuple[int, ...],
     ) -> int:
         # The card leads: the hand but its suitless jokers (those are led as joker-lead actions).
         cm = hand & ~view.tables.suitless_jokers
@@ -443,14 +493,14 @@ class HeuristicStrategy:
         higher, strength = ci.higher, ci.strength
         tm = ci.trump_mask
         my_trumps = hand & tm
-        attacking = view.seat % teams == declarer % teams
+        attacking = sides[view.seat] == sides[declarer]
         if ci.trump >= 0 and attacking and my_trumps:
             out_trumps = unseen & tm
             bit = 1 << ci.trump
             if out_trumps and self.smart_leads and view.led_suits & bit:
                 # Stop drawing when every opponent has shown out of trumps.
                 shown = _shown_out(view.plays, ci.eff, ci.trump, info.n)
-                if all(shown >> s & 1 for s in range(info.n) if s % teams != declarer % teams):
+                if all(shown >> s & 1 for s in range(info.n) if sides[s] != sides[declarer]):
                     out_trumps = 0
             if out_trumps:
                 mine = bits(cm & my_trumps)
@@ -474,7 +524,7 @@ class HeuristicStrategy:
         masks = ci.suit_mask
         if self.smart_leads and not attacking:
             # Defenders: lead low in a suit a partner bid.
-            suits = self._partner_suits(view, teams)
+            suits = self._partner_suits(view, sides)
             if suits:
                 pm = 0
                 for s in range(4):
@@ -514,13 +564,13 @@ class HeuristicStrategy:
         hit[3] = led
         return voids
 
-    def _partner_suits(self, view: SeatView, teams: int) -> int:
-        """Bitmask of the suits the seat's partners bid (their last bids) in this deal's auction."""
+    def _partner_suits(self, view: SeatView, sides: tuple[int, ...]) -> int:
+        """Bitmask of the suits the seat's side (partners) bid (their last bids) in this deal's auction."""
         seat = view.seat
-        team = seat % teams
+        team = sides[seat]
         last: dict[int, int] = {}
         for s, a in zip(bid_seats(view), view.bids):  # noqa: B905 (equal lengths by construction)
-            if a > PASS and s != seat and s % teams == team:
+            if a > PASS and s != seat and sides[s] == team:
                 last[s] = a
         if not last:
             return 0
@@ -551,7 +601,7 @@ class HeuristicStrategy:
         trick: tuple[tuple[int, int], ...],
         unseen: int,
         hand: int,
-        teams: int,
+        sides: tuple[int, ...],
         led: int,
     ) -> int:
         power, eff, strength, higher = ci.power, ci.eff, ci.strength, ci.higher
@@ -566,7 +616,7 @@ class HeuristicStrategy:
         lm = hand & ci.suit_mask[led] or hand
         wm = lm & higher[win_card]  # the cards that beat the trick's winner
         to_play = info.n - len(trick) - 1  # every seat plays in suit and NT contracts
-        if win_seat % teams == view.seat % teams:  # partner winning
+        if sides[win_seat] == sides[view.seat]:  # partner winning
             if wm and to_play and higher[win_card] & unseen:
                 sure = [c for c in bits(wm & ~ci.trump_mask) if not higher[c] & unseen]
                 if sure:
