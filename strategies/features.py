@@ -191,11 +191,12 @@ def play_sides(info: RulesInfo, declarer: int) -> tuple[int, ...]:
 #: a whole partner's share more (each hand holds a smaller part of a bigger deck).
 MORE_PARTNERS = 0.125
 #: Tricks added when the seat has no partner (the 3-player game): against two hands only, its
-#: honours and length take more tricks than the suit tables assume (forced 6-level contracts take
-#: about 1.3-1.5 tricks more than the hand's own estimate, where the kitty help is 0.6).  With
-#: :data:`PASSED_OPPONENT` this sets the 3-player trade-off between thrown-in deals and made rate
-#: (1,000 self-play games: 0.7 and 0 threw in 22% and made 77%; 0.4 and 0.5, 15% and 74.5%).
-ALONE_TRICKS = 0.4
+#: honours and length take more tricks than the suit tables assume (forced 6-level contracts with
+#: 4-5 trumps take about 1.7 tricks more than the hand's own estimate, where the kitty counts 0.6).
+#: With :data:`PASSED_OPPONENT` and :data:`SHORT_TRUMP` this sets the 3-player trade-off between
+#: thrown-in deals and made contracts (1,000 self-play games: 0.4 threw in 21.6% and made 79.0%,
+#: 0.55 17.4% and 77.7%, 0.7 13.8% and 76.4%).
+ALONE_TRICKS = 0.55
 
 
 #: With several partners (the 6-player game), tricks asked beyond the estimate for a bid of 8 or
@@ -205,6 +206,12 @@ ALONE_TRICKS = 0.4
 PASSED_PARTNER = 0.6
 
 
+#: Alone (the 3-player game): trumps wanted, and tricks taken off a trump suit's estimate for each
+#: trump short of that.  Forced 6-level contracts in the 3-player game (8,000 deals, own estimate
+#: 3.5-6.5) took 1.7 tricks above the estimate with 4-5 trumps, 0.5 with 3, -0.4 with 2 and -1.4
+#: with 1 (the 4-player side, with a partner to hold the trumps: 2.6, 2.1, 1.4, 1.6).
+ALONE_TRUMPS = 4
+SHORT_TRUMP = 1.0
 #: Alone (the 3-player game): tricks added to the estimate for each opponent that passed in the
 #: auction (a passed opponent holds less than its share, so the bidder's cards take more tricks).
 PASSED_OPPONENT = 0.4

@@ -21,8 +21,10 @@ from sim.cards import bits
 from sim.engine import BID, JOKER_LEAD, NAME_NONE, NAME_SUIT, PASS
 from strategies.base import register
 from strategies.features import (
+    ALONE_TRUMPS,
     PASSED_OPPONENT,
     PASSED_PARTNER,
+    SHORT_TRUMP,
     RulesInfo,
     bid_seats,
     card_info,
@@ -174,6 +176,12 @@ class HeuristicStrategy:
         help_ = help_tricks(info, seat, self.partner_tricks) + self.kitty_tricks + self.aggression
         own, nt, stoppers = suit_estimates(info, hand)
         est = [own[0] + help_, own[1] + help_, own[2] + help_, own[3] + help_]
+        if not info.partners[seat] and info.n > 2:
+            # Alone against two: without a partner to hold the trump suit, short trumps lose control.
+            for t in range(4):
+                short = ALONE_TRUMPS - (hand & info.trump_masks[t]).bit_count()
+                if short > 0:
+                    est[t] -= SHORT_TRUMP * short
         est.append(nt + help_ if stoppers >= self.nt_stoppers else -1.0)
         if len(self._memo) > 4096:
             self._memo.clear()

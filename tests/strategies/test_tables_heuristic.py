@@ -18,7 +18,16 @@ import sim
 from sim.engine import DONE, PLAY, State
 from sim.game import new_deal, play_game
 from strategies.base import make
-from strategies.features import ALONE_TRICKS, MORE_PARTNERS, help_tricks, play_sides, rules_info
+from strategies.features import (
+    ALONE_TRICKS,
+    ALONE_TRUMPS,
+    MORE_PARTNERS,
+    SHORT_TRUMP,
+    help_tricks,
+    play_sides,
+    rules_info,
+    suit_estimates,
+)
 
 
 def _self_play(variant: str, games: int, seed: int = 500) -> dict[str, float]:
@@ -145,3 +154,24 @@ def test_three_player_defenders_do_not_overtake_each_other() -> None:
             overtaken_alone += 1
     assert checked >= 30
     assert overtaken_alone > 0
+
+
+def test_three_player_estimate_counts_trump_control() -> None:
+    """Alone, each trump short of ALONE_TRUMPS costs SHORT_TRUMP tricks; the 4-player estimate adds
+    the partner and kitty help only."""
+    bot = make("heuristic")
+    for variant in ("three-player", "pagat-au"):
+        rules = sim.load_rules(variant)
+        info = rules_info(rules)
+        for d in range(20):
+            state, _ = new_deal(rules, 500, d, 0)
+            view = state.view(state.turn)
+            own, _, _ = suit_estimates(info, view.hand)
+            est = bot.estimates(view)
+            for t in range(4):
+                n = (view.hand & info.trump_masks[t]).bit_count()
+                if variant == "three-player":
+                    want = own[t] + ALONE_TRICKS + bot.kitty_tricks - SHORT_TRUMP * max(0, ALONE_TRUMPS - n)
+                else:
+                    want = own[t] + bot.partner_tricks + bot.kitty_tricks
+                assert est[t] == pytest.approx(want)
