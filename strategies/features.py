@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
+from sim.cards import bits
 from sim.engine import BID, JOKER, NAME_NONE, NAME_SUIT, PASS, ContractTables, State, contract_tables
 
 if TYPE_CHECKING:
@@ -116,13 +117,13 @@ class RulesInfo:
             ci = self.suit_info[t]
             if t < 4:
                 tm = ci.suit_mask[t]
-                self.trump_order.append(sorted(_bits(tm), key=lambda c, ci=ci: -ci.strength[c]))
+                self.trump_order.append(sorted(bits(tm), key=lambda c, ci=ci: -ci.strength[c]))
             else:
                 self.trump_order.append([])
             sides = []
             for s in range(4):
                 m = ci.suit_mask[s] if s != t else 0
-                sides.append(sorted(_bits(m), key=lambda c, ci=ci: -ci.strength[c]))
+                sides.append(sorted(bits(m), key=lambda c, ci=ci: -ci.strength[c]))
             self.side_order.append(sides)
         self.n_trumps = [len(o) for o in self.trump_order]
         # Fraction of the cards outside one hand that sit in the other players' hands.
@@ -160,11 +161,7 @@ class RulesInfo:
 
 def rules_info(rules: Rules) -> RulesInfo:
     """The :class:`RulesInfo` of a rule set, built once and kept on the rules object."""
-    info = rules.__dict__.get("_bot_info")
-    if info is None:
-        info = RulesInfo(rules)
-        object.__setattr__(rules, "_bot_info", info)
-    return info
+    return rules.derived("_bot_info", RulesInfo)
 
 
 def play_sides(info: RulesInfo, declarer: int) -> tuple[int, ...]:
@@ -230,18 +227,6 @@ def help_tricks(info: RulesInfo, seat: int, partner_tricks: float) -> float:
     if k == 0:
         return ALONE_TRICKS if info.n > 2 else 0.0
     return partner_tricks * (1.0 + MORE_PARTNERS * (k - 1))
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
-bits = _bits
 
 
 # ------------------------------------------------------------------------------------- auction
@@ -666,7 +651,7 @@ def sample_hidden(view: SeatView, rng: random.Random, tries: int = 30) -> tuple[
         holders.append(-1)
         need.append(info.kitty_size)
         banned.append(named_holder)
-    cards = bits(pool)
+    cards = list(bits(pool))
     if sum(need) != len(cards):
         return None
     k = len(holders)
