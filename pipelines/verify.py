@@ -407,11 +407,12 @@ class DealReplay:
             f"dealer seat {self.dealer}"
         ]
         n = len(self.hands)
+        teams = len(self.score_delta)  # one entry per team in the log
         out.append("")
         out.append("Hands as dealt:")
         for s, h in enumerate(self.hands):
             strat = self.strategies[s] if s < len(self.strategies) else "?"
-            out.append(f"  seat {s} (team {s % _teams(n)}, {strat}): {_hand_text(h)}")
+            out.append(f"  seat {s} (team {s % teams}, {strat}): {_hand_text(h)}")
         out.append(f"  kitty: {' '.join(self.kitty)}")
         out.append("")
         out.append("Auction: " + ", ".join(f"{seat}:{call}" for seat, call in self.auction))
@@ -447,10 +448,6 @@ class DealReplay:
             out.append("")
             out.append(f"WARNING: the engine does not accept this deal as logged: {self.problem}")
         return "\n".join(out)
-
-
-def _teams(players: int) -> int:
-    return 3 if players == 3 else 2
 
 
 _RANK_SHOW = {"T": "10"}

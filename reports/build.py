@@ -265,36 +265,28 @@ def _contracts_table(t: Tables, runs: Sequence[str]) -> str:
     return "\n".join(out)
 
 
-def _level_table(t: Tables, runs: Sequence[str]) -> str:
-    df = need(t, "success_by_level", ["run_id", "level", "order", "n", "success_rate", "points_mean"])
-    sub = df.filter((pl.col("run_id") == runs[0]) & (pl.col("n") > 0)).sort("order")
+def _success_table(t: Tables, runs: Sequence[str], table: str, key: Col, order: str, caption: str) -> str:
+    """Contracts played, made and expected points of the first run, one row per ``key`` value."""
+    df = need(t, table, ["run_id", key.value, order, "n", "success_rate", "points_mean"])
+    sub = df.filter((pl.col("run_id") == runs[0]) & (pl.col("n") > 0)).sort(order)
     if sub.height == 0:
         raise NoData("no contract was played")
     cols = [
-        Col("level", "level"),
+        key,
         Col("played", "n", num),
         Col("made", "success_rate", pct, "success_lo", "success_hi"),
         Col("expected points", "points_mean", lambda x: signed(x, 0), "points_lo", "points_hi"),
     ]
-    return html_table(
-        sub, "success_by_level", cols, caption=f"Run {_name(t, runs[0])}: by level", run=runs[0]
-    )
+    return html_table(sub, table, cols, caption=f"Run {_name(t, runs[0])}: {caption}", run=runs[0])
+
+
+def _level_table(t: Tables, runs: Sequence[str]) -> str:
+    return _success_table(t, runs, "success_by_level", Col("level", "level"), "order", "by level")
 
 
 def _seat_table(t: Tables, runs: Sequence[str]) -> str:
-    df = need(t, "success_by_seat", ["run_id", "seat_rel", "n", "success_rate", "points_mean"])
-    sub = df.filter((pl.col("run_id") == runs[0]) & (pl.col("n") > 0)).sort("seat_rel")
-    if sub.height == 0:
-        raise NoData("no contract was played")
-    cols = [
-        Col("declarer's seat (1 = left of dealer, 0 = dealer)", "seat_rel"),
-        Col("played", "n", num),
-        Col("made", "success_rate", pct, "success_lo", "success_hi"),
-        Col("expected points", "points_mean", lambda x: signed(x, 0), "points_lo", "points_hi"),
-    ]
-    return html_table(
-        sub, "success_by_seat", cols, caption=f"Run {_name(t, runs[0])}: by the declarer's seat", run=runs[0]
-    )
+    key = Col("declarer's seat (1 = left of dealer, 0 = dealer)", "seat_rel")
+    return _success_table(t, runs, "success_by_seat", key, "seat_rel", "by the declarer's seat")
 
 
 def _misere_table(t: Tables, runs: Sequence[str]) -> str:

@@ -19,6 +19,13 @@ def _team_points(f: Frame, team: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
 
 
 HIST_COLUMNS = ("points", "declared", "made", "def_tricks", "final", "won")
+#: The statistics columns shared by the per-strategy and per-line-up tables, after their keys.
+_STAT_COLUMNS = (
+    *POINTS_COLUMNS,
+    *RATE_COLUMNS,
+    "def_tricks_mean", "def_tricks_lo", "def_tricks_hi",
+    "games", "wins", "win_rate", "win_lo", "win_hi",
+)  # fmt: skip
 
 
 def _hist(rows: pl.LazyFrame | pl.DataFrame, keys: list[str]) -> pl.DataFrame:
@@ -82,16 +89,7 @@ def strategies_table(frames: Sequence[Frame]) -> pl.DataFrame:
                 "variant",
                 "strategy",
                 "seat_deals",
-                *POINTS_COLUMNS,
-                *RATE_COLUMNS,
-                "def_tricks_mean",
-                "def_tricks_lo",
-                "def_tricks_hi",
-                "games",
-                "wins",
-                "win_rate",
-                "win_lo",
-                "win_hi",
+                *_STAT_COLUMNS,
             )
         )
     return pl.concat(out)
@@ -135,16 +133,7 @@ def strategy_pairings(frames: Sequence[Frame]) -> pl.DataFrame:
                 "team_strategies",
                 "opponents",
                 "team_deals",
-                *POINTS_COLUMNS,
-                *RATE_COLUMNS,
-                "def_tricks_mean",
-                "def_tricks_lo",
-                "def_tricks_hi",
-                "games",
-                "wins",
-                "win_rate",
-                "win_lo",
-                "win_hi",
+                *_STAT_COLUMNS,
             )
         )
     return pl.concat(out)
