@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from sim.rules import Bid, Rules
 
 #: Bumped whenever a change to the engine changes any result for the same seed.
-ENGINE_VERSION = "engine.v1"
+ENGINE_VERSION = "engine.v2"
 
 # Phases.
 AUCTION, KITTY, JOKER, PLAY, DONE = 0, 1, 2, 3, 4

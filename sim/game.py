@@ -8,14 +8,14 @@ columns and write the rows.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from sim.cards import SUITS, bits
 from sim.engine import AUCTION, BID, DONE, ENGINE_VERSION, JOKER, KITTY, PLAY, State, action_name
 from sim.errors import UserError
-from sim.seeding import bot_seed, deal_seed, dealer_of, first_dealer
+from sim.rng import Rng
+from sim.seeding import bot_rng, deal_seed, dealer_of, first_dealer
 
 if TYPE_CHECKING:
     from sim.rules import Rules
@@ -26,17 +26,11 @@ FELL_TO_LOSS = "fell_to_-500"
 DEAL_LIMIT = "deal_limit"
 
 
-class _NoRandom(random.Random):
+class _NoRandom:
     """Handed to strategies that declare ``uses_rng = False``: using it is a bug, so it refuses."""
 
-    def __init__(self) -> None:
-        super().__init__(0)
-
-    def random(self) -> float:
-        raise RuntimeError("this strategy declared uses_rng = False but asked its RNG for a number")
-
-    def getrandbits(self, k: int) -> int:
-        raise RuntimeError("this strategy declared uses_rng = False but asked its RNG for a number")
+    def __getattr__(self, name: str) -> Any:
+        raise RuntimeError(f"this strategy declared uses_rng = False but used its RNG ({name})")
 
 
 _NO_RNG = _NoRandom()
@@ -83,7 +77,7 @@ def settle(
 def play_deal(
     state: State,
     strategies: Sequence[Any],
-    rngs: Sequence[random.Random],
+    rngs: Sequence[Rng],
     game_id: int = 0,
     labels: Sequence[str] | None = None,
 ) -> None:
@@ -234,10 +228,7 @@ def play_game(
         state.hand_no = hand_no
         state.scores = tuple(scores)
         rngs = [
-            random.Random(bot_seed(seed, s) | (rng_keys[s] << 80 if rng_keys else 0))
-            if needs_rng[s]
-            else _NO_RNG
-            for s in range(n)
+            bot_rng(seed, s, rng_keys[s] if rng_keys else 0) if needs_rng[s] else _NO_RNG for s in range(n)
         ]
         play_deal(state, strategies, rngs, game_id, labels)
         delta, scores, over, winner, reason = settle(rules, scores, state)

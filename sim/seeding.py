@@ -8,7 +8,7 @@ or the number of workers.
 
 from __future__ import annotations
 
-import random
+from sim.rng import Rng
 
 MASK64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -45,21 +45,23 @@ def dealer_of(master: int, game: int, hand: int, players: int) -> int:
     return (first_dealer(master, game, players) + hand) % players
 
 
-def bot_seed(seed_of_deal: int, seat: int) -> int:
+def bot_seed(seed_of_deal: int, seat: int, key: int = 0) -> int:
     """The seed of the RNG handed to the strategy in ``seat`` for one deal.
 
-    Mersenne Twister's seeding hashes the whole integer, so no extra mixing is needed; the high bit
+    ``key`` (below 2**64) separates streams further: tournaments give each entry its own.  The
+    :class:`~sim.rng.Rng` seeding hashes the whole integer, so no extra mixing is needed; bit 72
     keeps these seeds apart from every deal seed (which are below 2**64).
     """
-    return (1 << 72) | (seed_of_deal << 8) | seat
+    return (key << 80) | (1 << 72) | (seed_of_deal << 8) | seat
+
+
+def bot_rng(seed_of_deal: int, seat: int, key: int = 0) -> Rng:
+    """The seeded RNG of the strategy in ``seat`` for one deal (see :func:`bot_seed`)."""
+    return Rng(bot_seed(seed_of_deal, seat, key))
 
 
 def shuffled(seed_of_deal: int, n_cards: int) -> list[int]:
-    """A uniform permutation of ``range(n_cards)`` from a deal seed.
-
-    Each card gets an independent uniform key from a Mersenne Twister seeded with the deal seed and
-    the cards are sorted by key (ties have probability below 1e-12 and are broken by card order).
-    This is a uniform permutation, and faster in CPython than ``Random.shuffle``.
-    """
-    draw = random.Random(seed_of_deal).random
-    return sorted(range(n_cards), key=lambda _card: draw())
+    """A uniform permutation of ``range(n_cards)`` from a deal seed (Fisher–Yates on an :class:`Rng`)."""
+    order = list(range(n_cards))
+    Rng(seed_of_deal).shuffle(order)
+    return order

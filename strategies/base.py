@@ -1,7 +1,8 @@
 """The strategy interface: a small Protocol, a registry of versioned names, and how to build bots.
 
 A strategy answers four questions, each given the seat's :class:`~sim.engine.SeatView`, the list of
-legal actions and a seeded :class:`random.Random` that belongs to that seat for that deal:
+legal actions and a seeded :class:`sim.rng.Rng` (the usual methods of :class:`random.Random`:
+``random``, ``randrange``, ``choice``, ``shuffle``, ...) that belongs to that seat for that deal:
 
 - ``bid(view, legal, rng)`` in the auction (``legal`` holds ``PASS`` and ``BID + i`` actions);
 - ``discard(view, legal, rng)``, asked once per kitty card, returns one card to throw;
@@ -18,13 +19,13 @@ from __future__ import annotations
 
 import ast
 import importlib
-import random
 from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 from typing import Any, Protocol, runtime_checkable
 
 from sim.engine import SeatView
 from sim.errors import UserError
+from sim.rng import Rng
 
 ENTRY_POINT_GROUP = "fivehundred.strategies"
 
@@ -39,13 +40,13 @@ class Strategy(Protocol):
 
     name: str
 
-    def bid(self, view: SeatView, legal: Sequence[int], rng: random.Random) -> int: ...
+    def bid(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int: ...
 
-    def discard(self, view: SeatView, legal: Sequence[int], rng: random.Random) -> int: ...
+    def discard(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int: ...
 
-    def name_joker(self, view: SeatView, legal: Sequence[int], rng: random.Random) -> int: ...
+    def name_joker(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int: ...
 
-    def play(self, view: SeatView, legal: Sequence[int], rng: random.Random) -> int: ...
+    def play(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int: ...
 
 
 _REGISTRY: dict[str, Callable[..., Any]] = {}

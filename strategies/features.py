@@ -8,11 +8,11 @@ teams, hand and kitty sizes come from ``view.rules``.
 
 from __future__ import annotations
 
-import random
 from typing import TYPE_CHECKING
 
 from sim.cards import bits
 from sim.engine import BID, JOKER, NAME_NONE, NAME_SUIT, PASS, ContractTables, State, contract_tables
+from sim.rng import Rng
 
 if TYPE_CHECKING:
     from sim.engine import SeatView
@@ -589,7 +589,7 @@ def played_by(view: SeatView) -> list[int]:
     return out
 
 
-def sample_hidden(view: SeatView, rng: random.Random, tries: int = 30) -> tuple[list[int], int] | None:
+def sample_hidden(view: SeatView, rng: Rng, tries: int = 30) -> tuple[list[int], int] | None:
     """One random placement of the cards this seat cannot see, consistent with what it knows.
 
     Returns ``(hands, discards)``: every seat's current hand (this seat's real one, the exposed

@@ -14,11 +14,11 @@ assumes 4 seats or a 43-card deck.
 
 from __future__ import annotations
 
-import random
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from sim.cards import bits
 from sim.engine import BID, JOKER_LEAD, NAME_NONE, NAME_SUIT, PASS
+from sim.rng import Rng
 from strategies.base import register
 from strategies.features import (
     ALONE_TRUMPS,
@@ -272,7 +272,7 @@ class HeuristicStrategy:
                         est[_NT] -= 0.4
         return est
 
-    def bid(self, view: SeatView, legal: list[int], rng: random.Random) -> int:
+    def bid(self, view: SeatView, legal: list[int], rng: Rng) -> int:
         """The cheapest call of the best denomination that the trick estimate covers, else pass."""
         if len(legal) == 1:
             return legal[0]
@@ -289,9 +289,11 @@ class HeuristicStrategy:
         high_bidder = view.high_bidder
         margin = 0.0
         score_aware = self.score_aware and scores
+        lose_guard = score_aware and rules.lose_at_minus_500
+        caution = 0.0
         if score_aware:
             if rules.lose_at_minus_500 and scores[team] <= rules.lose_score + 200:
-                margin += 0.5
+                caution = 0.5
             if high_bidder >= 0 and high_bidder % teams != team:
                 opp_best = max((sc for t, sc in enumerate(scores) if t != team), default=0)
                 if opp_best >= rules.win_score - 150:
@@ -308,17 +310,20 @@ class HeuristicStrategy:
             margin += 1.0
         best = PASS
         best_key = (-99.0, 0)
+        # Caution near -500 asks suit bids for more tricks; it must not invite a misère instead.
         if miseres and self.misere and max(est[0], est[1], est[2], est[3]) < 7.0 + margin:
             mis, omis = self._misere_fit(seat, view.hand, info)
             if mis or omis:
                 for a, b in miseres:
+                    if lose_guard and scores[team] - b.points <= rules.lose_score:
+                        continue  # failing it would end the game at -500
                     if omis if b.open else mis:
                         key = (5.0, b.points)
                         if key > best_key:
                             best, best_key = a, key
+        margin += caution
         if best == PASS and max(est) - margin < 6:
             return PASS  # nothing reaches the lowest contract
-        lose_guard = score_aware and rules.lose_at_minus_500
         high_margin = self._passed_partners(view, info) * PASSED_PARTNER if bids else 0.0
         for t in range(5):
             entry = cheapest[t]
@@ -352,7 +357,7 @@ class HeuristicStrategy:
 
     # ================================================================== kitty
 
-    def discard(self, view: SeatView, legal: list[int], rng: random.Random) -> int:
+    def discard(self, view: SeatView, legal: list[int], rng: Rng) -> int:
         """Throw the card worth least: short side suits first, never trumps, jokers or winners."""
         contract = view.contract
         info = rules_info(view.rules)
@@ -392,7 +397,7 @@ class HeuristicStrategy:
                 best, best_v = c, v
         return best
 
-    def name_joker(self, view: SeatView, legal: list[int], rng: random.Random) -> int:
+    def name_joker(self, view: SeatView, legal: list[int], rng: Rng) -> int:
         """No-trumps: keep the joker suitless.  Misère: name the seat's longest suit."""
         contract = view.contract
         if not contract.misere and NAME_NONE in legal:
@@ -411,7 +416,7 @@ class HeuristicStrategy:
 
     # ================================================================== play
 
-    def play(self, view: SeatView, legal: list[int], rng: random.Random) -> int:
+    def play(self, view: SeatView, legal: list[int], rng: Rng) -> int:
         """One card (or joker lead) by the play maxims; misère has its own logic."""
         if len(legal) == 1:
             return legal[0]

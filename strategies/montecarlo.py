@@ -18,6 +18,7 @@ import random
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from sim.engine import DONE, JOKER_LEAD
+from sim.rng import Rng
 from strategies.base import StrategyConfigError, available, make, register
 from strategies.features import card_info, played_by, rebuild_state, rules_info, sample_hidden
 from strategies.heuristic import HeuristicStrategy
@@ -77,15 +78,15 @@ class MonteCarloStrategy:
         except StrategyConfigError as exc:
             raise ValueError(f"rollout policy: {exc}") from None
 
-    def bid(self, view: SeatView, legal: list[int], rng: random.Random) -> int:
+    def bid(self, view: SeatView, legal: list[int], rng: Rng) -> int:
         """The heuristic's bid."""
         return self.base.bid(view, legal, rng)
 
-    def discard(self, view: SeatView, legal: list[int], rng: random.Random) -> int:
+    def discard(self, view: SeatView, legal: list[int], rng: Rng) -> int:
         """The heuristic's discard."""
         return self.base.discard(view, legal, rng)
 
-    def name_joker(self, view: SeatView, legal: list[int], rng: random.Random) -> int:
+    def name_joker(self, view: SeatView, legal: list[int], rng: Rng) -> int:
         """The heuristic's joker naming."""
         return self.base.name_joker(view, legal, rng)
 
@@ -112,7 +113,7 @@ class MonteCarloStrategy:
         out.extend(a for a in legal if a >= JOKER_LEAD)
         return out
 
-    def play(self, view: SeatView, legal: list[int], rng: random.Random) -> int:
+    def play(self, view: SeatView, legal: list[int], rng: Rng) -> int:
         """The candidate with the best mean rollout result over sampled deals."""
         if len(legal) == 1:
             return legal[0]

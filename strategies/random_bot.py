@@ -8,11 +8,11 @@ among only the ``max_raise`` lowest legal bids.  Without them every call is unif
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from sim.engine import PASS, SeatView
+from sim.rng import Rng
 from strategies.base import register
 
 
@@ -38,7 +38,7 @@ class RandomStrategy:
         self.pass_probability = pass_probability
         self.max_raise = max_raise
 
-    def bid(self, view: SeatView, legal: Sequence[int], rng: random.Random) -> int:
+    def bid(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int:
         """A random call: uniform over ``legal`` unless the auction parameters are set."""
         if self.pass_probability is None and self.max_raise is None:
             return legal[int(rng.random() * len(legal))]
@@ -51,14 +51,14 @@ class RandomStrategy:
             bids = bids[: self.max_raise]
         return bids[int(rng.random() * len(bids))]
 
-    def discard(self, view: SeatView, legal: Sequence[int], rng: random.Random) -> int:
+    def discard(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int:
         """A uniformly random card to throw."""
         return legal[int(rng.random() * len(legal))]
 
-    def name_joker(self, view: SeatView, legal: Sequence[int], rng: random.Random) -> int:
+    def name_joker(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int:
         """A uniformly random suit (or none)."""
         return legal[int(rng.random() * len(legal))]
 
-    def play(self, view: SeatView, legal: Sequence[int], rng: random.Random) -> int:
+    def play(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int:
         """A uniformly random legal card."""
         return legal[int(rng.random() * len(legal))]

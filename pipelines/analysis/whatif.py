@@ -7,7 +7,6 @@ in every seat; its points are compared with what the declarer's team really scor
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import numpy as np
@@ -23,7 +22,7 @@ from sim.cards import SUITS
 from sim.engine import State
 from sim.errors import UserError
 from sim.game import play_deal
-from sim.seeding import bot_seed
+from sim.seeding import bot_rng
 
 WHATIF_CONTRACTS = ("MIS", "OMIS")
 SEAT_REL = 1
@@ -105,7 +104,7 @@ def replay(frame: Frame, spec: str, sample: int) -> pl.DataFrame:
         for code in contracts:
             st = base.clone()
             st.force_contract(code, seat)
-            rngs = [random.Random(bot_seed(r["seed"], s)) for s in range(rules.players)]
+            rngs = [bot_rng(r["seed"], s) for s in range(rules.players)]
             play_deal(st, bots, rngs, r["game_id"], labels)
             held = any((base.dealt[seat] | base.kitty_dealt) >> j & 1 for j in jokers)
             if held and any(j in st.discard_order for j in jokers):
