@@ -1,9 +1,14 @@
 """The Five Hundred engine: cards, rules, the deal state, and whole games.
 
-It knows nothing of Ray, Parquet or plots.
+It knows nothing of Ray, Parquet or plots.  Its inner loop (:data:`sim._loader.CORE`) is compiled
+with mypyc at install time when a C compiler is there; :func:`core` tells which core runs.
 """
 
-from sim.engine import (
+from sim._loader import choose_core, core
+
+choose_core()
+
+from sim.engine import (  # noqa: E402 (the core is chosen before its first import)
     AUCTION,
     BID,
     DONE,
@@ -22,12 +27,12 @@ from sim.engine import (
     parse_action,
     step,
 )
-from sim.game import StrategyError, play_deal, play_game, settle
-from sim.rules import Bid, Rules, RulesError, available_variants, load_rules
+from sim.game import StrategyError, play_deal, play_game, settle  # noqa: E402
+from sim.rules import Bid, Rules, RulesError, available_variants, load_rules  # noqa: E402
 
 __all__ = [
     "AUCTION", "BID", "DONE", "ENGINE_VERSION", "JOKER", "JOKER_LEAD", "KITTY", "NAME_NONE",
     "NAME_SUIT", "PASS", "PLAY", "Bid", "IllegalAction", "Rules", "RulesError", "SeatView", "State",
-    "StrategyError", "action_name", "available_variants", "load_rules", "parse_action", "play_deal",
+    "StrategyError", "action_name", "available_variants", "core", "load_rules", "parse_action", "play_deal",
     "play_game", "settle", "step",
 ]  # fmt: skip

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Final
 
-SUITS = "SCDH"
-SUIT_NAMES = ("spades", "clubs", "diamonds", "hearts")
-NT = 4
+SUITS: Final = "SCDH"
+SUIT_NAMES: Final = ("spades", "clubs", "diamonds", "hearts")
+NT: Final = 4
 #: Rank strength: higher wins.  The jack sits above 13 so that the 6-player pack orders correctly.
 RANK_ORDER = {
     "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9, "T": 10,
@@ -25,7 +26,7 @@ RANK_ORDER = {
 JACK = RANK_ORDER["J"]
 ACE = RANK_ORDER["A"]
 #: Suit of the same colour: spades<->clubs, diamonds<->hearts (the left bower's suit).
-SAME_COLOUR = (1, 0, 3, 2)
+SAME_COLOUR: Final = (1, 0, 3, 2)
 
 
 def suit_index(letter: str) -> int:
@@ -117,7 +118,13 @@ def _chunk_tables() -> tuple[tuple[tuple[int, ...], ...], ...]:
     )
 
 
-_T0, _T1, _T2, _T3, _T4, _T5 = _chunk_tables()
+_TABLES: Final = _chunk_tables()
+_T0: Final = _TABLES[0]
+_T1: Final = _TABLES[1]
+_T2: Final = _TABLES[2]
+_T3: Final = _TABLES[3]
+_T4: Final = _TABLES[4]
+_T5: Final = _TABLES[5]
 
 
 def bits(mask: int) -> tuple[int, ...]:

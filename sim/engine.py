@@ -15,7 +15,7 @@ runner); :func:`step` is the pure form that returns a new state.  :meth:`State.v
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from sim.cards import SAME_COLOUR, SUITS, Deck, bits
 from sim.seeding import shuffled
@@ -24,22 +24,26 @@ if TYPE_CHECKING:
     from sim.rules import Bid, Rules
 
 #: Bumped whenever a change to the engine changes any result for the same seed.
-ENGINE_VERSION = "engine.v2"
+ENGINE_VERSION: Final = "engine.v2"
 
 # Phases.
-AUCTION, KITTY, JOKER, PLAY, DONE = 0, 1, 2, 3, 4
-PHASE_NAMES = ("auction", "kitty", "joker", "play", "done")
+AUCTION: Final = 0
+KITTY: Final = 1
+JOKER: Final = 2
+PLAY: Final = 3
+DONE: Final = 4
+PHASE_NAMES: Final = ("auction", "kitty", "joker", "play", "done")
 
 # Action space.
-JOKER_LEAD = 128
-NAME_SUIT = 160
-NAME_NONE = 164
-PASS = 255
-BID = 256
+JOKER_LEAD: Final = 128
+NAME_SUIT: Final = 160
+NAME_NONE: Final = 164
+PASS: Final = 255
+BID: Final = 256
 
-_NAMINGS = (NAME_SUIT, NAME_SUIT + 1, NAME_SUIT + 2, NAME_SUIT + 3, NAME_NONE)
-_RIGHT_BOWER = 1050
-_LEFT_BOWER = 1049
+_NAMINGS: Final = (NAME_SUIT, NAME_SUIT + 1, NAME_SUIT + 2, NAME_SUIT + 3, NAME_NONE)
+_RIGHT_BOWER: Final = 1050
+_LEFT_BOWER: Final = 1049
 
 
 class IllegalAction(ValueError):
@@ -104,6 +108,16 @@ class CompiledRules:
         ladder = rules.ladder
         self.n = rules.players
         self.no_named = tuple(-1 for _ in rules.deck.jokers)
+        # The switches the state machine reads at every step, copied once (fast attributes).
+        self.teams: int = rules.teams
+        self.hand_size: int = rules.hand_size
+        self.kitty_size: int = rules.kitty_size
+        self.jokers: tuple[int, ...] = tuple(rules.deck.jokers)
+        self.ladder = tuple(ladder)
+        self.joker_pagat: bool = rules.joker_no_trump == "pagat"
+        self.joker_north_american: bool = rules.joker_no_trump == "north_american"
+        self.joker_lead_only_last_trick: bool = bool(rules.joker_lead_only_last_trick)
+        self.declarer_raise: bool = bool(rules.declarer_raise)
         # Deal plan: for each position of the shuffled deck, the receiver as an offset from the
         # dealer (1 = left of the dealer ... n = dealer) or 0 for the kitty.
         plan: list[int] = []
@@ -117,7 +131,7 @@ class CompiledRules:
         # For each dealer: the positions of the shuffled deck that each seat receives, then the kitty's.
         positions = []
         for dealer in range(self.n):
-            per = [[] for _ in range(self.n + 1)]
+            per: list[list[int]] = [[] for _ in range(self.n + 1)]
             for i, off in enumerate(plan):
                 per[(dealer + off) % self.n if off else self.n].append(i)
             positions.append(tuple(tuple(p) for p in per))
@@ -254,13 +268,48 @@ class State:
         return cls(rules, hands, kitty, dealer)
 
     def clone(self) -> State:
-        """A copy that can be changed without touching this state."""
+        """A copy that can be changed without touching this state (every field; lists copied)."""
         new = State.__new__(State)
-        for name in State.__slots__:
-            v = getattr(self, name)
-            if type(v) is list:
-                v = list(v)
-            setattr(new, name, v)
+        new.rules = self.rules
+        new.comp = self.comp
+        new.hands = list(self.hands)
+        new.dealt = self.dealt
+        new.kitty = self.kitty
+        new.kitty_dealt = self.kitty_dealt
+        new.dealer = self.dealer
+        new.phase = self.phase
+        new.turn = self.turn
+        new.bids = list(self.bids)
+        new.bid_seats = list(self.bid_seats)
+        new.passed = list(self.passed)
+        new.spoken = list(self.spoken)
+        new.n_passed = self.n_passed
+        new.high = self.high
+        new.high_bidder = self.high_bidder
+        new.raise_turn = self.raise_turn
+        new.contract = self.contract
+        new.declarer = self.declarer
+        new.discards = self.discards
+        new.discard_order = list(self.discard_order)
+        new.jokers_named = list(self.jokers_named)
+        new.naming_index = self.naming_index
+        new.tables = self.tables
+        new.active = list(self.active)
+        new.n_active = self.n_active
+        new.next_active = list(self.next_active)
+        new.trick = list(self.trick)
+        new.trick_seats = list(self.trick_seats)
+        new.led = self.led
+        new.led_suits = self.led_suits
+        new.plays = list(self.plays)
+        new.play_seats = list(self.play_seats)
+        new.played = self.played
+        new.trick_winners = list(self.trick_winners)
+        new.tricks_played = self.tricks_played
+        new.tricks_won = list(self.tricks_won)
+        new.score_delta = list(self.score_delta) if self.score_delta is not None else None
+        new.scores = self.scores
+        new.hand_no = self.hand_no
         return new
 
     def force_contract(self, code: str, declarer: int) -> None:
@@ -301,31 +350,32 @@ class State:
     def _legal_plays(self) -> tuple[int, ...]:
         hand = self.hands[self.turn]
         t = self.tables
+        assert t is not None
         if self.trick:
             follow = hand & t.suit_mask[self.led]
             if follow:
                 return bits(follow)
             jk = hand & t.suitless_jokers
-            if jk and self.contract.misere and self.rules.joker_no_trump == "pagat":
+            contract = self.contract
+            if jk and contract is not None and contract.misere and self.comp.joker_pagat:
                 return bits(jk)  # RULES.md §8: in misère a void player must play it
             return bits(hand)
         jk = hand & t.suitless_jokers
         if not jk:
             return bits(hand)
         acts = list(bits(hand ^ jk))
-        rules = self.rules
-        last = self.tricks_played == rules.hand_size - 1
-        if rules.joker_lead_only_last_trick:
+        comp = self.comp
+        last = self.tricks_played == comp.hand_size - 1
+        if comp.joker_lead_only_last_trick:
             suits = 15 if last else 0
-        elif rules.joker_no_trump == "north_american":
+        elif comp.joker_north_american:
             suits = 15
         else:
             unled = 15 & ~self.led_suits
             suits = unled if unled else (15 if last else 0)
         if not suits and not acts:
             suits = 15  # only jokers left (two-joker deck): any suit rather than no move
-        jokers = self.rules.deck.jokers
-        for j, c in enumerate(jokers):
+        for j, c in enumerate(comp.jokers):
             if jk >> c & 1:
                 base = JOKER_LEAD + 4 * j
                 acts.extend(base + s for s in range(4) if suits >> s & 1)
@@ -371,7 +421,7 @@ class State:
                 self._throw_in()
                 return
             if self.high >= 0 and self.n_passed == n - 1:
-                if self.rules.declarer_raise:
+                if self.comp.declarer_raise:
                     self.raise_turn = True
                     self.turn = self.high_bidder
                     return
@@ -391,10 +441,10 @@ class State:
     def _throw_in(self) -> None:
         self.phase = DONE
         self.turn = -1
-        self.score_delta = [0] * self.rules.teams
+        self.score_delta = [0] * self.comp.teams
 
     def _end_auction(self) -> None:
-        self.contract = self.rules.ladder[self.high]
+        self.contract = self.comp.ladder[self.high]
         self.declarer = self.high_bidder
         self.phase = KITTY
         self.turn = self.declarer
@@ -405,11 +455,12 @@ class State:
         self.hands[d] ^= 1 << card
         self.discards |= 1 << card
         self.discard_order.append(card)
-        if len(self.discard_order) < self.rules.kitty_size:
+        if len(self.discard_order) < self.comp.kitty_size:
             return
         contract = self.contract
-        if contract.no_trump and self.rules.joker_no_trump == "pagat":
-            for j, c in enumerate(self.rules.deck.jokers):
+        assert contract is not None
+        if contract.no_trump and self.comp.joker_pagat:
+            for j, c in enumerate(self.comp.jokers):
                 if self.hands[d] >> c & 1:
                     self.naming_index = j
                     self.phase = JOKER
@@ -419,7 +470,7 @@ class State:
     def _name(self, action: int) -> None:
         d = self.declarer
         self.jokers_named[self.naming_index] = action - NAME_SUIT if action != NAME_NONE else -1
-        jokers = self.rules.deck.jokers
+        jokers = self.comp.jokers
         for j in range(self.naming_index + 1, len(jokers)):
             if self.hands[d] >> jokers[j] & 1:
                 self.naming_index = j
@@ -429,6 +480,7 @@ class State:
     def _start_play(self) -> None:
         rules = self.rules
         contract = self.contract
+        assert contract is not None
         self.tables = contract_tables(rules.deck, contract.trump, tuple(self.jokers_named))
         n = self.comp.n
         d = self.declarer
@@ -451,13 +503,15 @@ class State:
         trick = self.trick
         if action >= JOKER_LEAD:
             j, s = divmod(action - JOKER_LEAD, 4)
-            card = self.rules.deck.jokers[j]
+            card = self.comp.jokers[j]
             self.led = s
             self.led_suits |= 1 << s
         else:
             card = action
             if not trick:
-                self.led = led = self.tables.eff_suit[card]
+                tables = self.tables
+                assert tables is not None
+                self.led = led = tables.eff_suit[card]
                 self.led_suits |= 1 << led
         bit = 1 << card
         self.hands[seat] ^= bit
@@ -471,6 +525,7 @@ class State:
             return
         # Resolve the trick.
         t = self.tables
+        assert t is not None
         power, eff, rank, led = t.power, t.eff_suit, t.rank, self.led
         best = -1
         win = 0
@@ -486,12 +541,15 @@ class State:
         self.trick = []
         self.trick_seats = []
         self.turn = winner
-        if (self.contract.misere and winner == self.declarer) or self.tricks_played == self.rules.hand_size:
+        contract = self.contract
+        assert contract is not None
+        if (contract.misere and winner == self.declarer) or self.tricks_played == self.comp.hand_size:
             self._score()
 
     def _score(self) -> None:
         rules = self.rules
         contract = self.contract
+        assert contract is not None
         teams = rules.teams
         dteam = self.declarer % teams
         delta = [0] * teams

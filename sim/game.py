@@ -9,35 +9,24 @@ columns and write the rows.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from sim.cards import SUITS, bits
 from sim.engine import AUCTION, BID, DONE, ENGINE_VERSION, JOKER, KITTY, PLAY, State, action_name
-from sim.errors import UserError
-from sim.rng import Rng
+from sim.errors import StrategyError
+from sim.rng import NoRng, Rng
 from sim.seeding import bot_rng, deal_seed, dealer_of, first_dealer
 
 if TYPE_CHECKING:
     from sim.rules import Rules
 
 #: How a game ended, in the ``end_reason`` column.
-REACHED_WIN = "reached_500"
-FELL_TO_LOSS = "fell_to_-500"
-DEAL_LIMIT = "deal_limit"
+REACHED_WIN: Final = "reached_500"
+FELL_TO_LOSS: Final = "fell_to_-500"
+DEAL_LIMIT: Final = "deal_limit"
 
 
-class _NoRandom:
-    """Handed to strategies that declare ``uses_rng = False``: using it is a bug, so it refuses."""
-
-    def __getattr__(self, name: str) -> Any:
-        raise RuntimeError(f"this strategy declared uses_rng = False but used its RNG ({name})")
-
-
-_NO_RNG = _NoRandom()
-
-
-class StrategyError(UserError, RuntimeError):
-    """A strategy raised or returned an illegal action; the message names bot, seat, game, hand."""
+_NO_RNG: Final = NoRng()
 
 
 def settle(
@@ -48,7 +37,7 @@ def settle(
     Returns ``(delta, new_scores, game_over, winner, end_reason)``; ``delta`` is what each team
     really gained, after the defensive cap when the rules have one.
     """
-    delta = list(state.score_delta)
+    delta = list(state.score_delta or ())
     teams = rules.teams
     if state.contract is None:
         return delta, list(scores), False, None, None

@@ -3,8 +3,9 @@
 Every deal needs one generator for the shuffle and one per seat for the bots, so seeding must be
 cheap: Mersenne Twister's seeding alone costs about 4 µs, more than a third of a whole random deal
 in the compiled engine.  :class:`Rng` keeps four 32-bit words of state (xoshiro128**, which passes
-BigCrush), is seeded from any non-negative int through SplitMix64, and works on plain ints that never
-exceed 2**62, so the pure-Python module and the compiled one (mypyc) give identical numbers.
+BigCrush), seeded from any non-negative int by a 128-bit BLAKE2b hash (so nearby seeds give
+unrelated streams), and steps on plain ints that never exceed 2**62, so the pure-Python module and
+the compiled one (mypyc) give identical numbers.
 
 It offers the part of :class:`random.Random`'s API that bots use (``random``, ``getrandbits``,
 ``randrange``, ``randint``, ``choice``, ``shuffle``, ``sample``, ``uniform``), with the same meaning;
@@ -15,20 +16,20 @@ bounded integers are exactly uniform (rejection sampling).  For anything else,
 from __future__ import annotations
 
 from collections.abc import MutableSequence, Sequence
-from typing import Any, TypeVar
+from hashlib import blake2b
+from typing import Any, Final, TypeVar
 
 T = TypeVar("T")
 
-_M32 = 0xFFFFFFFF
-_M64 = 0xFFFFFFFFFFFFFFFF
-_TWO_POW_53 = 9007199254740992.0
+_M32: Final = 0xFFFFFFFF
+_TWO_POW_53: Final = 9007199254740992.0
 
 
-def _splitmix64(x: int) -> int:
-    """SplitMix64's output function of a 64-bit state (already advanced)."""
-    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64
-    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _M64
-    return x ^ (x >> 31)
+def seed_bytes(value: int) -> bytes:
+    """The little-endian bytes of a non-negative int (one byte for 0)."""
+    if value < 0:
+        raise ValueError(f"seeds are non-negative ints, got {value}")
+    return value.to_bytes((value.bit_length() + 7) // 8 or 1, "little")
 
 
 class Rng:
@@ -37,28 +38,24 @@ class Rng:
     __slots__ = ("_s0", "_s1", "_s2", "_s3")
 
     def __init__(self, seed: int) -> None:
-        if seed < 0:
-            raise ValueError("Rng seeds are non-negative ints")
-        # Fold a seed of any size to 64 bits, then draw 128 bits of state from SplitMix64.
-        x = seed & _M64
-        seed >>= 64
-        while seed:
-            x = _splitmix64(((x ^ (seed & _M64)) + 0x9E3779B97F4A7C15) & _M64)
-            seed >>= 64
-        a = _splitmix64((x + 0x9E3779B97F4A7C15) & _M64)
-        b = _splitmix64((x + 0x3C6EF372FE94F82A) & _M64)
-        self._s0 = a & _M32
-        self._s1 = a >> 32
-        self._s2 = b & _M32
-        self._s3 = b >> 32
+        state = int.from_bytes(
+            blake2b(seed_bytes(seed), digest_size=16, person=b"fivehundred.rng").digest(), "little"
+        )
+        self._s0 = state & _M32
+        self._s1 = state >> 32 & _M32
+        self._s2 = state >> 64 & _M32
+        self._s3 = state >> 96
         if not (self._s0 | self._s1 | self._s2 | self._s3):
             self._s0 = 1  # the all-zero state is the one state xoshiro must avoid
 
     def next32(self) -> int:
         """The next 32 random bits (xoshiro128**)."""
+        # Products are written as shifts and adds: in compiled code a multiplication with an operand
+        # of 2**30 or more leaves the fast path for Python's long arithmetic.
         s0, s1, s2, s3 = self._s0, self._s1, self._s2, self._s3
-        x = (s1 * 5) & _M32
-        result = (((x << 7) | (x >> 25)) & _M32) * 9 & _M32
+        x = ((s1 << 2) + s1) & _M32  # s1 * 5
+        x = ((x << 7) | (x >> 25)) & _M32
+        result = ((x << 3) + x) & _M32  # x * 9
         t = (s1 << 9) & _M32
         s2 ^= s0
         s3 ^= s1
@@ -75,7 +72,7 @@ class Rng:
         """A float uniform in [0, 1) with 53 random bits."""
         a = self.next32() >> 5
         b = self.next32() >> 6
-        return (a * 67108864 + b) / _TWO_POW_53
+        return ((a << 26) + b) / _TWO_POW_53
 
     def getrandbits(self, k: int) -> int:
         """A non-negative int with ``k`` random bits."""
@@ -98,13 +95,16 @@ class Rng:
             while r >= n:
                 r = self.getrandbits(bits)
             return r
-        # Lemire's multiply-shift with rejection: exact and usually one draw.
-        m = self.next32() * n
+        # Lemire's multiply-shift with rejection: exact and usually one draw.  The 64-bit product
+        # r * n is formed from 16-bit halves of r to stay on compiled code's fast path.
+        r = self.next32()
+        m = ((r >> 16) * n << 16) + (r & 0xFFFF) * n
         low = m & _M32
         if low < n:
             threshold = (_M32 + 1 - n) % n
             while low < threshold:
-                m = self.next32() * n
+                r = self.next32()
+                m = ((r >> 16) * n << 16) + (r & 0xFFFF) * n
                 low = m & _M32
         return m >> 32
 
@@ -134,6 +134,14 @@ class Rng:
             raise IndexError("cannot choose from an empty sequence")
         return seq[self.below(len(seq))]
 
+    def permutation(self, n: int) -> list[int]:
+        """A uniformly random order of ``range(n)`` (the same as shuffling ``list(range(n))``)."""
+        out = list(range(n))
+        for i in range(n - 1, 0, -1):
+            j = self.below(i + 1)
+            out[i], out[j] = out[j], out[i]
+        return out
+
     def shuffle(self, x: MutableSequence[Any]) -> None:
         """Shuffle a list in place (Fisher–Yates), every order equally likely."""
         for i in range(len(x) - 1, 0, -1):
@@ -154,3 +162,16 @@ class Rng:
     def uniform(self, a: float, b: float) -> float:
         """A float uniform between ``a`` and ``b``."""
         return a + (b - a) * self.random()
+
+
+class NoRng(Rng):
+    """Handed to strategies that declare ``uses_rng = False``: using it is a bug, so it refuses."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__(0)
+
+    def next32(self) -> int:
+        """Refuses: the strategy said it needs no random numbers."""
+        raise RuntimeError("this strategy declared uses_rng = False but asked its RNG for a number")

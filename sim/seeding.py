@@ -8,26 +8,19 @@ or the number of workers.
 
 from __future__ import annotations
 
-from sim.rng import Rng
+from hashlib import blake2b
 
-MASK64 = (1 << 64) - 1
-_GOLDEN = 0x9E3779B97F4A7C15
-
-
-def mix64(x: int) -> int:
-    """SplitMix64's finaliser: a bijective 64-bit mix."""
-    x = (x + _GOLDEN) & MASK64
-    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK64
-    return x ^ (x >> 31)
+from sim.rng import Rng, seed_bytes
 
 
 def derive(*parts: int) -> int:
-    """A 64-bit seed from a sequence of non-negative ints (order matters)."""
-    h = 0x5F3759DF
+    """A 64-bit seed from a sequence of non-negative ints (order matters; BLAKE2b of their bytes)."""
+    data = bytearray()
     for p in parts:
-        h = mix64(h ^ (p & MASK64))
-    return h
+        b = seed_bytes(p)
+        data.append(len(b))  # length-prefixed, so (1, 2) and (258,) never share an encoding
+        data += b
+    return int.from_bytes(blake2b(bytes(data), digest_size=8, person=b"fivehundred.seed").digest(), "little")
 
 
 def deal_seed(master: int, game: int, hand: int) -> int:
@@ -62,6 +55,4 @@ def bot_rng(seed_of_deal: int, seat: int, key: int = 0) -> Rng:
 
 def shuffled(seed_of_deal: int, n_cards: int) -> list[int]:
     """A uniform permutation of ``range(n_cards)`` from a deal seed (Fisher–Yates on an :class:`Rng`)."""
-    order = list(range(n_cards))
-    Rng(seed_of_deal).shuffle(order)
-    return order
+    return Rng(seed_of_deal).permutation(n_cards)

@@ -60,7 +60,7 @@ def register(name: str) -> Callable[[type], type]:
 
     def deco(cls: type) -> type:
         _REGISTRY[name] = cls
-        cls.name = name
+        setattr(cls, "name", name)  # noqa: B010 (a class attribute that the Protocol declares)
         return cls
 
     return deco
@@ -136,7 +136,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     try:
         call = ast.parse(f"f({inner})", mode="eval").body
         assert isinstance(call, ast.Call) and not call.args
-        params = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords}
+        params = {str(kw.arg): ast.literal_eval(kw.value) for kw in call.keywords if kw.arg}
+        assert len(params) == len(call.keywords)  # no **kwargs
     except (SyntaxError, ValueError, AssertionError):
         raise StrategyConfigError(
             f"strategy '{spec}': parameters must be name=value literals, e.g. heuristic(aggression=1.2)"

@@ -18,19 +18,19 @@ from strategies import make
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 
 #: (variant, master seed, game id, deal limit or 0 for the variant's own) of each golden file, chosen
-#: for the paths their random play walks: the joker named (pagat-au game 0), a suitless joker led and
-#: a fall to -500 (6), an open misère failed (10), a win at 500 (18), a declarer raise (club-004
-#: game 8), a 10NT slam that wins the game in one deal (club-004 game 128), Nullo with the joker named
-#: (0), and the north-american joker (a 3-deal cut of a game that random bots never finish, as no
+#: for the paths their random play walks: the joker named (pagat-au game 2), a suitless joker led and
+#: a fall to -500 (4), an open misère failed (20), a win at 500 (71), a declarer raise (club-004
+#: game 21), a slam that wins the game in one deal (club-004 game 91), Nullo with the joker named
+#: (2), and the north-american joker (a 3-deal cut of a game that random bots never finish, as no
 #: side falls out at -500 there).
 GOLDEN_GAMES: tuple[tuple[str, int, int, int], ...] = (
-    ("pagat-au", 7, 0, 0),
-    ("pagat-au", 7, 6, 0),
-    ("pagat-au", 7, 10, 0),
-    ("pagat-au", 7, 18, 0),
-    ("club-004", 7, 8, 0),
-    ("club-004", 7, 128, 0),
-    ("nullo", 7, 0, 0),
+    ("pagat-au", 7, 2, 0),
+    ("pagat-au", 7, 4, 0),
+    ("pagat-au", 7, 20, 0),
+    ("pagat-au", 7, 71, 0),
+    ("club-004", 7, 21, 0),
+    ("club-004", 7, 91, 0),
+    ("nullo", 7, 2, 0),
     ("north-american", 7, 0, 3),
 )
 

@@ -1,0 +1,78 @@
+"""Build script: compiles the engine's hot modules with mypyc when it can (pyproject.toml has the rest).
+
+The compiled modules are the same Python source, so they give the same results as the pure ones,
+only faster.  Set ``FIVEHUNDRED_PURE=1`` to install pure Python; when no C compiler works the build
+falls back to pure Python by itself.  ``sim/_core.json`` records which sources were compiled (and
+their hashes), so ``import sim`` can tell a stale compiled module from a fresh one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+ROOT = Path(__file__).resolve().parent
+#: The modules compiled with mypyc (the simulation's inner loop).  Keep in step with sim/_loader.py.
+CORE = (
+    "sim/rng.py",
+    "sim/cards.py",
+    "sim/seeding.py",
+    "sim/engine.py",
+    "sim/game.py",
+    "strategies/random_bot.py",
+)
+RECORD = "sim/_core.json"
+
+
+def _say(message: str) -> None:
+    print(f"fivehundred build: {message}", file=sys.stderr)
+
+
+def _extensions() -> list:
+    if os.environ.get("FIVEHUNDRED_PURE", "") not in ("", "0"):
+        _say("FIVEHUNDRED_PURE is set: installing pure Python")
+        return []
+    try:
+        from mypyc.build import mypycify
+    except ImportError:
+        _say("mypyc is not available: installing pure Python")
+        return []
+    try:
+        return mypycify(list(CORE), opt_level="3", debug_level="0", group_name="fivehundred_core")
+    except (Exception, SystemExit) as exc:  # a mypy error in the core is a bug; never block an install
+        _say(f"mypyc failed ({exc}): installing pure Python")
+        return []
+
+
+class OptionalBuildExt(build_ext):
+    """Build the compiled core, or nothing at all (never half of it), and record what was built."""
+
+    def run(self) -> None:
+        if not self.extensions:
+            return
+        try:
+            super().run()
+        except Exception as exc:  # no compiler, missing headers: fall back to pure Python
+            _say(f"compiling the core failed ({exc}): installing pure Python")
+            for out in self.get_outputs():
+                Path(out).unlink(missing_ok=True)
+            return
+        hashes = {path: hashlib.sha256((ROOT / path).read_bytes()).hexdigest() for path in CORE}
+        target = (ROOT if self.inplace else Path(self.build_lib)) / RECORD
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps({"compiled": hashes}, indent=1, sort_keys=True) + "\n")
+
+    def get_outputs(self) -> list[str]:
+        outputs = super().get_outputs()
+        if self.extensions and not self.inplace:
+            outputs.append(str(Path(self.build_lib) / RECORD))
+        return outputs
+
+
+setup(ext_modules=_extensions(), cmdclass={"build_ext": OptionalBuildExt})

@@ -1,0 +1,98 @@
+"""The compiled core (mypyc) and the pure-Python one: which runs, and that they agree."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import sim
+from sim import _loader
+
+ROOT = Path(__file__).resolve().parents[2]
+
+_GAMES = """
+import hashlib, sim
+from sim import load_rules, play_game
+from strategies import make
+out = []
+for variant in ("pagat-au", "three-player", "six-player", "two-jokers", "north-american"):
+    rules = load_rules(variant)
+    bots = [make("random(pass_probability=0.4,max_raise=4)")] * rules.players
+    for g in range(40):
+        out.append(repr(play_game(rules, bots, 11, g)))
+print(sim.core()["core"], hashlib.sha256("".join(out).encode()).hexdigest())
+"""
+
+
+def _run(code: str, **env: str) -> str:
+    full = {k: v for k, v in os.environ.items() if k != "FIVEHUNDRED_PURE"}
+    full.update(env)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=full, cwd=ROOT, check=True
+    )
+    return proc.stdout.strip()
+
+
+def test_core_reports_what_runs() -> None:
+    info = sim.core()
+    assert info["core"] in ("compiled", "pure")
+    engine_file = sys.modules["sim.engine"].__file__ or ""
+    assert (info["core"] == "compiled") == (not engine_file.endswith(".py"))
+    if info["core"] == "pure":
+        assert info["reason"]
+
+
+def test_pure_core_can_be_forced_and_says_why() -> None:
+    out = _run(
+        "import sim, sys; print(sim.core()['reason'], sys.modules['sim.rng'].__file__)", FIVEHUNDRED_PURE="1"
+    )
+    assert out.startswith("FIVEHUNDRED_PURE is set") and out.endswith("rng.py")
+
+
+def test_compiled_and_pure_cores_play_identical_games() -> None:
+    """The same source, compiled or not, gives the same records (byte for byte through repr)."""
+    default = _run(_GAMES).split()
+    pure = _run(_GAMES, FIVEHUNDRED_PURE="1").split()
+    assert pure[0] == "pure"
+    assert default[1] == pure[1]
+
+
+def test_core_is_compiled_where_a_c_compiler_exists() -> None:
+    """An install on a machine with a C compiler runs the compiled core (or says why not)."""
+    info = sim.core()
+    if info["core"] == "compiled":
+        return
+    if os.environ.get("FIVEHUNDRED_PURE", "") not in ("", "0"):
+        pytest.skip("FIVEHUNDRED_PURE is set")
+    if "changed since it was compiled" in info["reason"]:
+        pytest.skip(f"an edited checkout: {info['reason']}")
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        pytest.skip("no C compiler here: the pure core is expected")
+    pytest.fail(f"a C compiler is here but the core is pure ({info['reason']}): check the install log")
+
+
+def test_a_stale_compiled_module_is_detected(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "sim").mkdir()
+    src = tmp_path / "sim" / "engine.py"
+    src.write_text("A = 1\n")
+    record = {"compiled": {"sim/engine.py": hashlib.sha256(b"A = 1\n").hexdigest()}}
+    (tmp_path / "sim" / "_core.json").write_text(json.dumps(record))
+    monkeypatch.setattr(_loader, "_ROOT", tmp_path)
+    assert _loader._stale() == ""
+    src.write_text("A = 2\n")
+    assert _loader._stale() == "sim/engine.py"
+    (tmp_path / "sim" / "_core.json").unlink()
+    assert _loader._stale() == ""  # nothing compiled: nothing can be stale
+
+
+def test_loader_and_setup_list_the_same_core_modules() -> None:
+    text = (ROOT / "setup.py").read_text()
+    listed = [line.strip().strip('",') for line in text.split("CORE = (", 1)[1].split(")", 1)[0].splitlines()]
+    assert [p for p in listed if p] == list(_loader.CORE.values())
