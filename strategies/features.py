@@ -8,17 +8,19 @@ teams, hand and kitty sizes come from ``view.rules``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from sim.cards import bits
 from sim.engine import BID, JOKER, NAME_NONE, NAME_SUIT, PASS, ContractTables, State, contract_tables
 from sim.rng import Rng
 
 if TYPE_CHECKING:
+    import random
+
     from sim.engine import SeatView
     from sim.rules import Bid, Rules
 
-_NT = 4
+_NT: Final = 4
 
 
 class CardInfo:
@@ -115,15 +117,16 @@ class RulesInfo:
         self.side_order: list[list[list[int]]] = []
         for t in range(5):
             ci = self.suit_info[t]
+            strength = ci.strength
             if t < 4:
                 tm = ci.suit_mask[t]
-                self.trump_order.append(sorted(bits(tm), key=lambda c, ci=ci: -ci.strength[c]))
+                self.trump_order.append(sorted(bits(tm), key=lambda c: -strength[c]))
             else:
                 self.trump_order.append([])
-            sides = []
+            sides: list[list[int]] = []
             for s in range(4):
                 m = ci.suit_mask[s] if s != t else 0
-                sides.append(sorted(bits(m), key=lambda c, ci=ci: -ci.strength[c]))
+                sides.append(sorted(bits(m), key=lambda c: -strength[c]))
             self.side_order.append(sides)
         self.n_trumps = [len(o) for o in self.trump_order]
         # Fraction of the cards outside one hand that sit in the other players' hands.
@@ -140,7 +143,7 @@ class RulesInfo:
                 order = self.trump_order[t] if s == t else self.side_order[t][s]
                 row.append(sum(1 << c for c in order[: _TOP_TRUMPS if s == t else _TOP_SIDE]))
             self.top_masks.append(row)
-        self.trump_memo: list[dict[int, tuple[float, int]]] = [{} for _ in range(4)]
+        self.trump_memo: list[dict[int, float]] = [{} for _ in range(4)]
         self.side_memo: list[list[list[dict[int, float]]]] = [[[{}, {}] for _ in range(4)] for _ in range(5)]
         self.stop_memo: list[dict[int, int]] = [{} for _ in range(4)]
         self.danger_memo: dict[float, list[dict[int, list[tuple[float, int]]]]] = {}
@@ -186,32 +189,32 @@ def play_sides(info: RulesInfo, declarer: int) -> tuple[int, ...]:
 #: the tricks its side took, 6,000 deals per table): with two partners of the 63-card 6-player
 #: deck the side takes about 0.2 of a trick more than the 4-player side with the same estimate, not
 #: a whole partner's share more (each hand holds a smaller part of a bigger deck).
-MORE_PARTNERS = 0.125
+MORE_PARTNERS: Final = 0.125
 #: Tricks added when the seat has no partner (the 3-player game): against two hands only, its
 #: honours and length take more tricks than the suit tables assume (forced 6-level contracts with
 #: 4-5 trumps take about 1.7 tricks more than the hand's own estimate, where the kitty counts 0.6).
 #: With :data:`PASSED_OPPONENT` and :data:`SHORT_TRUMP` this sets the 3-player trade-off between
 #: thrown-in deals and made contracts (1,000 self-play games: 0.4 threw in 21.6% and made 79.0%,
 #: 0.55 17.4% and 77.7%, 0.7 13.8% and 76.4%).
-ALONE_TRICKS = 0.55
+ALONE_TRICKS: Final = 0.55
 
 
 #: With several partners (the 6-player game), tricks asked beyond the estimate for a bid of 8 or
 #: more for each partner that passed: it shows less than the average help counted for it.
 #: Competitive raises to 8 or more by a seat whose partners had both passed were made 49% of the
 #: time without it (taking it off every bid instead threw in a quarter of the deals).
-PASSED_PARTNER = 0.6
+PASSED_PARTNER: Final = 0.6
 
 
 #: Alone (the 3-player game): trumps wanted, and tricks taken off a trump suit's estimate for each
 #: trump short of that.  Forced 6-level contracts in the 3-player game (8,000 deals, own estimate
 #: 3.5-6.5) took 1.7 tricks above the estimate with 4-5 trumps, 0.5 with 3, -0.4 with 2 and -1.4
 #: with 1 (the 4-player side, with a partner to hold the trumps: 2.6, 2.1, 1.4, 1.6).
-ALONE_TRUMPS = 4
-SHORT_TRUMP = 1.0
+ALONE_TRUMPS: Final = 4
+SHORT_TRUMP: Final = 1.0
 #: Alone (the 3-player game): tricks added to the estimate for each opponent that passed in the
 #: auction (a passed opponent holds less than its share, so the bidder's cards take more tricks).
-PASSED_OPPONENT = 0.4
+PASSED_OPPONENT: Final = 0.4
 
 
 def help_tricks(info: RulesInfo, seat: int, partner_tricks: float) -> float:
@@ -326,12 +329,12 @@ def unseen_mask(view: SeatView) -> int:
 
 # ------------------------------------------------------------------------------------- estimates
 
-_HONOUR_W = (1.0, 0.7, 0.45, 0.25)
-_SIDE_W = (1.0, 0.45, 0.15)
+_HONOUR_W: Final[tuple[float, ...]] = (1.0, 0.7, 0.45, 0.25)
+_SIDE_W: Final[tuple[float, ...]] = (1.0, 0.45, 0.15)
 #: Honour tricks are read from the top cards only (with the suit length), so the memo tables keyed
 #: by (top pattern, length) stay small and warm up within a few hundred deals.
-_TOP_TRUMPS = 8
-_TOP_SIDE = 5
+_TOP_TRUMPS: Final = 8
+_TOP_SIDE: Final = 5
 
 
 def _trump_eval(info: RulesInfo, t: int, top: int, n: int) -> float:
@@ -438,7 +441,8 @@ def suit_estimates(info: RulesInfo, hand: int) -> tuple[list[float], float, int]
         est.append(tv)
     jokers = (hand & info.joker_mask).bit_count()
     nt = float(jokers) + v0[8] + v1[8] + v2[8] + v3[8]
-    stoppers = jokers + v0[9] + v1[9] + v2[9] + v3[9]
+    # Index 9 of a suit row is its stopper flag, always an int (0 or 1).
+    stoppers = jokers + int(v0[9]) + int(v1[9]) + int(v2[9]) + int(v3[9])
     return est, nt, stoppers
 
 
@@ -589,7 +593,7 @@ def played_by(view: SeatView) -> list[int]:
     return out
 
 
-def sample_hidden(view: SeatView, rng: Rng, tries: int = 30) -> tuple[list[int], int] | None:
+def sample_hidden(view: SeatView, rng: Rng | random.Random, tries: int = 30) -> tuple[list[int], int] | None:
     """One random placement of the cards this seat cannot see, consistent with what it knows.
 
     Returns ``(hands, discards)``: every seat's current hand (this seat's real one, the exposed
@@ -604,6 +608,7 @@ def sample_hidden(view: SeatView, rng: Rng, tries: int = 30) -> tuple[list[int],
     seat = view.seat
     decl = view.declarer
     tables = view.tables
+    assert tables is not None  # only asked in the play, where the contract tables exist
     hand = view.hand
     by = played_by(view)
     exposed = view.exposed
@@ -621,7 +626,9 @@ def sample_hidden(view: SeatView, rng: Rng, tries: int = 30) -> tuple[list[int],
     banned: list[int] = []  # per holder: card mask it cannot hold
     eff_masks = tables.suit_mask
     suitless = tables.suitless_jokers
-    misere_pagat = view.contract.misere and rules.joker_no_trump == "pagat"
+    contract = view.contract
+    assert contract is not None
+    misere_pagat = contract.misere and rules.joker_no_trump == "pagat"
     active = view.active
     named_holder = 0
     for j, c in enumerate(info.jokers):
@@ -719,7 +726,9 @@ def rebuild_state(view: SeatView, hands: list[int], discards: int) -> State:
         for a in calls:
             st.apply(a)
     else:
-        st.force_contract(view.contract.code, view.declarer)
+        contract = view.contract
+        assert contract is not None
+        st.force_contract(contract.code, view.declarer)
     d = discards
     while d:
         low = d & -d

@@ -14,7 +14,8 @@ assumes 4 seats or a 43-card deck.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from sim.cards import bits
 from sim.engine import BID, JOKER_LEAD, NAME_NONE, NAME_SUIT, PASS
@@ -25,6 +26,7 @@ from strategies.features import (
     PASSED_OPPONENT,
     PASSED_PARTNER,
     SHORT_TRUMP,
+    CardInfo,
     RulesInfo,
     bid_seats,
     card_info,
@@ -38,16 +40,19 @@ from strategies.features import (
 )
 
 if TYPE_CHECKING:
+    import random
+
     from sim.engine import SeatView
+    from sim.rules import Bid, Rules
 
-_NT = 4
+_NT: Final = 4
 #: Misère danger of a joker in the bidder's hand (it will be discarded).
-_JOKER_MISERE = 0.5
+_JOKER_MISERE: Final = 0.5
 #: Misère defence: below this chance of catching the exposed declarer now, unblock a high card first.
-_UNBLOCK = 0.5
+_UNBLOCK: Final = 0.5
 
 
-def _number(lo: float, hi: float) -> Any:
+def _number(lo: float, hi: float) -> Callable[[Any], str | None]:
     def check(value: Any) -> str | None:
         if isinstance(value, bool) or not isinstance(value, int | float):
             return f"must be a number between {lo} and {hi}"
@@ -58,7 +63,7 @@ def _number(lo: float, hi: float) -> Any:
     return check
 
 
-def _whole(lo: int, hi: int) -> Any:
+def _whole(lo: int, hi: int) -> Callable[[Any], str | None]:
     def check(value: Any) -> str | None:
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
             return f"must be a whole number between {lo} and {hi}"
@@ -71,7 +76,7 @@ def _boolean(value: Any) -> str | None:
     return None if isinstance(value, bool) else "must be true or false"
 
 
-def _lowest(cards: list[int], key: tuple[int, ...]) -> int:
+def _lowest(cards: Sequence[int], key: tuple[int, ...]) -> int:
     best = cards[0]
     bk = key[best]
     for c in cards:
@@ -94,7 +99,7 @@ def _shown_out(plays: tuple[tuple[int, int], ...], eff: tuple[int, ...], suit: i
     return shown
 
 
-def _highest(cards: list[int], key: tuple[int, ...]) -> int:
+def _highest(cards: Sequence[int], key: tuple[int, ...]) -> int:
     best = cards[0]
     bk = key[best]
     for c in cards:
@@ -159,7 +164,7 @@ class HeuristicStrategy:
 
     # ================================================================== bidding
 
-    def _rules_info(self, rules: Any) -> RulesInfo:
+    def _rules_info(self, rules: Rules) -> RulesInfo:
         """The rule set's tables; the per-hand memos are dropped when the rule set changes."""
         if rules is not self._rules:
             self._rules, self._info = rules, rules_info(rules)
@@ -188,7 +193,9 @@ class HeuristicStrategy:
         self._memo[key] = est
         return est
 
-    def _menu(self, legal: Any) -> tuple[tuple[tuple[int, Any] | None, ...], tuple[tuple[int, Any], ...]]:
+    def _menu(
+        self, legal: Sequence[int]
+    ) -> tuple[tuple[tuple[int, Bid] | None, ...], tuple[tuple[int, Bid], ...]]:
         """The cheapest legal bid of each denomination and the legal (non-blind) misère bids.
 
         Memoised on the legal-action tuple (the engine keeps one tuple per auction position).
@@ -197,8 +204,8 @@ class HeuristicStrategy:
         if hit is not None and hit[0] is legal:
             return hit[1]
         ladder = self._rules.ladder
-        cheapest: list[tuple[int, Any] | None] = [None] * 5
-        miseres = []
+        cheapest: list[tuple[int, Bid] | None] = [None] * 5
+        miseres: list[tuple[int, Bid]] = []
         for a in legal:
             if a < BID:
                 continue
@@ -245,7 +252,7 @@ class HeuristicStrategy:
         teams = info.teams
         team = seat % teams
         ladder = info.rules.ladder
-        last: dict[int, Any] = {}
+        last: dict[int, Bid] = {}
         for s, a in zip(bid_seats(view), bids):  # noqa: B905 (equal lengths by construction)
             if a > PASS:
                 last[s] = ladder[a - BID]
@@ -272,7 +279,7 @@ class HeuristicStrategy:
                         est[_NT] -= 0.4
         return est
 
-    def bid(self, view: SeatView, legal: list[int], rng: Rng) -> int:
+    def bid(self, view: SeatView, legal: Sequence[int], rng: Rng | random.Random) -> int:
         """The cheapest call of the best denomination that the trick estimate covers, else pass."""
         if len(legal) == 1:
             return legal[0]
@@ -357,9 +364,10 @@ class HeuristicStrategy:
 
     # ================================================================== kitty
 
-    def discard(self, view: SeatView, legal: list[int], rng: Rng) -> int:
+    def discard(self, view: SeatView, legal: Sequence[int], rng: Rng | random.Random) -> int:
         """Throw the card worth least: short side suits first, never trumps, jokers or winners."""
         contract = view.contract
+        assert contract is not None  # the kitty exchange follows the auction
         info = rules_info(view.rules)
         hand = view.hand
         if contract.misere:
@@ -375,7 +383,7 @@ class HeuristicStrategy:
         trumps = hand & ci.trump_mask
         n_trumps = trumps.bit_count()
         best = legal[0]
-        best_v = 1e9
+        best_v = 1_000_000_000  # an int, like every value compared with it
         for c in legal:
             if ci.power[c]:
                 v = 10000 + ci.power[c]
@@ -397,9 +405,10 @@ class HeuristicStrategy:
                 best, best_v = c, v
         return best
 
-    def name_joker(self, view: SeatView, legal: list[int], rng: Rng) -> int:
+    def name_joker(self, view: SeatView, legal: Sequence[int], rng: Rng | random.Random) -> int:
         """No-trumps: keep the joker suitless.  Misère: name the seat's longest suit."""
         contract = view.contract
+        assert contract is not None  # a joker is named after the auction
         if not contract.misere and NAME_NONE in legal:
             return NAME_NONE
         info = rules_info(view.rules)
@@ -416,7 +425,7 @@ class HeuristicStrategy:
 
     # ================================================================== play
 
-    def play(self, view: SeatView, legal: list[int], rng: Rng) -> int:
+    def play(self, view: SeatView, legal: Sequence[int], rng: Rng | random.Random) -> int:
         """One card (or joker lead) by the play maxims; misère has its own logic."""
         if len(legal) == 1:
             return legal[0]
@@ -451,6 +460,7 @@ class HeuristicStrategy:
         """
         info = self._rules_info(view.rules)
         tables = view.tables
+        assert tables is not None  # the play has contract tables
         if tables is not self._tables:
             self._tables, self._ci = tables, card_info(tables)
         seat = view.seat
@@ -460,10 +470,12 @@ class HeuristicStrategy:
             d = view.discards
             if d:
                 base &= ~d
+        contract = view.contract
+        assert contract is not None
         sides = play_sides(info, declarer)
-        if info.teams == info.n and not view.contract.misere:
+        if info.teams == info.n and not contract.misere:
             sides = (-1,)  # worked out per trick by _open_sides
-        dc = (view, info, self._ci, seat, declarer, view.contract.misere, sides, base)
+        dc = (view, info, self._ci, seat, declarer, contract.misere, sides, base)
         if len(self._deals) > 64:
             self._deals.clear()
         self._deals[id(view)] = dc
@@ -480,7 +492,9 @@ class HeuristicStrategy:
         if not self.defend_together:
             return own
         won = view.tricks_won
-        need = view.contract.tricks
+        contract = view.contract
+        assert contract is not None
+        need = contract.tricks
         mine = won[declarer]
         if mine >= need or sum(won) - mine > info.hand_size - need:
             return own
@@ -492,15 +506,17 @@ class HeuristicStrategy:
         self,
         view: SeatView,
         info: RulesInfo,
-        ci: Any,
-        legal: list[int],
+        ci: CardInfo,
+        legal: Sequence[int],
         unseen: int,
         hand: int,
         declarer: int,
         sides: tuple[int, ...],
     ) -> int:
         # The card leads: the hand but its suitless jokers (those are led as joker-lead actions).
-        cm = hand & ~view.tables.suitless_jokers
+        tables = view.tables
+        assert tables is not None
+        cm = hand & ~tables.suitless_jokers
         if not cm:  # only joker leads: name the suit we are longest in
             return self._joker_lead(ci, legal, hand)
         higher, strength = ci.higher, ci.strength
@@ -566,7 +582,9 @@ class HeuristicStrategy:
             hit = [view, 0, [0] * view.rules.players, -1, sum(view.active)]
             self._void_cache[id(view)] = hit
         _, done, voids, led, active = hit
-        eff = view.tables.eff_suit
+        tables = view.tables
+        assert tables is not None
+        eff = tables.eff_suit
         for i in range(done, len(plays)):
             seat, a = plays[i]
             if i % active == 0:
@@ -595,7 +613,7 @@ class HeuristicStrategy:
                 out |= 1 << b.trump
         return out
 
-    def _joker_lead(self, ci: Any, legal: list[int], hand: int) -> int:
+    def _joker_lead(self, ci: CardInfo, legal: Sequence[int], hand: int) -> int:
         best = legal[0]
         best_len = -1
         for a in legal:
@@ -609,8 +627,8 @@ class HeuristicStrategy:
         self,
         view: SeatView,
         info: RulesInfo,
-        ci: Any,
-        legal: list[int],
+        ci: CardInfo,
+        legal: Sequence[int],
         trick: tuple[tuple[int, int], ...],
         unseen: int,
         hand: int,
@@ -652,7 +670,7 @@ class HeuristicStrategy:
         return self._cheap(ci, legal, hand, unseen)
 
     @staticmethod
-    def _cheap(ci: Any, cards: Any, hand: int, unseen: int) -> int:
+    def _cheap(ci: CardInfo, cards: Sequence[int], hand: int, unseen: int) -> int:
         """The card worth least: plain losers of long suits first, then winners, then trumps."""
         if len(cards) == 1:
             return cards[0]
@@ -682,8 +700,8 @@ class HeuristicStrategy:
         self,
         view: SeatView,
         info: RulesInfo,
-        ci: Any,
-        legal: list[int],
+        ci: CardInfo,
+        legal: Sequence[int],
         trick: tuple[tuple[int, int], ...],
         unseen: int,
         hand: int,
@@ -716,19 +734,19 @@ class HeuristicStrategy:
             return _lowest(following, strength)
         # Void: shed the most dangerous card (most outstanding cards under it).
         best = cards[0]
-        bk = -1
+        worst = -1
         for c in cards:
-            k = (lower[c] & unseen).bit_count() * 4 + (10_000 if power[c] else 0) + strength[c] // 8
-            if k > bk:
-                best, bk = c, k
+            danger = (lower[c] & unseen).bit_count() * 4 + (10_000 if power[c] else 0) + strength[c] // 8
+            if danger > worst:
+                best, worst = c, danger
         return best
 
     def _misere_defender(
         self,
         view: SeatView,
         info: RulesInfo,
-        ci: Any,
-        legal: list[int],
+        ci: CardInfo,
+        legal: Sequence[int],
         trick: tuple[tuple[int, int], ...],
         unseen: int,
         hand: int,
@@ -779,7 +797,7 @@ class HeuristicStrategy:
         return _highest(cards, strength)
 
     def _misere_joker_lead(
-        self, view: SeatView, ci: Any, legal: list[int], unseen: int, exposed: int | None
+        self, view: SeatView, ci: CardInfo, legal: Sequence[int], unseen: int, exposed: int | None
     ) -> int:
         """Lead the joker naming the suit where the declarer's forced discard matters least: the
         suit it holds most cards of (exposed), else one it has not shown out of with most unseen cards."""
@@ -803,7 +821,7 @@ class HeuristicStrategy:
         self,
         view: SeatView,
         info: RulesInfo,
-        ci: Any,
+        ci: CardInfo,
         cards: list[int],
         unseen: int,
         hand: int,
