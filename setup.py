@@ -26,6 +26,8 @@ CORE = (
     "sim/engine.py",
     "sim/game.py",
     "strategies/random_bot.py",
+    "strategies/features.py",
+    "strategies/heuristic.py",
 )
 RECORD = "sim/_core.json"
 

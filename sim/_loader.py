@@ -29,6 +29,8 @@ CORE = {
     "sim.engine": "sim/engine.py",
     "sim.game": "sim/game.py",
     "strategies.random_bot": "strategies/random_bot.py",
+    "strategies.features": "strategies/features.py",
+    "strategies.heuristic": "strategies/heuristic.py",
 }
 _ROOT = Path(__file__).resolve().parent.parent
 _reason = ""

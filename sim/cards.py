@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Final
 
+from sim._mypyc import mypyc_attr
+
 SUITS: Final = "SCDH"
 SUIT_NAMES: Final = ("spades", "clubs", "diamonds", "hearts")
 NT: Final = 4
@@ -36,6 +38,7 @@ def suit_index(letter: str) -> int:
     return SUITS.index(letter)
 
 
+@mypyc_attr(native_class=False)  # a plain Python class even when compiled: pickles, caches properties
 @dataclass(frozen=True)
 class Deck:
     """An ordered set of cards: names, suits and ranks as parallel tuples, jokers last.

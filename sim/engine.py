@@ -269,14 +269,9 @@ class State:
 
     def clone(self) -> State:
         """A copy that can be changed without touching this state (every field; lists copied)."""
-        new = State.__new__(State)
-        new.rules = self.rules
-        new.comp = self.comp
-        new.hands = list(self.hands)
+        new = State(self.rules, self.hands, self.kitty, self.dealer)  # list(hands) copied there
         new.dealt = self.dealt
-        new.kitty = self.kitty
         new.kitty_dealt = self.kitty_dealt
-        new.dealer = self.dealer
         new.phase = self.phase
         new.turn = self.turn
         new.bids = list(self.bids)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
@@ -339,6 +339,10 @@ class Rules:
         except KeyError:
             known = " ".join(b.code for b in self.ladder)
             raise RulesError(f"bid {code!r} does not exist in rule set {self.name} ({known})") from None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle the rule set's fields only: derived tables and caches are rebuilt where needed."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def derived(self, key: str, build: Callable[[Rules], T]) -> T:
         """A value derived from this rule set (tables of the engine, a bot, a codec), built once.

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
+from sim._mypyc import mypyc_attr
 from sim.cards import bits
 from sim.engine import BID, JOKER_LEAD, NAME_NONE, NAME_SUIT, PASS
 from sim.rng import Rng
@@ -108,9 +109,13 @@ def _highest(cards: Sequence[int], key: tuple[int, ...]) -> int:
     return best
 
 
-@register("heuristic.v1")
+# Compiled with mypyc, yet other packages may subclass it; registered at the end of the module
+# rather than by a class decorator (mypyc gives up native subclassing for other class decorators).
+@mypyc_attr(allow_interpreted_subclasses=True)
 class HeuristicStrategy:
     """The rule-based player.  See the module docstring; parameters are in :attr:`PARAMS`."""
+
+    name: ClassVar[str] = "heuristic.v1"
 
     #: Deterministic: it never draws from its RNG, so the game runner need not build one per deal.
     uses_rng: ClassVar[bool] = False
@@ -915,3 +920,6 @@ class HeuristicStrategy:
         if best >= 0:
             return best
         return _lowest(cards, strength)
+
+
+register(HeuristicStrategy.name)(HeuristicStrategy)

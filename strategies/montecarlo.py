@@ -14,7 +14,6 @@ so a decision is a function of (view, rng seed): runs are reproducible.
 
 from __future__ import annotations
 
-import random
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from sim.engine import DONE, JOKER_LEAD
@@ -157,7 +156,7 @@ class MonteCarloStrategy:
         seat = view.seat
         teams = rules.teams
         team = seat % teams
-        roll_rng = random.Random(rng.getrandbits(64))
+        roll_rng = Rng(rng.getrandbits(64))
         policy = self.policy.play
         n = rules.players
         best = cands[0]

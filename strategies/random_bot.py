@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from sim._mypyc import mypyc_attr
 from sim.engine import PASS, SeatView
 from sim.rng import Rng
 from strategies.base import register
@@ -28,9 +29,13 @@ def _positive_int(value: Any) -> str | None:
     return None
 
 
-@register("random.v1")
+# Compiled with mypyc, yet other packages may subclass it; registered below rather than by a class
+# decorator (mypyc gives up native subclassing for classes with other decorators).
+@mypyc_attr(allow_interpreted_subclasses=True)
 class RandomStrategy:
     """Chooses uniformly among the legal actions at every decision."""
+
+    name: ClassVar[str] = "random.v1"
 
     PARAMS: ClassVar[dict[str, Any]] = {"pass_probability": _probability, "max_raise": _positive_int}
 
@@ -62,3 +67,6 @@ class RandomStrategy:
     def play(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int:
         """A uniformly random legal card."""
         return legal[int(rng.random() * len(legal))]
+
+
+register(RandomStrategy.name)(RandomStrategy)

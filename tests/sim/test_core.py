@@ -27,6 +27,8 @@ for variant in ("pagat-au", "three-player", "six-player", "two-jokers", "north-a
     bots = [make("random(pass_probability=0.4,max_raise=4)")] * rules.players
     for g in range(40):
         out.append(repr(play_game(rules, bots, 11, g)))
+    for g in range(8):
+        out.append(repr(play_game(rules, [make("heuristic")] * rules.players, 11, g)))
 print(sim.core()["core"], hashlib.sha256("".join(out).encode()).hexdigest())
 """
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import ast
 import random
 from functools import cache
+from pathlib import Path
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+import sim.engine
 from sim import DONE, PLAY, Rules, State, load_rules, step
 from sim.game import new_deal
 
@@ -197,12 +200,40 @@ def test_view_never_exposes_hidden_cards(switches: dict, seed: int) -> None:
         _check_views(s)
 
 
+@cache
+def state_fields() -> tuple[str, ...]:
+    """The fields of :class:`State`, read from its ``__slots__`` in the source (the compiled class
+    has no ``__slots__`` attribute)."""
+    tree = ast.parse((Path(sim.engine.__file__).parent / "engine.py").read_text())
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "State")
+    slots = next(
+        n.value
+        for n in cls.body
+        if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "__slots__"
+    )
+    return tuple(ast.literal_eval(slots))
+
+
 def _snapshot(s: State) -> tuple:
     return tuple(
         tuple(v) if isinstance(v, list) else v
-        for v in (getattr(s, name) for name in State.__slots__)
+        for v in (getattr(s, name) for name in state_fields())
         if not callable(v)
     )
+
+
+def test_clone_copies_every_field_and_shares_no_list() -> None:
+    rules = load_rules("pagat-au")
+    s = State.deal(rules, 5, 1)
+    for a in play_random(rules, 5)[2][:25]:
+        s.apply(a)
+    c = s.clone()
+    assert len(state_fields()) > 30
+    for name in state_fields():
+        a, b = getattr(s, name), getattr(c, name)
+        assert a == b, name
+        if isinstance(a, list):
+            assert a is not b, f"clone shares the list {name}"
 
 
 @SETTINGS

@@ -7,6 +7,7 @@ import random
 import pytest
 
 from sim import available_variants, load_rules
+from sim.rng import Rng
 from strategies.base import make
 
 from .conftest import decision_points, public_view, shuffle_hidden
@@ -52,7 +53,7 @@ def test_choices_ignore_hidden_cards(spec: str, variant: str) -> None:
         for _ in range(3):
             other = shuffle_hidden(state, seat, rng)
             fn = getattr(bot, method)
-            answers.add(fn(other.view(seat), legal, random.Random(k)))
+            answers.add(fn(other.view(seat), legal, Rng(k)))
         assert len(answers) == 1, f"{spec} changed its {method} with the hidden cards"
         checked += 1
     assert checked > 10
@@ -76,8 +77,7 @@ def test_hidden_misere_hands() -> None:
             if state.phase == 3 and len(legal) > 1:
                 for bot in bots:
                     answers = {
-                        bot.play(shuffle_hidden(state, seat, rng).view(seat), legal, random.Random(d))
-                        for _ in range(3)
+                        bot.play(shuffle_hidden(state, seat, rng).view(seat), legal, Rng(d)) for _ in range(3)
                     }
                     assert len(answers) == 1
                     checked += 1
@@ -112,6 +112,6 @@ def test_the_check_catches_a_peeking_bot() -> None:
             continue
         seat = state.turn
         views = [shuffle_hidden(state, seat, rng).view(seat) for _ in range(4)]
-        answers = {bot.play(v, legal, random.Random(k)) for v in views}
+        answers = {bot.play(v, legal, Rng(k)) for v in views}
         caught += len(answers) > 1
     assert caught > 0
