@@ -37,6 +37,7 @@ import pyarrow as pa
 
 from pipelines.runconfig import SeatSpec
 from pipelines.schema import DEAL_LOG_SCHEMA, SCHEMA_VERSION
+from pipelines.storage import encode_parquet
 from sim.errors import UserError
 from sim.game import play_game
 from sim.rules import Rules
@@ -106,6 +107,23 @@ def play_chunk(chunk: GameChunk) -> pa.Table:
     return records_to_chunk_table(records)
 
 
+def play_chunk_counted(chunk: GameChunk) -> tuple[list[int], pa.Table]:
+    """:func:`play_chunk`, plus the number of deals of each game (two Ray objects: the driver
+    fetches only the counts, and the table goes from the object store to :func:`encode_part`)."""
+    table = play_chunk(chunk)
+    games = table.column("game_id").to_pylist()
+    where = {g: i for i, g in enumerate(chunk.game_ids)}
+    counts = [0] * len(where)
+    for g in games:
+        counts[where[g]] += 1
+    return counts, table
+
+
+def encode_part(table: pa.Table, run_id: str, first_deal_id: int, keep: int) -> bytes:
+    """The Parquet bytes of a chunk's first ``keep`` rows with the run columns (on a worker)."""
+    return encode_parquet(with_run_columns(table.slice(0, keep), run_id, first_deal_id))
+
+
 def with_run_columns(table: pa.Table, run_id: str, first_deal_id: int) -> pa.Table:
     """A chunk table with ``schema_version``, ``run_id`` and ``deal_id`` (from ``first_deal_id``) in front."""
     n = table.num_rows
@@ -144,6 +162,8 @@ class RayPool:
         self._started = False
         self._env_restore: dict[str, str | None] = {}
         self._remote: Any = None
+        self._counted: Any = None
+        self._encode: Any = None
 
     def __enter__(self) -> RayPool:
         import ray
@@ -186,13 +206,32 @@ class RayPool:
         else:
             cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
             self.window = max(2, 2 * cpus)
-        self._remote = ray.remote(self.task).options(
+        self._remote = self._task_remote(self.task)
+        return self
+
+    def _task_remote(self, fn: Callable[..., Any], **options: Any) -> Any:
+        import ray
+
+        return ray.remote(fn).options(
             num_cpus=1,
             max_retries=self.max_retries,
             retry_exceptions=False,
-            name=f"fivehundred.{getattr(self.task, '__name__', 'task')}",
+            name=f"fivehundred.{getattr(fn, '__name__', 'task')}",
+            **options,
         )
-        return self
+
+    def submit_counted(self, chunk: GameChunk) -> tuple[Any, Any]:
+        """Start :func:`play_chunk_counted` on a chunk; returns (counts ref, table ref)."""
+        if self._counted is None:
+            self._counted = self._task_remote(play_chunk_counted, num_returns=2)
+        counts, table = self._counted.remote(chunk)
+        return counts, table
+
+    def submit_encode(self, table: Any, run_id: str, first_deal_id: int, keep: int) -> Any:
+        """Start :func:`encode_part` on a table in the object store; returns the bytes' ref."""
+        if self._encode is None:
+            self._encode = self._task_remote(encode_part)
+        return self._encode.remote(table, run_id, first_deal_id, keep)
 
     def _restore_env(self) -> None:
         for key, value in self._env_restore.items():
@@ -347,5 +386,147 @@ def run_chunks(
                         inflight[pool.submit(owner)] = s
                 except (ChunkFailed, UserError) as exc:
                     results[s] = _Failed(exc)
+    finally:
+        pool.cancel(inflight)
+
+
+@dataclass(frozen=True)
+class PartPlan:
+    """Where a chunk's rows go in the run: its first deal id, the rows kept, the last game kept."""
+
+    first_deal_id: int
+    keep: int
+    last_game: int
+
+
+@dataclass(frozen=True)
+class PartResult:
+    """A chunk encoded as a Parquet part file's bytes, with the plan it was encoded under."""
+
+    chunk: Any
+    plan: PartPlan
+    data: bytes
+
+
+@dataclass
+class _Entry:
+    seq: int
+    chunk: Any
+    table: Any = None
+    counts: list[int] | None = None
+    plan: PartPlan | None = None
+    data: bytes | None = None
+    failed: _Failed | None = None
+    lost: int = 0
+
+
+def local_parts(
+    chunks: Iterable[Any], run_id: str, plan: Callable[[Any, list[int]], PartPlan | None]
+) -> Iterator[PartResult]:
+    """:func:`run_parts` in this process, without Ray (the same bytes)."""
+    for chunk in chunks:
+        counts, table = play_chunk_counted(chunk)
+        where = plan(chunk, counts)
+        if where is None:
+            return
+        yield PartResult(chunk, where, encode_part(table, run_id, where.first_deal_id, where.keep))
+
+
+def run_parts(
+    chunks: Iterable[Any],
+    pool: RayPool,
+    run_id: str,
+    plan: Callable[[Any, list[int]], PartPlan | None],
+) -> Iterator[PartResult]:
+    """Play chunks and encode each as Parquet bytes, both on Ray workers; yield them in order.
+
+    A chunk runs as two tasks: :func:`play_chunk_counted` (the driver fetches only the deals per
+    game; the table stays in the object store) and :func:`encode_part`, submitted once ``plan``
+    has placed the chunk.  ``plan(chunk, deals_per_game)`` is called exactly once per chunk, in
+    chunk order, so it may keep a running count (the first deal id of the next chunk); it returns
+    ``None`` when the chunk is not needed, and then the stream ends after the chunks already
+    placed.  So the driver only writes bytes, and the encoding runs on the workers' CPUs.  Faults
+    are handled as in :func:`run_chunks`: a result lost with its node (the counts, the bytes, or
+    the table before it was encoded) plays the chunk again; errors are raised in their turn.
+    """
+    source = iter(chunks)
+    order: deque[_Entry] = deque()
+    inflight: dict[Any, tuple[_Entry, str]] = {}
+    seq = 0
+    exhausted = stopped = False
+
+    def start(entry: _Entry) -> None:
+        counts, table = pool.submit_counted(entry.chunk)
+        entry.table = table
+        inflight[counts] = (entry, "counts")
+
+    def encode(entry: _Entry) -> None:
+        assert entry.plan is not None
+        ref = pool.submit_encode(entry.table, run_id, entry.plan.first_deal_id, entry.plan.keep)
+        inflight[ref] = (entry, "bytes")
+
+    def lost(entry: _Entry, exc: ResultLost) -> None:
+        entry.lost += 1
+        if entry.lost > pool.max_retries:
+            entry.failed = _Failed(ChunkFailed(f"{exc} (lost {entry.lost} times)"))
+        else:
+            start(entry)
+
+    try:
+        while True:
+            while not (exhausted or stopped) and len(order) < pool.window:
+                chunk = next(source, None)
+                if chunk is None:
+                    exhausted = True
+                    break
+                entry = _Entry(seq, chunk)
+                seq += 1
+                order.append(entry)
+                start(entry)
+            while order and (order[0].data is not None or order[0].failed is not None):
+                head = order.popleft()
+                if head.failed is not None:  # raised in order: every earlier chunk was yielded
+                    raise head.failed.error
+                assert head.plan is not None and head.data is not None
+                yield PartResult(head.chunk, head.plan, head.data)
+            if stopped:  # the chunks not placed are not needed: the run is complete without them
+                while order and order[-1].plan is None:
+                    order.pop()
+                unneeded = [ref for ref, (e, _) in inflight.items() if e.plan is None]
+                pool.cancel(unneeded)
+                for ref in unneeded:
+                    del inflight[ref]
+            if not order:
+                if exhausted or stopped:
+                    return
+                continue  # everything so far was yielded: submit more
+            for ref in pool.wait(list(inflight), timeout=1.0):
+                entry, kind = inflight.pop(ref)
+                try:
+                    result = pool.get(ref, entry.chunk)
+                except ResultLost as exc:
+                    lost(entry, exc)
+                    continue
+                except (ChunkFailed, UserError) as exc:
+                    entry.failed = _Failed(exc)
+                    continue
+                if kind == "bytes":
+                    entry.data, entry.table = result, None
+                elif entry.plan is not None:
+                    encode(entry)  # played again after a loss: same rows, same plan
+                else:
+                    entry.counts = result
+            # Place the played chunks in order (plan is stateful), up to the first one still playing.
+            for entry in order:
+                if entry.plan is not None:
+                    continue
+                if entry.failed is not None or stopped or entry.counts is None:
+                    break
+                where = plan(entry.chunk, entry.counts)
+                if where is None:
+                    stopped = True
+                    break
+                entry.plan = where
+                encode(entry)
     finally:
         pool.cancel(inflight)

@@ -28,13 +28,12 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
-import pyarrow.compute as pc
 import pyarrow.fs as pafs
 
-from pipelines.chunks import ChunkResult, GameChunk, RayPool, run_chunks, with_run_columns
+from pipelines.chunks import GameChunk, PartPlan, PartResult, RayPool, local_parts, run_parts
 from pipelines.runconfig import RunConfig, jsonable
 from pipelines.schema import SCHEMA_VERSION
-from pipelines.storage import DEALS_DIR, RunStore, StorageError, encode_parquet
+from pipelines.storage import DEALS_DIR, RunStore, StorageError
 from sim.engine import ENGINE_VERSION
 from sim.errors import UserError
 
@@ -216,6 +215,34 @@ def _chunks(config: RunConfig, first: int) -> Iterator[GameChunk]:
         k += 1
 
 
+class _Planner:
+    """Places chunks in the run, in chunk order: first deal id, and where the deals target cuts.
+
+    In ``deals`` mode the chunk that holds the N-th deal is kept through the end of that deal's
+    game (runs are whole games); later chunks are not needed (``None``).
+    """
+
+    def __init__(self, config: RunConfig, deals: int) -> None:
+        self.config = config
+        self.deals = deals
+
+    def __call__(self, chunk: GameChunk, counts: list[int]) -> PartPlan | None:
+        target = self.config.deals
+        if target is not None and self.deals >= target:
+            return None
+        keep, last = sum(counts), len(counts) - 1
+        if target is not None and self.deals + keep >= target:
+            need, running = target - self.deals, 0
+            for i, c in enumerate(counts):
+                running += c
+                if running >= need:
+                    keep, last = running, i
+                    break
+        where = PartPlan(self.deals, keep, chunk.game_ids[last])
+        self.deals += keep
+        return where
+
+
 def _done(config: RunConfig, totals: dict[str, int]) -> bool:
     if config.games is not None:
         return totals["games"] >= config.games
@@ -237,38 +264,30 @@ class _Committer:
         self.dirty = False
         self.last_write = time.monotonic()
 
-    def __call__(self, result: ChunkResult) -> int:
+    def __call__(self, part: PartResult) -> int:
         """Commit one finished chunk; returns the deals it added."""
-        config, totals = self.config, self.totals
-        chunk, table = result.chunk, result.table
-        last_game = chunk.game_ids[-1]
-        if config.deals is not None and totals["deals"] + table.num_rows >= config.deals:
-            # The chunk of the N-th deal: keep it through the end of that deal's game.
-            row = config.deals - totals["deals"] - 1
-            last_game = table.column("game_id")[row].as_py()
-            keep = pc.sum(pc.less_equal(table.column("game_id"), last_game)).as_py()
-            table = table.slice(0, keep)
-        full = with_run_columns(table, config.run_id, totals["deals"])
-        rel = self.store.write_part(chunk.key, encode_parquet(full))
+        totals, chunk, where = self.totals, part.chunk, part.plan
+        assert where.first_deal_id == totals["deals"], "parts must come in order"
+        rel = self.store.write_part(chunk.key, part.data)
         self.manifest["chunks"].append(
             {
                 "index": chunk.key,
-                "games": [chunk.game_ids[0], last_game + 1],
-                "deals": table.num_rows,
-                "first_deal_id": totals["deals"],
+                "games": [chunk.game_ids[0], where.last_game + 1],
+                "deals": where.keep,
+                "first_deal_id": where.first_deal_id,
                 "file": rel,
                 "status": "done",
             }
         )
-        totals["deals"] += table.num_rows
-        totals["games"] = last_game + 1
+        totals["deals"] += where.keep
+        totals["games"] = where.last_game + 1
         totals["chunks"] += 1
         self.dirty = True
-        if _done(config, totals):
+        if _done(self.config, totals):
             self.manifest["status"] = "complete"
         if self.manifest["status"] == "complete" or time.monotonic() - self.last_write >= MANIFEST_INTERVAL:
             self.flush()
-        return table.num_rows
+        return where.keep
 
     def flush(self) -> None:
         """Rewrite the manifest now."""
@@ -323,7 +342,12 @@ def run_simulation(
             with pool if pool is not None else contextlib.nullcontext():
                 if pool is not None:
                     where += f", {pool.window} chunks in flight"
-                stream = run_chunks(_chunks(config, totals["chunks"]), pool)
+                chunks, planner = _chunks(config, totals["chunks"]), _Planner(config, totals["deals"])
+                stream = (
+                    run_parts(chunks, pool, config.run_id, planner)
+                    if pool is not None
+                    else local_parts(chunks, config.run_id, planner)
+                )
                 commit = _Committer(store, manifest, config)
                 try:
                     with contextlib.closing(stream):
