@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sim import load_rules, play_game
+from sim import core, load_rules, play_game
 from strategies import make
 
 
@@ -94,6 +94,8 @@ def main() -> None:
     args = ap.parse_args()
 
     base = baseline_deals(min(args.seconds, 5.0))
+    info = core()
+    print(f"engine core: {info['core']}" + (f" ({info['reason']})" if info["reason"] else ""))
     print(f"baseline (object-per-card simplified game): {base:,.0f} deals/s")
     first = None
     for spec in [s.strip() for s in args.strategies.split(",") if s.strip()]:
