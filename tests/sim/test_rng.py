@@ -133,6 +133,10 @@ def test_no_rng_refuses() -> None:
         NoRng().random()
     with pytest.raises(RuntimeError):
         NoRng().choice([1, 2])
+    with pytest.raises(RuntimeError):
+        NoRng().permutation(5)
+    with pytest.raises(RuntimeError):
+        NoRng().uniform(0.0, 1.0)
 
 
 def test_bots_may_still_build_a_mersenne_twister_from_the_stream() -> None:
