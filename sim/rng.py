@@ -69,31 +69,9 @@ class Rng:
         return result
 
     def random(self) -> float:
-        """A float uniform in [0, 1) with 53 random bits (two steps of :meth:`next32`, inlined)."""
-        s0, s1, s2, s3 = self._s0, self._s1, self._s2, self._s3
-        x = ((s1 << 2) + s1) & _M32
-        x = ((x << 7) | (x >> 25)) & _M32
-        a = (((x << 3) + x) & _M32) >> 5
-        t = (s1 << 9) & _M32
-        s2 ^= s0
-        s3 ^= s1
-        s1 ^= s2
-        s0 ^= s3
-        s2 ^= t
-        s3 = ((s3 << 11) | (s3 >> 21)) & _M32
-        x = ((s1 << 2) + s1) & _M32
-        x = ((x << 7) | (x >> 25)) & _M32
-        b = (((x << 3) + x) & _M32) >> 6
-        t = (s1 << 9) & _M32
-        s2 ^= s0
-        s3 ^= s1
-        s1 ^= s2
-        s0 ^= s3
-        s2 ^= t
-        self._s0 = s0
-        self._s1 = s1
-        self._s2 = s2
-        self._s3 = ((s3 << 11) | (s3 >> 21)) & _M32
+        """A float uniform in [0, 1) with 53 random bits."""
+        a = self.next32() >> 5
+        b = self.next32() >> 6
         return ((a << 26) + b) / _TWO_POW_53
 
     def getrandbits(self, k: int) -> int:
@@ -158,29 +136,10 @@ class Rng:
 
     def permutation(self, n: int) -> list[int]:
         """A uniformly random order of ``range(n)`` (the same as shuffling ``list(range(n))``)."""
-        # Fisher-Yates with next32 and below inlined (the shuffle of every deal): the same numbers.
         out = list(range(n))
-        s0, s1, s2, s3 = self._s0, self._s1, self._s2, self._s3
         for i in range(n - 1, 0, -1):
-            m = i + 1
-            while True:
-                x = ((s1 << 2) + s1) & _M32
-                x = ((x << 7) | (x >> 25)) & _M32
-                r = ((x << 3) + x) & _M32
-                t = (s1 << 9) & _M32
-                s2 ^= s0
-                s3 ^= s1
-                s1 ^= s2
-                s0 ^= s3
-                s2 ^= t
-                s3 = ((s3 << 11) | (s3 >> 21)) & _M32
-                prod = ((r >> 16) * m << 16) + (r & 0xFFFF) * m
-                low = prod & _M32
-                if low >= m or low >= (_M32 + 1 - m) % m:  # Lemire's rejection test, as in below()
-                    break
-            j = prod >> 32
+            j = self.below(i + 1)
             out[i], out[j] = out[j], out[i]
-        self._s0, self._s1, self._s2, self._s3 = s0, s1, s2, s3
         return out
 
     def shuffle(self, x: MutableSequence[Any]) -> None:
@@ -214,15 +173,5 @@ class NoRng(Rng):
         super().__init__(0)
 
     def next32(self) -> int:
-        """Refuses: the strategy said it needs no random numbers (every other method draws here or
-        in one of the two below)."""
+        """Refuses: the strategy said it needs no random numbers (every other method draws here)."""
         raise RuntimeError("this strategy declared uses_rng = False but asked its RNG for a number")
-
-    def random(self) -> float:
-        """Refuses, as :meth:`next32`."""
-        return float(self.next32())
-
-    def permutation(self, n: int) -> list[int]:
-        """Refuses, as :meth:`next32`."""
-        self.next32()
-        return []
