@@ -36,19 +36,31 @@ def _say(message: str) -> None:
     print(f"fivehundred build: {message}", file=sys.stderr)
 
 
+def _pure(message: str) -> None:
+    """Install pure Python: say why, and remove compiled modules an earlier editable install left in
+    this checkout (they would shadow the sources; ``sim/_loader.py`` would only warn about them)."""
+    _say(f"{message}: installing pure Python")
+    stale = [ROOT / RECORD, *ROOT.glob("fivehundred_core__mypyc*")]
+    for path in CORE:
+        module = ROOT / path
+        stale += [*module.parent.glob(module.stem + ".*.so"), *module.parent.glob(module.stem + ".*.pyd")]
+    for old in stale:
+        old.unlink(missing_ok=True)
+
+
 def _extensions() -> list:
     if os.environ.get("FIVEHUNDRED_PURE", "") not in ("", "0"):
-        _say("FIVEHUNDRED_PURE is set: installing pure Python")
+        _pure("FIVEHUNDRED_PURE is set")
         return []
     try:
         from mypyc.build import mypycify
     except ImportError:
-        _say("mypyc is not available: installing pure Python")
+        _pure("mypyc is not available")
         return []
     try:
         return mypycify(list(CORE), opt_level="3", debug_level="0", group_name="fivehundred_core")
     except (Exception, SystemExit) as exc:  # a mypy error in the core is a bug; never block an install
-        _say(f"mypyc failed ({exc}): installing pure Python")
+        _pure(f"mypyc failed ({exc})")
         return []
 
 
@@ -61,9 +73,9 @@ class OptionalBuildExt(build_ext):
         try:
             super().run()
         except Exception as exc:  # no compiler, missing headers: fall back to pure Python
-            _say(f"compiling the core failed ({exc}): installing pure Python")
             for out in self.get_outputs():
                 Path(out).unlink(missing_ok=True)
+            _pure(f"compiling the core failed ({exc})")
             return
         hashes = {path: hashlib.sha256((ROOT / path).read_bytes()).hexdigest() for path in CORE}
         target = (ROOT if self.inplace else Path(self.build_lib)) / RECORD
