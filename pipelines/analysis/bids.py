@@ -24,8 +24,7 @@ def overview(frames: Sequence[Frame]) -> pl.DataFrame:
         d = f.df
         rows.append(
             d.select(
-                pl.lit(f.run.run_id).alias("run_id"),
-                pl.lit(f.run.variant).alias("variant"),
+                *f.run_columns(),
                 pl.lit(f.run.master_seed, dtype=pl.Int64).alias("master_seed"),
                 pl.len().cast(pl.Int64).alias("deals"),
                 pl.col("game_id").n_unique().cast(pl.Int64).alias("games"),
@@ -66,8 +65,7 @@ def game_length(frames: Sequence[Frame]) -> pl.DataFrame:
         t = ends.group_by("deals").agg(pl.len().cast(pl.Int64).alias("games")).sort("deals")
         out.append(
             t.with_columns(
-                pl.lit(f.run.run_id).alias("run_id"),
-                pl.lit(f.run.variant).alias("variant"),
+                *f.run_columns(),
                 (pl.col("games") / pl.col("games").sum()).alias("share"),
             ).select("run_id", "variant", "deals", "games", "share")
         )
@@ -98,11 +96,7 @@ def game_ends(frames: Sequence[Frame]) -> pl.DataFrame:
             .with_columns(pl.col("comebacks").fill_null(0))
             .with_columns(*wilson(pl.col("comebacks"), pl.col("games"), "comeback"))
         )
-        out.append(
-            t.with_columns(pl.lit(f.run.run_id).alias("run_id"), pl.lit(f.run.variant).alias("variant"))
-            .sort("order")
-            .select(GAME_ENDS_COLUMNS)
-        )
+        out.append(t.with_columns(*f.run_columns()).sort("order").select(GAME_ENDS_COLUMNS))
     return pl.concat(out)
 
 
@@ -173,8 +167,7 @@ def contracts(frames: Sequence[Frame]) -> pl.DataFrame:
             .join(stats, on="contract", how="left")
             .join(extra, on="contract", how="left")
             .with_columns(
-                pl.lit(f.run.run_id).alias("run_id"),
-                pl.lit(f.run.variant).alias("variant"),
+                *f.run_columns(),
                 pl.lit(deals, dtype=pl.Int64).alias("deals"),
                 pl.col("called").fill_null(0),
                 pl.col("n").fill_null(0),
@@ -230,7 +223,7 @@ def contracts(frames: Sequence[Frame]) -> pl.DataFrame:
 def _by(frames: Sequence[Frame], key: str, table: str, order: Sequence[str] | None = None) -> pl.DataFrame:
     out = []
     for f in frames:
-        d = f.hist.with_columns(pl.lit(f.run.run_id).alias("run_id"), pl.lit(f.run.variant).alias("variant"))
+        d = f.hist.with_columns(*f.run_columns())
         t = rate_points(d, ["run_id", "variant", key], table, weight="_w")
         if order is not None:
             t = (
@@ -346,9 +339,7 @@ def success_by_feature(frames: Sequence[Frame]) -> pl.DataFrame:
             every, ["group", "feature", "order", "value"], f"success_by_feature/{f.run.run_id}", weight="_w"
         )
         out.append(
-            t.with_columns(
-                pl.lit(f.run.run_id).alias("run_id"), pl.lit(f.run.variant).alias("variant")
-            ).select(
+            t.with_columns(*f.run_columns()).select(
                 "run_id", "variant", "group", "feature", "value", "order", *RATE_COLUMNS, *POINTS_COLUMNS
             )
         )
@@ -383,7 +374,7 @@ def success_by_trumps_joker(frames: Sequence[Frame]) -> pl.DataFrame:
             d, ["_rank", "contract", "trumps", "joker"], f"success_by_trumps_joker/{f.run.run_id}"
         )
         out.append(
-            t.with_columns(pl.lit(f.run.run_id).alias("run_id"), pl.lit(f.run.variant).alias("variant"))
+            t.with_columns(*f.run_columns())
             .sort("_rank", "trumps", "joker")
             .select("run_id", "variant", "contract", "trumps", "joker", *RATE_COLUMNS, *POINTS_COLUMNS)
         )

@@ -65,6 +65,10 @@ class Frame:
     #: Contract deals counted per (contract, seat_rel, dstrategy, made, dpoints, dtricks): ``_w``.
     hist: pl.DataFrame
 
+    def run_columns(self) -> tuple[pl.Expr, pl.Expr]:
+        """The literal ``run_id`` and ``variant`` columns that tag every row of this run's tables."""
+        return pl.lit(self.run.run_id).alias("run_id"), pl.lit(self.run.variant).alias("variant")
+
 
 def _shape(run: Run) -> tuple[int, int]:
     first = (

@@ -102,8 +102,7 @@ def score_trajectories(frames: Sequence[Frame]) -> pl.DataFrame:
         order = {r: i for i, r in enumerate(_reasons(agg["end_reason"].unique().to_list()))}
         out.append(
             agg.with_columns(
-                pl.lit(f.run.run_id).alias("run_id"),
-                pl.lit(f.run.variant).alias("variant"),
+                *f.run_columns(),
                 pl.col("end_reason").replace_strict(order, return_dtype=pl.Int16).alias("_o"),
             )
             .sort("_o", "deal")

@@ -38,8 +38,7 @@ def misere(frames: Sequence[Frame]) -> pl.DataFrame:
             ladder.join(called_counts(f), on="contract", how="left")
             .join(stats, on="contract", how="left")
             .with_columns(
-                pl.lit(f.run.run_id).alias("run_id"),
-                pl.lit(f.run.variant).alias("variant"),
+                *f.run_columns(),
                 pl.lit(f.df.height, dtype=pl.Int64).alias("deals"),
                 pl.col("called").fill_null(0),
                 pl.col("n").fill_null(0),
@@ -157,9 +156,7 @@ def misere_by_feature(frames: Sequence[Frame]) -> pl.DataFrame:
             long, ["contract", "feature", "order", "value"], f"misere_by_feature/{f.run.run_id}", weight="_w"
         )
         out.append(
-            t.with_columns(
-                pl.lit(f.run.run_id).alias("run_id"), pl.lit(f.run.variant).alias("variant")
-            ).select(
+            t.with_columns(*f.run_columns()).select(
                 "run_id", "variant", "contract", "feature", "value", "order", *RATE_COLUMNS, *POINTS_COLUMNS
             )
         )

@@ -82,7 +82,7 @@ def strategies_table(frames: Sequence[Frame]) -> pl.DataFrame:
     for f in frames:
         t = _blocks(_seat_rows(f), ["strategy"], f"strategies/{f.run.run_id}")
         out.append(
-            t.with_columns(pl.lit(f.run.run_id).alias("run_id"), pl.lit(f.run.variant).alias("variant"))
+            t.with_columns(*f.run_columns())
             .rename({"deals": "seat_deals"})
             .select(
                 "run_id",
@@ -125,7 +125,7 @@ def strategy_pairings(frames: Sequence[Frame]) -> pl.DataFrame:
         keys = ["team_strategies", "opponents"]
         t = _blocks(pl.concat([_hist(p, keys) for p in parts]), keys, f"strategy_pairings/{f.run.run_id}")
         out.append(
-            t.with_columns(pl.lit(f.run.run_id).alias("run_id"), pl.lit(f.run.variant).alias("variant"))
+            t.with_columns(*f.run_columns())
             .rename({"deals": "team_deals"})
             .select(
                 "run_id",

@@ -158,8 +158,7 @@ def misere_whatif(frames: list[Frame], seat_strategy: str | None, sample: int) -
             t.join(act, on=keys, how="left")
             .join(diff, on=keys, how="left")
             .with_columns(
-                pl.lit(f.run.run_id).alias("run_id"),
-                pl.lit(f.run.variant).alias("variant"),
+                *f.run_columns(),
                 pl.lit(SEAT_REL, dtype=pl.Int8).alias("seat_rel"),
             )
             .select(
@@ -190,7 +189,7 @@ def misere_whatif(frames: list[Frame], seat_strategy: str | None, sample: int) -
         )
         t = rate_points(long, fk, tag + "/feature", weight="_w").join(means, on=fk, how="left")
         by_feature.append(
-            t.with_columns(pl.lit(f.run.run_id).alias("run_id"), pl.lit(f.run.variant).alias("variant"))
+            t.with_columns(*f.run_columns())
             .select(
                 "run_id",
                 "variant",
