@@ -77,6 +77,17 @@ def _boolean(value: Any) -> str | None:
     return None if isinstance(value, bool) else "must be true or false"
 
 
+def _trick_winner(ci: CardInfo, trick: tuple[tuple[int, int], ...], led: int) -> tuple[int, int, int]:
+    """The trick's winner so far: its strength (power, or rank in the suit led), seat and card."""
+    power, eff, strength = ci.power, ci.eff, ci.strength
+    best_p = win_seat = win_card = -1
+    for s, c in trick:
+        p = power[c] or (strength[c] if eff[c] == led else 0)
+        if p > best_p:
+            best_p, win_seat, win_card = p, s, c
+    return best_p, win_seat, win_card
+
+
 def _lowest(cards: Sequence[int], key: tuple[int, ...]) -> int:
     best = cards[0]
     bk = key[best]
@@ -641,13 +652,7 @@ class HeuristicStrategy:
         led: int,
     ) -> int:
         power, eff, strength, higher = ci.power, ci.eff, ci.strength, ci.higher
-        best_p = -1
-        win_seat = -1
-        win_card = -1
-        for s, c in trick:
-            p = power[c] or (strength[c] if eff[c] == led else 0)
-            if p > best_p:
-                best_p, win_seat, win_card = p, s, c
+        _, win_seat, win_card = _trick_winner(ci, trick, led)
         # Following, the legal actions are the cards of the led suit, or the whole hand when void.
         lm = hand & ci.suit_mask[led] or hand
         wm = lm & higher[win_card]  # the cards that beat the trick's winner
@@ -726,11 +731,7 @@ class HeuristicStrategy:
             return best
         led = view.led_suit
         power, eff = ci.power, ci.eff
-        best_p = -1
-        for _, c in trick:
-            p = power[c] or (strength[c] if eff[c] == led else 0)
-            if p > best_p:
-                best_p = p
+        best_p = _trick_winner(ci, trick, led)[0]
         following = [c for c in cards if eff[c] == led]
         if following:
             under = [c for c in following if not power[c] and strength[c] < best_p]
@@ -769,12 +770,7 @@ class HeuristicStrategy:
         if not trick:
             return self._misere_lead(view, info, ci, cards, unseen, hand, exposed)
         led = view.led_suit
-        best_p = -1
-        win_seat = -1
-        for s, c in trick:
-            p = power[c] or (strength[c] if eff[c] == led else 0)
-            if p > best_p:
-                best_p, win_seat = p, s
+        best_p, win_seat, _ = _trick_winner(ci, trick, led)
         following = [c for c in cards if eff[c] == led]
         declarer_played = any(s == declarer for s, _ in trick)
         if following:
