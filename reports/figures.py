@@ -400,29 +400,14 @@ def misere_chart(tables: Tables, runs: Sequence[str]) -> Chart:
         part = pl.DataFrame({"contract": contracts}).join(t, on="contract", how="left")
         n = np.nan_to_num(_arr(part, "n")).astype(int)
         off = (i - (len(sources) - 1) / 2) * 0.3
-        rate, lo, hi = _arr(part, "success_rate"), _arr(part, "success_lo"), _arr(part, "success_hi")
-        ax_rate.bar(
-            x + off,
-            np.nan_to_num(rate),
-            0.28,
-            color=c,
-            alpha=0.8,
-            label=name,
-            yerr=_err(np.nan_to_num(rate), np.nan_to_num(lo), np.nan_to_num(hi)),
-            capsize=2,
-        )
-        pts, plo, phi = _arr(part, "points_mean"), _arr(part, "points_lo"), _arr(part, "points_hi")
-        ax_pts.bar(
-            x + off,
-            np.nan_to_num(pts),
-            0.28,
-            color=c,
-            alpha=0.8,
-            label=name,
-            yerr=_err(np.nan_to_num(pts), np.nan_to_num(plo), np.nan_to_num(phi)),
-            capsize=2,
-        )
-        for xi, ni, top in zip(x + off, n, np.nan_to_num(hi), strict=True):
+        for ax, (mean, lo, hi) in (
+            (ax_rate, ("success_rate", "success_lo", "success_hi")),
+            (ax_pts, ("points_mean", "points_lo", "points_hi")),
+        ):
+            m, low, high = (np.nan_to_num(_arr(part, col)) for col in (mean, lo, hi))
+            ax.bar(x + off, m, 0.28, color=c, alpha=0.8, label=name, yerr=_err(m, low, high), capsize=2)
+        top_of_rate = np.nan_to_num(_arr(part, "success_hi"))
+        for xi, ni, top in zip(x + off, n, top_of_rate, strict=True):
             ax_rate.annotate(
                 f"n={ni}",
                 (xi, top),
