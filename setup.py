@@ -9,6 +9,7 @@ their hashes), so ``import sim`` can tell a stale compiled module from a fresh o
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import sys
@@ -18,17 +19,19 @@ from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
-#: The modules compiled with mypyc (the simulation's inner loop).  Keep in step with sim/_loader.py.
-CORE = (
-    "sim/rng.py",
-    "sim/cards.py",
-    "sim/seeding.py",
-    "sim/engine.py",
-    "sim/game.py",
-    "strategies/random_bot.py",
-    "strategies/features.py",
-    "strategies/heuristic.py",
-)
+
+
+def _core_sources() -> tuple[str, ...]:
+    """The modules compiled with mypyc, from ``sim/_loader.py`` (the one list; it imports only the
+    standard library, so it loads here without the package's dependencies)."""
+    spec = importlib.util.spec_from_file_location("_fivehundred_loader", ROOT / "sim" / "_loader.py")
+    assert spec is not None and spec.loader is not None
+    loader = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loader)
+    return tuple(loader.CORE.values())
+
+
+CORE = _core_sources()
 RECORD = "sim/_core.json"
 
 

@@ -20,8 +20,7 @@ import warnings
 from pathlib import Path
 from types import ModuleType
 
-#: The compiled modules and their sources, relative to the folder that holds ``sim/``.
-#: Keep in step with ``CORE`` in setup.py.
+#: The modules setup.py compiles, and their sources relative to the folder that holds ``sim/``.
 CORE = {
     "sim.rng": "sim/rng.py",
     "sim.cards": "sim/cards.py",
