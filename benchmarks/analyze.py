@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 def _bots() -> str:
     """The bots of the synthetic log: heuristic when registered, else random."""
-    from strategies import available
+    from fivehundred.strategies import available
 
     return "heuristic" if any(n.startswith("heuristic.") for n in available()) else "random"
 
@@ -34,10 +34,10 @@ def build_log(run_dir: Path, deals: int, base: int, seed: int) -> None:
     import polars as pl
     import pyarrow.parquet as pq
 
-    import sim
-    from pipelines.schema import records_to_table
-    from sim.game import play_game
-    from strategies import make
+    from fivehundred import sim
+    from fivehundred.pipelines.schema import records_to_table
+    from fivehundred.sim.game import play_game
+    from fivehundred.strategies import make
 
     spec = _bots()
     rules = sim.load_rules("pagat-au")
@@ -85,7 +85,7 @@ def main() -> None:
     args = ap.parse_args()
     run_dir: Path = args.dir
     if args.child:
-        from pipelines.analysis import analyze
+        from fivehundred.pipelines.analysis import analyze
 
         t0 = time.perf_counter()
         tables = analyze([run_dir], run_dir / "stats")

@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sim import core, load_rules, play_game
-from strategies import make
+from fivehundred.sim import core, load_rules, play_game
+from fivehundred.strategies import make
 
 
 @dataclass

@@ -33,8 +33,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sim import load_rules, play_game
-from strategies.base import label, make
+from fivehundred.sim import load_rules, play_game
+from fivehundred.strategies.base import label, make
 
 Z95 = 1.959964
 

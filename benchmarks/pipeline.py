@@ -26,15 +26,15 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from pipelines.runconfig import DEFAULT_CHUNK_SIZE  # noqa: E402
+from fivehundred.pipelines.runconfig import DEFAULT_CHUNK_SIZE  # noqa: E402
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
 CHILD = r"""
 import json, sys, time
 t0 = time.perf_counter()
-from pipelines.runconfig import make_config
-from pipelines.simulate import run_simulation
+from fivehundred.pipelines.runconfig import make_config
+from fivehundred.pipelines.simulate import run_simulation
 args = json.loads(sys.argv[1])
 marks = []
 def progress(p):

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from pipelines.schema import records_to_table
-from pipelines.verify import verify_run
-from sim import load_rules, play_game
-from strategies import make
+from fivehundred.pipelines.schema import records_to_table
+from fivehundred.pipelines.verify import verify_run
+from fivehundred.sim import load_rules, play_game
+from fivehundred.strategies import make
 
 
 def main() -> None:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from cli.app import app
+from fivehundred.cli.app import app
 
 
 @app.command("analyze")
@@ -33,7 +33,7 @@ def analyze_cmd(
     sample: Annotated[int, typer.Option("--sample", help="Deals replayed per run by --what-if.")] = 1000,
 ) -> None:
     """Bid success, misère viability, strategy and (with --compare) paired variant effects."""
-    from pipelines.analysis import analyze
+    from fivehundred.pipelines.analysis import analyze
 
     runs = [run_dir, *(compare or [])]
     out_dir = out if out is not None else run_dir / "stats"

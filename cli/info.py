@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import typer
 
-from cli.app import app
+from fivehundred.cli.app import app
 
 
 @app.command("variants")
 def variants_cmd() -> None:
     """List the shipped rule variants."""
-    from sim.rules import available_variants, load_rules
+    from fivehundred.sim.rules import available_variants, load_rules
 
     for name in available_variants():
         rules = load_rules(name)
@@ -21,7 +21,7 @@ def variants_cmd() -> None:
 @app.command("strategies")
 def strategies_cmd() -> None:
     """List the registered strategies (built-in and from the fivehundred.strategies entry points)."""
-    from strategies import available
+    from fivehundred.strategies import available
 
     for name in available():
         typer.echo(name)
@@ -33,7 +33,7 @@ def rule_paths_cmd(
     strict: bool = typer.Option(False, "--strict", help="exit 1 if a path never occurs (not deal_limit)"),
 ) -> None:
     """Count how often a deal log walks each rare rule path (joker leads, misère stops, slam floor...)."""
-    from pipelines.rule_paths import rule_paths
+    from fivehundred.pipelines.rule_paths import rule_paths
 
     table = rule_paths(run_dir)
     width = max(len(p) for p in table["path"])

@@ -10,18 +10,18 @@ import sys
 
 import typer
 
-from cli.app import app
-from sim.errors import UserError
+from fivehundred.cli.app import app
+from fivehundred.sim.errors import UserError
 
 # Each module registers its commands on `app` when imported.
 for _module in (
-    "cli.info",
-    "cli.simulate",
-    "cli.analyze",
-    "cli.report",
-    "cli.replay",
-    "cli.tournament",
-    "cli.run",
+    "fivehundred.cli.info",
+    "fivehundred.cli.simulate",
+    "fivehundred.cli.analyze",
+    "fivehundred.cli.report",
+    "fivehundred.cli.replay",
+    "fivehundred.cli.tournament",
+    "fivehundred.cli.run",
 ):
     try:
         __import__(_module)

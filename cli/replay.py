@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from cli.app import app
+from fivehundred.cli.app import app
 
 
 @app.command("replay")
@@ -16,7 +16,7 @@ def replay_cmd(
     deal_id: Annotated[int, typer.Argument(help="The deal's id (deal_id column).")],
 ) -> None:
     """Show one deal as a player reads it: hands, kitty, auction, contract, discards, tricks, score."""
-    from pipelines.verify import replay_deal
+    from fivehundred.pipelines.verify import replay_deal
 
     typer.echo(replay_deal(run_dir, deal_id).to_text())
 
@@ -30,7 +30,7 @@ def verify_cmd(
     ] = 0,
 ) -> None:
     """Replay every deal through the engine; print each finding with its deal id; exit 1 on any."""
-    from pipelines.verify import verify_run
+    from fivehundred.pipelines.verify import verify_run
 
     result = verify_run(run_dir, max_findings=max_findings or None)
     for finding in result.findings:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from cli.app import app
+from fivehundred.cli.app import app
 
 
 @app.command("report")
@@ -26,7 +26,7 @@ def report_cmd(
     ] = None,
 ) -> None:
     """Write one self-contained HTML report (figures embedded) and optionally a PDF."""
-    from reports import build_report
+    from fivehundred.reports import build_report
 
     result = build_report([run_dir, *(compare or [])], out, pdf=pdf, stats_dir=stats)
     typer.echo(result.summary())

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from cli.app import app
+from fivehundred.cli.app import app
 
 
 @app.command("run")
@@ -36,7 +36,7 @@ def run_cmd(
     ] = False,
 ) -> None:
     """Simulate the default config (and a paired variant run), analyse both, write the report."""
-    from pipelines.job import run_main_job
+    from fivehundred.pipelines.job import run_main_job
 
     result = run_main_job(
         out,

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from cli.app import app
+from fivehundred.cli.app import app
 
 if TYPE_CHECKING:
-    from pipelines.simulate import Progress
+    from fivehundred.pipelines.simulate import Progress
 
 
 def _fmt_time(seconds: float | None) -> str:
@@ -97,8 +97,8 @@ def simulate_cmd(
     ] = False,
 ) -> None:
     """Simulate games and stream the deal log to RUN_DIR/deals/*.parquet (resumable)."""
-    from pipelines.runconfig import load_config
-    from pipelines.simulate import run_simulation
+    from fivehundred.pipelines.runconfig import load_config
+    from fivehundred.pipelines.simulate import run_simulation
 
     cfg = load_config(
         config,

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from cli.app import app
+from fivehundred.cli.app import app
 
 
 class _LiveLine:
@@ -51,8 +51,8 @@ def tournament_cmd(
     ] = None,
 ) -> None:
     """Play a duplicate match, round robin or gauntlet; print results; write tables and the deal log."""
-    from pipelines.tournament import InProcessExecutor, load_config, run_tournament
-    from pipelines.tournament.runner import RayExecutor
+    from fivehundred.pipelines.tournament import InProcessExecutor, load_config, run_tournament
+    from fivehundred.pipelines.tournament.runner import RayExecutor
 
     cfg = load_config(config)
     out_dir = out or Path("runs") / "tournaments" / cfg.name

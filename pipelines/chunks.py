@@ -2,7 +2,7 @@
 
 This is the reusable core of ``simulate`` and of the tournament runner::
 
-    from pipelines.chunks import GameChunk, RayPool, run_chunks
+    from fivehundred.pipelines.chunks import GameChunk, RayPool, run_chunks
 
     chunks = (GameChunk(i, rules, seats, master_seed, range(i * 500, (i + 1) * 500)) for i in count())
     with RayPool(workers=2) as pool, closing(run_chunks(chunks, pool)) as stream:  # pool=None: no Ray
@@ -36,12 +36,12 @@ from typing import Any
 
 import pyarrow as pa
 
-from pipelines.runconfig import SeatSpec
-from pipelines.schema import DEAL_LOG_SCHEMA, SCHEMA_VERSION
-from pipelines.storage import encode_parquet
-from sim.errors import UserError
-from sim.game import play_game
-from sim.rules import Rules
+from fivehundred.pipelines.runconfig import SeatSpec
+from fivehundred.pipelines.schema import DEAL_LOG_SCHEMA, SCHEMA_VERSION
+from fivehundred.pipelines.storage import encode_parquet
+from fivehundred.sim.errors import UserError
+from fivehundred.sim.game import play_game
+from fivehundred.sim.rules import Rules
 
 #: The run-level columns the driver adds; workers return every other column of the schema.
 RUN_COLUMNS = ("schema_version", "run_id", "deal_id")

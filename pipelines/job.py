@@ -68,11 +68,11 @@ def run_main_job(
     main run, so every game pairs); ``workers=0`` plays in-process without Ray; ``compare_variant``
     ``None`` or ``""`` skips the compared run.
     """
-    from pipelines.analysis import analyze
-    from pipelines.chunks import RayPool
-    from pipelines.runconfig import load_config
-    from pipelines.simulate import run_simulation
-    from reports import build_report
+    from fivehundred.pipelines.analysis import analyze
+    from fivehundred.pipelines.chunks import RayPool
+    from fivehundred.pipelines.runconfig import load_config
+    from fivehundred.pipelines.simulate import run_simulation
+    from fivehundred.reports import build_report
 
     say = progress or (lambda _msg: None)
     root = Path(out)

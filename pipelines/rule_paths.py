@@ -15,8 +15,8 @@ from typing import Any
 
 import polars as pl
 
-from sim.errors import UserError
-from sim.rules import Rules, load_rules
+from fivehundred.sim.errors import UserError
+from fivehundred.sim.rules import Rules, load_rules
 
 #: Every path counted, with the sentence that explains it.
 PATHS: dict[str, str] = {

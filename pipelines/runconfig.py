@@ -30,8 +30,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from sim.errors import UserError
-from sim.rules import Rules, load_rules
+from fivehundred.sim.errors import UserError
+from fivehundred.sim.rules import Rules, load_rules
 
 #: Games per chunk when the config does not say: one Parquet part file per chunk.
 DEFAULT_CHUNK_SIZE = 5000
@@ -57,7 +57,7 @@ class SeatSpec:
     @classmethod
     def parse(cls, value: Any, where: str = "strategies") -> SeatSpec:
         """A seat from ``"heuristic(aggression=1.2)"`` or ``{name = ..., params = {...}}``."""
-        from strategies.base import StrategyConfigError, label, parse_spec, resolve
+        from fivehundred.strategies.base import StrategyConfigError, label, parse_spec, resolve
 
         if isinstance(value, Mapping):
             unknown = sorted(set(value) - {"name", "params"})
@@ -76,7 +76,7 @@ class SeatSpec:
             merged = {**inline, **extra}
             resolve(name)
             lab = label(name, merged)
-            from strategies.base import make
+            from fivehundred.strategies.base import make
 
             make(name, merged)  # validate parameters now, not in a worker
         except StrategyConfigError as exc:
@@ -85,13 +85,13 @@ class SeatSpec:
 
     def build(self) -> Any:
         """A fresh strategy object for this seat."""
-        from strategies.base import make
+        from fivehundred.strategies.base import make
 
         return make(self.spec, dict(self.params))
 
     def describe(self) -> dict[str, Any]:
         """What the manifest records about this seat: spec, parameters, versioned id, class."""
-        from strategies.base import resolve
+        from fivehundred.strategies.base import resolve
 
         versioned, cls = resolve(self.spec)
         return {
@@ -123,8 +123,8 @@ class RunConfig:
 
     def identity(self) -> dict[str, Any]:
         """Everything that determines the rows and files: equal identities make a resumable run."""
-        from pipelines.schema import SCHEMA_VERSION
-        from sim.engine import ENGINE_VERSION
+        from fivehundred.pipelines.schema import SCHEMA_VERSION
+        from fivehundred.sim.engine import ENGINE_VERSION
 
         return {
             "schema_version": SCHEMA_VERSION,

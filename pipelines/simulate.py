@@ -2,8 +2,8 @@
 
 :func:`run_simulation` is the library entry point; the CLI only parses flags and prints::
 
-    from pipelines.runconfig import load_config
-    from pipelines.simulate import run_simulation
+    from fivehundred.pipelines.runconfig import load_config
+    from fivehundred.pipelines.simulate import run_simulation
 
     summary = run_simulation(load_config("configs/runs/quick.toml", seed=3), progress=print)
 
@@ -30,12 +30,12 @@ from typing import Any
 
 import pyarrow.fs as pafs
 
-from pipelines.chunks import GameChunk, PartPlan, PartResult, RayPool, local_parts, run_parts
-from pipelines.runconfig import RunConfig, jsonable
-from pipelines.schema import SCHEMA_VERSION
-from pipelines.storage import DEALS_DIR, RunStore, StorageError
-from sim.engine import ENGINE_VERSION
-from sim.errors import UserError
+from fivehundred.pipelines.chunks import GameChunk, PartPlan, PartResult, RayPool, local_parts, run_parts
+from fivehundred.pipelines.runconfig import RunConfig, jsonable
+from fivehundred.pipelines.schema import SCHEMA_VERSION
+from fivehundred.pipelines.storage import DEALS_DIR, RunStore, StorageError
+from fivehundred.sim.engine import ENGINE_VERSION
+from fivehundred.sim.errors import UserError
 
 MANIFEST_FORMAT = "fivehundred.run"
 MANIFEST_FORMAT_VERSION = 1

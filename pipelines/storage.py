@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
-from sim.errors import UserError
+from fivehundred.sim.errors import UserError
 
 DEALS_DIR = "deals"
 TMP_DIR = ".tmp"

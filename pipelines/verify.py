@@ -31,12 +31,12 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sim.cards import SUITS
-from sim.engine import AUCTION, DONE, JOKER, NAME_NONE, NAME_SUIT, PLAY, IllegalAction, State
-from sim.errors import UserError
-from sim.game import DEAL_LIMIT, settle
-from sim.rules import Rules, RulesError, load_rules, rules_from_flat
-from sim.seeding import deal_seed, dealer_of
+from fivehundred.sim.cards import SUITS
+from fivehundred.sim.engine import AUCTION, DONE, JOKER, NAME_NONE, NAME_SUIT, PLAY, IllegalAction, State
+from fivehundred.sim.errors import UserError
+from fivehundred.sim.game import DEAL_LIMIT, settle
+from fivehundred.sim.rules import Rules, RulesError, load_rules, rules_from_flat
+from fivehundred.sim.seeding import deal_seed, dealer_of
 
 #: Rows per record batch in :func:`verify_run` (bounds memory on big logs).
 BATCH_ROWS = 20_000
@@ -192,7 +192,7 @@ class _Codec:
     """Log notation -> action ints for one rule set (the inverse of ``sim.action_name``)."""
 
     def __init__(self, rules: Rules) -> None:
-        from sim.engine import BID, JOKER_LEAD, PASS
+        from fivehundred.sim.engine import BID, JOKER_LEAD, PASS
 
         deck = rules.deck
         self.cards = dict(deck.index)

@@ -20,8 +20,8 @@ from typing import Any
 
 import polars as pl
 
-from reports.figures import BUILDERS, Chart, style_context, table_metric_label
-from reports.tables import (
+from fivehundred.reports.figures import BUILDERS, Chart, style_context, table_metric_label
+from fivehundred.reports.tables import (
     Col,
     NoData,
     ReportError,

@@ -23,7 +23,7 @@ import polars as pl
 from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
 
-from reports.tables import NoData, Tables, need, pct
+from fivehundred.reports.tables import NoData, Tables, need, pct
 
 #: Colours of runs / series (colour-blind friendly, Okabe-Ito).
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")

@@ -19,7 +19,7 @@ from typing import Any
 
 import polars as pl
 
-from sim.errors import UserError
+from fivehundred.sim.errors import UserError
 
 Tables = dict[str, pl.DataFrame]
 
@@ -95,7 +95,7 @@ def load_statistics(run_dirs: Sequence[Path], stats_dir: Path | None = None, wha
         tables = _read_dir(cached)
         if sorted(_run_ids(tables)) == sorted(wanted):
             return tables
-    from pipelines.analysis import analyze
+    from fivehundred.pipelines.analysis import analyze
 
     with tempfile.TemporaryDirectory(prefix="fivehundred-report-") as tmp:
         kwargs: dict[str, Any] = {}

@@ -4,11 +4,11 @@ It knows nothing of Ray, Parquet or plots.  Its inner loop (:data:`sim._loader.C
 with mypyc at install time when a C compiler is there; :func:`core` tells which core runs.
 """
 
-from sim._loader import choose_core, core
+from fivehundred.sim._loader import choose_core, core
 
 choose_core()
 
-from sim.engine import (  # noqa: E402 (the core is chosen before its first import)
+from fivehundred.sim.engine import (  # noqa: E402 (the core is chosen before its first import)
     AUCTION,
     BID,
     DONE,
@@ -27,8 +27,8 @@ from sim.engine import (  # noqa: E402 (the core is chosen before its first impo
     parse_action,
     step,
 )
-from sim.game import StrategyError, play_deal, play_game, settle  # noqa: E402
-from sim.rules import Bid, Rules, RulesError, available_variants, load_rules  # noqa: E402
+from fivehundred.sim.game import StrategyError, play_deal, play_game, settle  # noqa: E402
+from fivehundred.sim.rules import Bid, Rules, RulesError, available_variants, load_rules  # noqa: E402
 
 __all__ = [
     "AUCTION", "BID", "DONE", "ENGINE_VERSION", "JOKER", "JOKER_LEAD", "KITTY", "NAME_NONE",

@@ -1,10 +1,11 @@
 """Which engine core runs: the modules compiled by mypyc at install time, or the pure-Python source.
 
-``setup.py`` compiles the modules of :data:`CORE` when it can and writes ``sim/_core.json`` with the
-hash of each compiled source.  Importing :mod:`sim` calls :func:`choose_core` first: when
-``FIVEHUNDRED_PURE`` is set, or when a source no longer matches what was compiled (an edited
-checkout installed with ``pip install -e .``), an import hook makes the core modules load from
-their ``.py`` files, so a stale compiled module never runs.  Both cores give identical results.
+``setup.py`` (the build) owns the list of compiled modules; it compiles them when it can and writes
+``sim/_core.json``, the record of each compiled source and its hash, which this module reads.
+Importing :mod:`fivehundred.sim` calls :func:`choose_core` first: when ``FIVEHUNDRED_PURE`` is set,
+or when a source no longer matches what was compiled (an edited checkout installed with
+``pip install -e .``), an import hook makes the compiled modules load from their ``.py`` files, so
+a stale compiled module never runs.  Both cores give identical results.
 """
 
 from __future__ import annotations
@@ -20,40 +21,43 @@ import warnings
 from pathlib import Path
 from types import ModuleType
 
-#: The modules setup.py compiles, and their sources relative to the folder that holds ``sim/``.
-CORE = {
-    "sim.rng": "sim/rng.py",
-    "sim.cards": "sim/cards.py",
-    "sim.seeding": "sim/seeding.py",
-    "sim.engine": "sim/engine.py",
-    "sim.game": "sim/game.py",
-    "strategies.random_bot": "strategies/random_bot.py",
-    "strategies.features": "strategies/features.py",
-    "strategies.heuristic": "strategies/heuristic.py",
-}
-_ROOT = Path(__file__).resolve().parent.parent
+_ROOT = Path(__file__).resolve().parent.parent  # the folder that holds sim/ (fivehundred/ when installed)
+#: The build's record of what it compiled: ``{"compiled": {source path relative to _ROOT: sha256}}``.
+RECORD = "sim/_core.json"
 _reason = ""
 
 
+def module_name(source: str) -> str:
+    """The import name of a source path of the record (``sim/engine.py`` -> ``fivehundred.sim.engine``)."""
+    return "fivehundred." + source.removesuffix(".py").replace("/", ".")
+
+
+def compiled_sources() -> dict[str, str]:
+    """What the build compiled: source path -> sha256 of the source it compiled (empty if nothing)."""
+    try:
+        compiled = json.loads((_ROOT / RECORD).read_text())["compiled"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return dict(compiled) if isinstance(compiled, dict) else {}
+
+
 class _PureFinder(importlib.abc.MetaPathFinder):
-    """Finds the core modules as source files, ahead of any compiled extension beside them."""
+    """Finds the compiled modules as source files, ahead of the compiled extensions beside them."""
+
+    def __init__(self, sources: dict[str, str]) -> None:
+        self.sources = sources  # import name -> source path relative to _ROOT
 
     def find_spec(
         self, fullname: str, path: object = None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        rel = CORE.get(fullname)
+        rel = self.sources.get(fullname)
         if rel is None:
             return None
         return importlib.util.spec_from_file_location(fullname, _ROOT / rel)
 
 
 def _stale() -> str:
-    record = _ROOT / "sim" / "_core.json"
-    try:
-        compiled = json.loads(record.read_text())["compiled"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return ""  # nothing was compiled: the sources are all there is
-    for rel, digest in compiled.items():
+    for rel, digest in compiled_sources().items():
         try:
             now = hashlib.sha256((_ROOT / rel).read_bytes()).hexdigest()
         except OSError:
@@ -66,7 +70,8 @@ def _stale() -> str:
 def choose_core() -> None:
     """Load the core from source when asked to or when the compiled modules are stale."""
     global _reason
-    if any(name in sys.modules for name in CORE):
+    sources = {module_name(rel): rel for rel in compiled_sources()}
+    if any(name in sys.modules for name in sources):
         return  # already chosen (this runs once per process, before the first core import)
     if os.environ.get("FIVEHUNDRED_PURE", "") not in ("", "0"):
         _reason = "FIVEHUNDRED_PURE is set"
@@ -80,12 +85,12 @@ def choose_core() -> None:
                 stacklevel=3,
             )
     if _reason:
-        sys.meta_path.insert(0, _PureFinder())
+        sys.meta_path.insert(0, _PureFinder(sources))
 
 
 def core() -> dict[str, str]:
     """``{"core": "compiled"|"pure", "reason": ...}``: what this process runs, and why pure if so."""
-    engine = sys.modules.get("sim.engine")
+    engine = sys.modules.get("fivehundred.sim.engine")
     file = getattr(engine, "__file__", "") or ""
     compiled = not file.endswith(".py")
     reason = "" if compiled else (_reason or "not compiled at install")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Final
 
-from sim._mypyc import mypyc_attr
+from fivehundred.sim._mypyc import mypyc_attr
 
 SUITS: Final = "SCDH"
 SUIT_NAMES: Final = ("spades", "clubs", "diamonds", "hearts")

@@ -17,11 +17,11 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
-from sim.cards import SAME_COLOUR, SUITS, Deck, bits
-from sim.seeding import shuffled
+from fivehundred.sim.cards import SAME_COLOUR, SUITS, Deck, bits
+from fivehundred.sim.seeding import shuffled
 
 if TYPE_CHECKING:
-    from sim.rules import Bid, Rules
+    from fivehundred.sim.rules import Bid, Rules
 
 #: Bumped whenever a change to the engine changes any result for the same seed.
 ENGINE_VERSION: Final = "engine.v2"

@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from sim.cards import SUITS, bits
-from sim.engine import AUCTION, BID, DONE, ENGINE_VERSION, JOKER, KITTY, PLAY, State, action_name
-from sim.errors import StrategyError
-from sim.rng import NoRng, Rng
-from sim.seeding import bot_rng, deal_seed, dealer_of, first_dealer
+from fivehundred.sim.cards import SUITS, bits
+from fivehundred.sim.engine import AUCTION, BID, DONE, ENGINE_VERSION, JOKER, KITTY, PLAY, State, action_name
+from fivehundred.sim.errors import StrategyError
+from fivehundred.sim.rng import NoRng, Rng
+from fivehundred.sim.seeding import bot_rng, deal_seed, dealer_of, first_dealer
 
 if TYPE_CHECKING:
-    from sim.rules import Rules
+    from fivehundred.sim.rules import Rules
 
 #: How a game ended, in the ``end_reason`` column.
 REACHED_WIN: Final = "reached_500"

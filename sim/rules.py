@@ -18,8 +18,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sim.cards import NT, Deck, standard_deck, suit_index
-from sim.errors import UserError
+from fivehundred.sim.cards import NT, Deck, standard_deck, suit_index
+from fivehundred.sim.errors import UserError
 
 T = TypeVar("T")
 

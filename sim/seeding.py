@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from hashlib import blake2b
 
-from sim.rng import Rng, seed_bytes
+from fivehundred.sim.rng import Rng, seed_bytes
 
 
 def derive(*parts: int) -> int:

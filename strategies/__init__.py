@@ -1,5 +1,13 @@
 """Pluggable strategies (bots): the Protocol, the registry and the built-in bots."""
 
-from strategies.base import Strategy, StrategyConfigError, available, label, make, register, resolve
+from fivehundred.strategies.base import (
+    Strategy,
+    StrategyConfigError,
+    available,
+    label,
+    make,
+    register,
+    resolve,
+)
 
 __all__ = ["Strategy", "StrategyConfigError", "available", "label", "make", "register", "resolve"]

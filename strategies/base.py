@@ -23,9 +23,9 @@ from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 from typing import Any, Protocol, runtime_checkable
 
-from sim.engine import SeatView
-from sim.errors import UserError
-from sim.rng import Rng
+from fivehundred.sim.engine import SeatView
+from fivehundred.sim.errors import UserError
+from fivehundred.sim.rng import Rng
 
 ENTRY_POINT_GROUP = "fivehundred.strategies"
 
@@ -87,9 +87,9 @@ def _load_entry_points() -> None:
 
 def _import_builtins() -> None:
     # Importing the modules registers their bots.
-    import strategies.random_bot  # noqa: F401
+    import fivehundred.strategies.random_bot  # noqa: F401
 
-    for mod in ("strategies.heuristic", "strategies.montecarlo"):
+    for mod in ("fivehundred.strategies.heuristic", "fivehundred.strategies.montecarlo"):
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError as exc:

@@ -10,15 +10,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from sim.cards import bits
-from sim.engine import BID, JOKER, NAME_NONE, NAME_SUIT, PASS, ContractTables, State, contract_tables
-from sim.rng import Rng
+from fivehundred.sim.cards import bits
+from fivehundred.sim.engine import (
+    BID,
+    JOKER,
+    NAME_NONE,
+    NAME_SUIT,
+    PASS,
+    ContractTables,
+    State,
+    contract_tables,
+)
+from fivehundred.sim.rng import Rng
 
 if TYPE_CHECKING:
     import random
 
-    from sim.engine import SeatView
-    from sim.rules import Bid, Rules
+    from fivehundred.sim.engine import SeatView
+    from fivehundred.sim.rules import Bid, Rules
 
 _NT: Final = 4
 

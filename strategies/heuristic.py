@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from sim._mypyc import mypyc_attr
-from sim.cards import bits
-from sim.engine import BID, JOKER_LEAD, NAME_NONE, NAME_SUIT, PASS
-from sim.rng import Rng
-from strategies.base import register
-from strategies.features import (
+from fivehundred.sim._mypyc import mypyc_attr
+from fivehundred.sim.cards import bits
+from fivehundred.sim.engine import BID, JOKER_LEAD, NAME_NONE, NAME_SUIT, PASS
+from fivehundred.sim.rng import Rng
+from fivehundred.strategies.base import register
+from fivehundred.strategies.features import (
     ALONE_TRUMPS,
     PASSED_OPPONENT,
     PASSED_PARTNER,
@@ -43,8 +43,8 @@ from strategies.features import (
 if TYPE_CHECKING:
     import random
 
-    from sim.engine import SeatView
-    from sim.rules import Bid, Rules
+    from fivehundred.sim.engine import SeatView
+    from fivehundred.sim.rules import Bid, Rules
 
 _NT: Final = 4
 #: Misère danger of a joker in the bidder's hand (it will be discarded).

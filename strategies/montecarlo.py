@@ -16,14 +16,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from sim.engine import DONE, JOKER_LEAD
-from sim.rng import Rng
-from strategies.base import StrategyConfigError, available, make, register
-from strategies.features import card_info, played_by, rebuild_state, rules_info, sample_hidden
-from strategies.heuristic import HeuristicStrategy
+from fivehundred.sim.engine import DONE, JOKER_LEAD
+from fivehundred.sim.rng import Rng
+from fivehundred.strategies.base import StrategyConfigError, available, make, register
+from fivehundred.strategies.features import card_info, played_by, rebuild_state, rules_info, sample_hidden
+from fivehundred.strategies.heuristic import HeuristicStrategy
 
 if TYPE_CHECKING:
-    from sim.engine import SeatView, State
+    from fivehundred.sim.engine import SeatView, State
 
 
 def _int_range(lo: int, hi: int) -> Any:

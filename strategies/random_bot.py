@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from sim._mypyc import mypyc_attr
-from sim.engine import PASS, SeatView
-from sim.rng import Rng
-from strategies.base import register
+from fivehundred.sim._mypyc import mypyc_attr
+from fivehundred.sim.engine import PASS, SeatView
+from fivehundred.sim.rng import Rng
+from fivehundred.strategies.base import register
 
 
 def _probability(value: Any) -> str | None:

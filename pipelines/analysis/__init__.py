@@ -15,9 +15,9 @@ from pathlib import Path
 
 import polars as pl
 
-from pipelines.analysis import bids, games, misere, strategies, variants
-from pipelines.analysis.frame import Frame, deal_frame
-from pipelines.analysis.io import AnalysisError, Run, open_run, write_tables
+from fivehundred.pipelines.analysis import bids, games, misere, strategies, variants
+from fivehundred.pipelines.analysis.frame import Frame, deal_frame
+from fivehundred.pipelines.analysis.io import AnalysisError, Run, open_run, write_tables
 
 __all__ = ["AnalysisError", "Frame", "Run", "analyze", "build_tables", "open_run", "write_tables"]
 
@@ -77,7 +77,7 @@ def analyze(
     frames = [deal_frame(r) for r in runs]
     tables = build_tables(frames)
     if what_if == "misere":
-        from pipelines.analysis.whatif import misere_whatif
+        from fivehundred.pipelines.analysis.whatif import misere_whatif
 
         tables.update(misere_whatif(frames, seat_strategy, sample))
     write_tables(tables, Path(out_dir) if out_dir is not None else runs[0].path / "stats")

@@ -6,10 +6,17 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, rate_points
-from pipelines.analysis.frame import ALL_CODES, LEVEL_ORDER, MISERE_CODES, TRUMP_ORDER, Frame, contract_exprs
-from pipelines.analysis.games import comebacks
-from pipelines.analysis.intervals import wilson
+from fivehundred.pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, rate_points
+from fivehundred.pipelines.analysis.frame import (
+    ALL_CODES,
+    LEVEL_ORDER,
+    MISERE_CODES,
+    TRUMP_ORDER,
+    Frame,
+    contract_exprs,
+)
+from fivehundred.pipelines.analysis.games import comebacks
+from fivehundred.pipelines.analysis.intervals import wilson
 
 
 def _contracts(frame: Frame, *columns: str) -> pl.DataFrame:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from pipelines.analysis.intervals import bootstrap_table, wilson
+from fivehundred.pipelines.analysis.intervals import bootstrap_table, wilson
 
 RATE_COLUMNS = ("n", "made", "success_rate", "success_lo", "success_hi")
 POINTS_COLUMNS = ("points_mean", "points_lo", "points_hi", "points_sd")

@@ -17,10 +17,10 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipelines.analysis.features import hand_features, mask_of
-from pipelines.analysis.io import AnalysisError, Run
-from sim.errors import UserError
-from sim.rules import BASE_LADDER
+from fivehundred.pipelines.analysis.features import hand_features, mask_of
+from fivehundred.pipelines.analysis.io import AnalysisError, Run
+from fivehundred.sim.errors import UserError
+from fivehundred.sim.rules import BASE_LADDER
 
 MISERE_CODES = ("MIS", "OMIS", "BMIS")
 #: Every bid code of any ladder, in rank order (BMIS ranks with OMIS); the index codes calls.
@@ -42,7 +42,7 @@ class Ladder:
 
 def ladder_of(run: Run) -> Ladder:
     """The run's ladder from its variant's rules; the full base ladder if the variant is unknown."""
-    import sim
+    from fivehundred import sim
 
     try:
         rules = sim.load_rules(run.variant)

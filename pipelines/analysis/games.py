@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from pipelines.analysis.frame import Frame
-from pipelines.analysis.intervals import bootstrap_table, wilson
+from fivehundred.pipelines.analysis.frame import Frame
+from fivehundred.pipelines.analysis.intervals import bootstrap_table, wilson
 
 END_REASONS = ("reached_500", "fell_to_-500", "deal_limit")
 #: A game is a comeback when its eventual winner trailed by at least this many points after some deal.

@@ -11,8 +11,8 @@ from typing import Any
 
 import polars as pl
 
-from pipelines.schema import CORE_COLUMNS, SCHEMA_VERSION
-from sim.errors import UserError
+from fivehundred.pipelines.schema import CORE_COLUMNS, SCHEMA_VERSION
+from fivehundred.sim.errors import UserError
 
 
 class AnalysisError(UserError, ValueError):

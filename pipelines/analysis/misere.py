@@ -6,11 +6,11 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from pipelines.analysis import features as F
-from pipelines.analysis.bids import called_counts
-from pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, rate_points
-from pipelines.analysis.frame import MISERE_CODES, Frame
-from pipelines.analysis.intervals import wilson
+from fivehundred.pipelines.analysis import features as F
+from fivehundred.pipelines.analysis.bids import called_counts
+from fivehundred.pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, rate_points
+from fivehundred.pipelines.analysis.frame import MISERE_CODES, Frame
+from fivehundred.pipelines.analysis.intervals import wilson
 
 U64 = pl.UInt64
 JOKER_PLACES = ("named", "unnamed", "partner", "defender", "discarded")

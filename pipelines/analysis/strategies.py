@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS
-from pipelines.analysis.frame import Frame
-from pipelines.analysis.intervals import bootstrap_table, wilson
+from fivehundred.pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS
+from fivehundred.pipelines.analysis.frame import Frame
+from fivehundred.pipelines.analysis.intervals import bootstrap_table, wilson
 
 
 def _team_points(f: Frame, team: pl.Expr) -> tuple[pl.Expr, pl.Expr]:

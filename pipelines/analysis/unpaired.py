@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from pipelines.analysis.frame import Frame
-from pipelines.analysis.games import comebacks
-from pipelines.analysis.intervals import (
+from fivehundred.pipelines.analysis.frame import Frame
+from fivehundred.pipelines.analysis.games import comebacks
+from fivehundred.pipelines.analysis.intervals import (
     bootstrap_diff,
     bootstrap_mean,
     newcombe_diff,

@@ -14,11 +14,11 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from pipelines.analysis import unpaired
-from pipelines.analysis.frame import Frame
-from pipelines.analysis.intervals import bootstrap_mean, newcombe_diff, seed_of
-from pipelines.analysis.io import AnalysisError
-from pipelines.analysis.unpaired import compare_unpaired
+from fivehundred.pipelines.analysis import unpaired
+from fivehundred.pipelines.analysis.frame import Frame
+from fivehundred.pipelines.analysis.intervals import bootstrap_mean, newcombe_diff, seed_of
+from fivehundred.pipelines.analysis.io import AnalysisError
+from fivehundred.pipelines.analysis.unpaired import compare_unpaired
 
 LEVELS = ("6", "7", "8", "9", "10")
 TRUMPS = ("S", "C", "D", "H", "NT")

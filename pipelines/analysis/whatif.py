@@ -12,17 +12,17 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from pipelines.analysis import features as F
-from pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, rate_points
-from pipelines.analysis.frame import Frame
-from pipelines.analysis.intervals import bootstrap_table
-from pipelines.analysis.io import AnalysisError
-from pipelines.analysis.misere import misere_features, misere_long
-from sim.cards import SUITS
-from sim.engine import State
-from sim.errors import UserError
-from sim.game import play_deal
-from sim.seeding import bot_rng
+from fivehundred.pipelines.analysis import features as F
+from fivehundred.pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, rate_points
+from fivehundred.pipelines.analysis.frame import Frame
+from fivehundred.pipelines.analysis.intervals import bootstrap_table
+from fivehundred.pipelines.analysis.io import AnalysisError
+from fivehundred.pipelines.analysis.misere import misere_features, misere_long
+from fivehundred.sim.cards import SUITS
+from fivehundred.sim.engine import State
+from fivehundred.sim.errors import UserError
+from fivehundred.sim.game import play_deal
+from fivehundred.sim.seeding import bot_rng
 
 WHATIF_CONTRACTS = ("MIS", "OMIS")
 SEAT_REL = 1
@@ -30,15 +30,15 @@ SEAT_REL = 1
 
 def default_strategy() -> str:
     """``heuristic`` when a heuristic bot is registered, else ``random``."""
-    from strategies import available
+    from fivehundred.strategies import available
 
     return "heuristic" if any(n.startswith("heuristic.") for n in available()) else "random"
 
 
 def rules_of(frame: Frame) -> Any:
     """The run's rules: the manifest's full rule settings when present, else the variant by name."""
-    import sim
-    from sim.rules import rules_from_flat
+    from fivehundred import sim
+    from fivehundred.sim.rules import rules_from_flat
 
     flat = frame.run.manifest.get("rules")
     if isinstance(flat, dict):
@@ -70,7 +70,7 @@ def _to_mask(rules: Any, engine_mask: int) -> int:
 
 def replay(frame: Frame, spec: str, sample: int) -> pl.DataFrame:
     """One row per (sampled deal, forced contract): made, points, actual points, hand and joker."""
-    from strategies import label, make
+    from fivehundred.strategies import label, make
 
     rules = rules_of(frame)
     contracts = [c for c in WHATIF_CONTRACTS if c in rules.bid_index]

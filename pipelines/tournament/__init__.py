@@ -1,7 +1,18 @@
 """Tournaments: duplicate matches between strategy entries, sequential tests, ratings (docs/tournament.md)."""
 
-from pipelines.tournament.config import Entry, StopRule, TournamentConfig, TournamentConfigError, load_config
-from pipelines.tournament.runner import InProcessExecutor, MatchStatus, TournamentResult, run_tournament
+from fivehundred.pipelines.tournament.config import (
+    Entry,
+    StopRule,
+    TournamentConfig,
+    TournamentConfigError,
+    load_config,
+)
+from fivehundred.pipelines.tournament.runner import (
+    InProcessExecutor,
+    MatchStatus,
+    TournamentResult,
+    run_tournament,
+)
 
 __all__ = [
     "Entry",

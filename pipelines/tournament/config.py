@@ -42,9 +42,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pipelines.tournament.stats import Sprt, elo_from_score, score_from_elo
-from sim.errors import UserError
-from sim.rules import Rules, load_rules
+from fivehundred.pipelines.tournament.stats import Sprt, elo_from_score, score_from_elo
+from fivehundred.sim.errors import UserError
+from fivehundred.sim.rules import Rules, load_rules
 
 FORMATS = ("match", "round_robin", "gauntlet")
 STOP_RULES = ("fixed", "sprt")
@@ -188,7 +188,7 @@ def parse_config(
     data: dict[str, Any], where: str = "<config>", default_name: str = "tournament"
 ) -> TournamentConfig:
     """Validate a tournament configuration given as a dict (as read from TOML)."""
-    from strategies.base import StrategyConfigError, label, make
+    from fivehundred.strategies.base import StrategyConfigError, label, make
 
     top = _Reader(where, data, "", _TOP_KEYS)
     name = top.get("name", str, default_name)

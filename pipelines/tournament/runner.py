@@ -31,18 +31,18 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipelines.schema import DEAL_LOG_SCHEMA, SCHEMA_VERSION, records_to_table
-from pipelines.tournament.config import TournamentConfig
-from pipelines.tournament.schedule import Chunk, PairPlayer, PairResult, chunk_order
-from pipelines.tournament.stats import (
+from fivehundred.pipelines.schema import DEAL_LOG_SCHEMA, SCHEMA_VERSION, records_to_table
+from fivehundred.pipelines.tournament.config import TournamentConfig
+from fivehundred.pipelines.tournament.schedule import Chunk, PairPlayer, PairResult, chunk_order
+from fivehundred.pipelines.tournament.stats import (
     bt_bootstrap,
     bt_ratings,
     penta_counts,
     penta_summary,
     ratio_ci,
 )
-from sim.engine import ENGINE_VERSION
-from sim.errors import UserError
+from fivehundred.sim.engine import ENGINE_VERSION
+from fivehundred.sim.errors import UserError
 
 #: The deal log's columns plus the tournament's extra ones.
 TOURNAMENT_LOG_SCHEMA = pa.schema(
@@ -125,7 +125,7 @@ class RayExecutor:
 
     def run(self, config: TournamentConfig, chunks: Iterator[Chunk]) -> Iterator[ChunkOutput]:
         """Yield ``(chunk, pair results, deal records)`` in the order of ``chunks``."""
-        from pipelines.chunks import RayPool, run_chunks
+        from fivehundred.pipelines.chunks import RayPool, run_chunks
 
         tasks = (_RemoteChunk(c.key, config, c) for c in chunks)
         pool = RayPool(self.workers, self.address, self.max_retries, task=_play_remote)

@@ -22,9 +22,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from pipelines.tournament.config import TournamentConfig
-from sim.game import play_game
-from sim.rules import Rules
+from fivehundred.pipelines.tournament.config import TournamentConfig
+from fivehundred.sim.game import play_game
+from fivehundred.sim.rules import Rules
 
 
 @dataclass(frozen=True, order=True)
@@ -109,7 +109,7 @@ class PairPlayer:
     """Plays game pairs of a tournament (one per process: it caches the rules and the bots)."""
 
     def __init__(self, config: TournamentConfig) -> None:
-        from strategies.base import make
+        from fivehundred.strategies.base import make
 
         self.config = config
         self.rules: Rules = config.rules()

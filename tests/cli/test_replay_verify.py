@@ -10,13 +10,13 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-import cli.main  # noqa: F401  (registers every command)
-from cli.app import app
-from pipelines.schema import records_to_table
-from pipelines.verify import RunError, replay_deal, verify_run
-from sim import available_variants, load_rules, play_game
-from sim.engine import PASS, State, parse_action
-from strategies import make
+import fivehundred.cli.main  # noqa: F401  (registers every command)
+from fivehundred.cli.app import app
+from fivehundred.pipelines.schema import records_to_table
+from fivehundred.pipelines.verify import RunError, replay_deal, verify_run
+from fivehundred.sim import available_variants, load_rules, play_game
+from fivehundred.sim.engine import PASS, State, parse_action
+from fivehundred.strategies import make
 
 MASTER = 7
 runner = CliRunner()
@@ -302,7 +302,7 @@ def test_cli_missing_run_is_one_line(
 ) -> None:
     import sys
 
-    from cli.main import main
+    from fivehundred.cli.main import main
 
     args = [command, str(tmp_path / "nope")] + (["3"] if command == "replay" else [])
     argv, sys.argv = sys.argv, ["fivehundred", *args]
@@ -318,8 +318,8 @@ def test_cli_missing_run_is_one_line(
 
 def test_verify_a_simulated_run_and_its_manifest(tmp_path: Path) -> None:
     """A run of the simulate pipeline verifies; a lost part file is caught through the manifest."""
-    from pipelines.runconfig import make_config
-    from pipelines.simulate import run_simulation
+    from fivehundred.pipelines.runconfig import make_config
+    from fivehundred.pipelines.simulate import run_simulation
 
     run = tmp_path / "sim"
     config = make_config(
@@ -350,8 +350,8 @@ def test_an_unreadable_part_file_is_named(run_dir: Path, tmp_path: Path) -> None
 @pytest.fixture(scope="module")
 def tournament_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small duplicate tournament: its rows carry a ``board`` column and the manifest a ``board_seed``."""
-    from pipelines.tournament import run_tournament
-    from pipelines.tournament.config import parse_config
+    from fivehundred.pipelines.tournament import run_tournament
+    from fivehundred.pipelines.tournament.config import parse_config
 
     data = {
         "name": "verify-boards",
@@ -365,7 +365,7 @@ def tournament_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_verify_checks_tournament_rows_against_their_board(tournament_dir: Path, tmp_path: Path) -> None:
-    from sim.game import new_deal
+    from fivehundred.sim.game import new_deal
 
     result = verify_run(tournament_dir)
     assert result.ok, [str(f) for f in result.findings]

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-import cli.main  # noqa: F401  (registers every command)
-from cli.app import app
+import fivehundred.cli.main  # noqa: F401  (registers every command)
+from fivehundred.cli.app import app
 
 REPO = Path(__file__).resolve().parents[2]
 runner = CliRunner()
@@ -43,7 +43,10 @@ def test_a_run_file_with_flag_overrides(tmp_path: Path) -> None:
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "cli.main", "simulate", *args], cwd=REPO, capture_output=True, text=True
+        [sys.executable, "-m", "fivehundred.cli.main", "simulate", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
     )
 
 
@@ -81,8 +84,8 @@ def test_mistakes_are_one_line_with_exit_status_2(tmp_path: Path) -> None:
 
 
 def test_progress_bar_shows_rate_and_time_left(capsys) -> None:
-    from cli.simulate import _Bar
-    from pipelines.simulate import Progress
+    from fivehundred.cli.simulate import _Bar
+    from fivehundred.pipelines.simulate import Progress
 
     bar = _Bar()
     bar.enabled = True

@@ -11,7 +11,7 @@ import signal
 import time
 from typing import Any, ClassVar
 
-from strategies.random_bot import RandomStrategy
+from fivehundred.strategies.random_bot import RandomStrategy
 
 #: Path of the marker file: the first process to create it kills itself (once per marker).
 KILL_MARKER_ENV = "FIVEHUNDRED_TEST_KILL_MARKER"

@@ -9,8 +9,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from pipelines.analysis import analyze
-from pipelines.analysis.intervals import bootstrap_mean, newcombe_diff, wilson_interval
+from fivehundred.pipelines.analysis import analyze
+from fivehundred.pipelines.analysis.intervals import bootstrap_mean, newcombe_diff, wilson_interval
 from tests.pipelines.test_analysis_logs import record, write_run
 
 DECK = (
@@ -311,7 +311,7 @@ def test_all_passed_log_and_unreplayable_deals(tmp_path: Path) -> None:
     assert t["success_by_level"].height == 0 and "success_rate" in t["success_by_level"].columns
     assert t["strategies"]["def_tricks_mean"].to_list() == [None, None]
     # Hand-built deals do not come from their seeds, so the what-if replay refuses them.
-    from pipelines.analysis import AnalysisError
+    from fivehundred.pipelines.analysis import AnalysisError
 
     with pytest.raises(AnalysisError, match="does not re-deal from its seed"):
         analyze([run], tmp_path / "wi", what_if="misere", sample=2, seat_strategy="random")

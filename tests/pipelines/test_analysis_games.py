@@ -8,8 +8,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipelines.analysis import analyze
-from pipelines.analysis.intervals import newcombe_diff, wilson_interval
+from fivehundred.pipelines.analysis import analyze
+from fivehundred.pipelines.analysis.intervals import newcombe_diff, wilson_interval
 from tests.pipelines.test_analysis import deal_hands, row
 from tests.pipelines.test_analysis_logs import play_run, record, write_run
 

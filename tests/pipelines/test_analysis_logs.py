@@ -8,10 +8,10 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-import sim
-from pipelines.schema import records_to_table
-from sim.game import play_game
-from strategies import make
+from fivehundred import sim
+from fivehundred.pipelines.schema import records_to_table
+from fivehundred.sim.game import play_game
+from fivehundred.strategies import make
 
 
 def record(

@@ -11,8 +11,8 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
-from pipelines.analysis import AnalysisError, analyze
-from pipelines.schema import records_to_table
+from fivehundred.pipelines.analysis import AnalysisError, analyze
+from fivehundred.pipelines.schema import records_to_table
 from tests.pipelines.test_analysis_logs import play_run, write_run, write_table
 
 SEED = 5
@@ -204,8 +204,8 @@ def test_errors_are_one_line(runs: dict, tmp_path: Path) -> None:
 def test_cli(runs: dict, tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from cli.app import app
-    from cli.main import main  # noqa: F401  (registers every command)
+    from fivehundred.cli.app import app
+    from fivehundred.cli.main import main  # noqa: F401  (registers every command)
 
     res = CliRunner().invoke(app, ["analyze", str(runs["pagat"][0]), "--out", str(tmp_path / "cli")])
     assert res.exit_code == 0, res.output

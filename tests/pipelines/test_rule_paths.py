@@ -5,11 +5,11 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.rule_paths import PATHS, rule_paths
-from pipelines.schema import records_to_table
-from sim import load_rules, play_game
-from sim.errors import UserError
-from strategies import make
+from fivehundred.pipelines.rule_paths import PATHS, rule_paths
+from fivehundred.pipelines.schema import records_to_table
+from fivehundred.sim import load_rules, play_game
+from fivehundred.sim.errors import UserError
+from fivehundred.strategies import make
 
 
 def _write_run(tmp_path: Path, deals: int, specs: list[str], seed: int = 7) -> Path:

@@ -18,14 +18,14 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines import simulate, storage
-from pipelines.chunks import ClusterError
-from pipelines.runconfig import RunConfigError, load_config, make_config, read_run_file
-from pipelines.schema import DEAL_LOG_SCHEMA, records_to_table
-from pipelines.simulate import Progress, RunDirConflict, run_simulation
-from sim import load_rules, play_game
-from sim.errors import UserError
-from strategies import make
+from fivehundred.pipelines import simulate, storage
+from fivehundred.pipelines.chunks import ClusterError
+from fivehundred.pipelines.runconfig import RunConfigError, load_config, make_config, read_run_file
+from fivehundred.pipelines.schema import DEAL_LOG_SCHEMA, records_to_table
+from fivehundred.pipelines.simulate import Progress, RunDirConflict, run_simulation
+from fivehundred.sim import load_rules, play_game
+from fivehundred.sim.errors import UserError
+from fivehundred.strategies import make
 
 REPO = Path(__file__).resolve().parents[2]
 #: Random bots that pass often make games of several deals (plain random games last about one).
@@ -148,7 +148,7 @@ def test_resume_after_the_driver_is_killed(tmp_path: Path) -> None:
     # 250 chunks: enough that the compiled engine cannot finish them all before the kill lands.
     args = ["--games", "2500", "--seed", "5", "--strategies", LONG, "--chunk-size", "10", "--workers", "0"]
     out = tmp_path / "killed"
-    cmd = [sys.executable, "-m", "cli.main", "simulate", *args, "--out", str(out)]
+    cmd = [sys.executable, "-m", "fivehundred.cli.main", "simulate", *args, "--out", str(out)]
     proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     manifest_path = out / "manifest.json"
     deadline = time.monotonic() + 60
@@ -181,7 +181,7 @@ def test_resume_after_the_driver_is_killed(tmp_path: Path) -> None:
 def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path: Path, signum: int) -> None:
     out = tmp_path / "interrupted"
     args = ["--games", "2000", "--seed", "6", "--strategies", LONG, "--chunk-size", "8", "--workers", "0"]
-    cmd = [sys.executable, "-m", "cli.main", "simulate", *args, "--out", str(out)]
+    cmd = [sys.executable, "-m", "fivehundred.cli.main", "simulate", *args, "--out", str(out)]
 
     def default_sigint() -> None:  # a background child may inherit SIGINT ignored
         signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -25,9 +25,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.chunks import ChunkFailed
-from pipelines.runconfig import make_config
-from pipelines.simulate import run_simulation
+from fivehundred.pipelines.chunks import ChunkFailed
+from fivehundred.pipelines.runconfig import make_config
+from fivehundred.pipelines.simulate import run_simulation
 from tests.pipelines.faulty_bots import KILL_AT_ENV, KILL_MARKER_ENV, NODE_LOG_ENV, PLAY_DELAY_ENV
 
 REPO = Path(__file__).resolve().parents[2]
@@ -130,7 +130,7 @@ def test_the_driver_killed_mid_run_then_the_same_command(tmp_path: Path) -> None
     # 200 chunks: enough that the compiled engine cannot finish them all before the kill lands.
     args = ["--games", "600", "--seed", "8", "--strategies", LONG, "--chunk-size", "3", "--workers", "2"]
     out = tmp_path / "killed"
-    cmd = [sys.executable, "-m", "cli.main", "simulate", *args, "--out", str(out)]
+    cmd = [sys.executable, "-m", "fivehundred.cli.main", "simulate", *args, "--out", str(out)]
     proc = subprocess.Popen(
         cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
     )
@@ -252,7 +252,7 @@ def test_a_two_node_cluster_with_a_node_killed_mid_run(tmp_path: Path) -> None:
             ray_node(short / "worker", env, port, head=False) as w,
         ):
             driver = subprocess.Popen(
-                [sys.executable, "-m", "cli.main", "simulate", *args],
+                [sys.executable, "-m", "fivehundred.cli.main", "simulate", *args],
                 cwd=REPO,
                 env=env,
                 stdout=subprocess.PIPE,

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.chunks import GameChunk, RayPool, play_chunk, run_chunks
-from pipelines.runconfig import SeatSpec, make_config
-from pipelines.simulate import run_simulation
-from sim import StrategyError, load_rules
+from fivehundred.pipelines.chunks import GameChunk, RayPool, play_chunk, run_chunks
+from fivehundred.pipelines.runconfig import SeatSpec, make_config
+from fivehundred.pipelines.simulate import run_simulation
+from fivehundred.sim import StrategyError, load_rules
 
 REPO = Path(__file__).resolve().parents[2]
 

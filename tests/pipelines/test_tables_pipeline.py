@@ -11,14 +11,14 @@ import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.analysis import analyze
-from pipelines.runconfig import make_config
-from pipelines.schema import DEAL_LOG_SCHEMA, records_to_table
-from pipelines.simulate import run_simulation
-from pipelines.verify import verify_run
-from reports.build import build_report
-from sim import load_rules, play_game
-from strategies import make
+from fivehundred.pipelines.analysis import analyze
+from fivehundred.pipelines.runconfig import make_config
+from fivehundred.pipelines.schema import DEAL_LOG_SCHEMA, records_to_table
+from fivehundred.pipelines.simulate import run_simulation
+from fivehundred.pipelines.verify import verify_run
+from fivehundred.reports.build import build_report
+from fivehundred.sim import load_rules, play_game
+from fivehundred.strategies import make
 
 #: name -> (seats, teams, kitty size), written out from RULES.md section 11.
 TABLES = {"three-player": (3, 3, 3), "six-player": (6, 2, 3), "two-jokers": (4, 2, 6)}

@@ -10,12 +10,12 @@ import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.schema import CORE_COLUMNS
-from pipelines.tournament import InProcessExecutor, load_config, run_tournament
-from pipelines.tournament.config import TournamentConfig, parse_config
-from pipelines.tournament.runner import TournamentDirError
-from pipelines.tournament.schedule import Chunk
-from pipelines.tournament.stats import gsprt_llr, penta_counts
+from fivehundred.pipelines.schema import CORE_COLUMNS
+from fivehundred.pipelines.tournament import InProcessExecutor, load_config, run_tournament
+from fivehundred.pipelines.tournament.config import TournamentConfig, parse_config
+from fivehundred.pipelines.tournament.runner import TournamentDirError
+from fivehundred.pipelines.tournament.schedule import Chunk
+from fivehundred.pipelines.tournament.stats import gsprt_llr, penta_counts
 
 
 def config(entries: list[tuple[str, str]], stop: dict, seed: int = 1, **extra: object) -> TournamentConfig:
@@ -220,8 +220,8 @@ def test_log_is_a_valid_deal_log(tmp_path: Path) -> None:
     assert manifest["run_id"] == res.run_id == log(out)["run_id"][0]
     schema = pq.read_schema(next((out / "deals").glob("*.parquet")))
     assert list(schema.names[: len(CORE_COLUMNS)]) == list(CORE_COLUMNS)
-    from pipelines.analysis import analyze
-    from pipelines.verify import verify_run
+    from fivehundred.pipelines.analysis import analyze
+    from fivehundred.pipelines.verify import verify_run
 
     assert verify_run(out).ok
     tables = analyze([out], tmp_path / "stats")

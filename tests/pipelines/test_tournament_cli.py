@@ -29,7 +29,7 @@ chunk_pairs = 2
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "cli.main", "tournament", *args],
+        [sys.executable, "-m", "fivehundred.cli.main", "tournament", *args],
         capture_output=True,
         text=True,
         cwd=ROOT,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.tournament.config import TournamentConfigError, load_config
-from sim.errors import UserError
+from fivehundred.pipelines.tournament.config import TournamentConfigError, load_config
+from fivehundred.sim.errors import UserError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -110,7 +110,7 @@ def test_cli_prints_one_line_error(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "cli.main",
+            "fivehundred.cli.main",
             "tournament",
             str(path),
             "--out",

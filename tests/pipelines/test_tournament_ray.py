@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipelines.tournament import run_tournament
-from pipelines.tournament.config import parse_config
-from pipelines.tournament.runner import RayExecutor
+from fivehundred.pipelines.tournament import run_tournament
+from fivehundred.pipelines.tournament.config import parse_config
+from fivehundred.pipelines.tournament.runner import RayExecutor
 
 
 def files(out: Path) -> dict[str, bytes]:

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from pipelines.tournament.stats import (
+from fivehundred.pipelines.tournament.stats import (
     PENTA_SCORES,
     Sprt,
     bradley_terry,

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-import cli.main  # noqa: F401  (registers every command)
-from cli.app import app
-from pipelines.verify import verify_run
-from reports.figures import BUILDERS
+import fivehundred.cli.main  # noqa: F401  (registers every command)
+from fivehundred.cli.app import app
+from fivehundred.pipelines.verify import verify_run
+from fivehundred.reports.figures import BUILDERS
 
 
 def test_run_makes_runs_statistics_and_report(tmp_path: Path) -> None:

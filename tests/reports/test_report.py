@@ -13,16 +13,16 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-import cli.main  # noqa: F401  (registers every command)
-from cli.app import app
-from pipelines.analysis import analyze
-from pipelines.runconfig import make_config
-from pipelines.simulate import run_simulation
-from reports import ReportError, build_report
-from reports.build import SECTIONS
-from reports.figures import BUILDERS
-from reports.tables import load_statistics
-from sim import ENGINE_VERSION
+import fivehundred.cli.main  # noqa: F401  (registers every command)
+from fivehundred.cli.app import app
+from fivehundred.pipelines.analysis import analyze
+from fivehundred.pipelines.runconfig import make_config
+from fivehundred.pipelines.simulate import run_simulation
+from fivehundred.reports import ReportError, build_report
+from fivehundred.reports.build import SECTIONS
+from fivehundred.reports.figures import BUILDERS
+from fivehundred.reports.tables import load_statistics
+from fivehundred.sim import ENGINE_VERSION
 
 SEED = 5
 GAMES = 40
@@ -288,7 +288,7 @@ def test_missing_run_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureF
         build_report([tmp_path / "nope"], tmp_path / "r.html")
     import sys
 
-    from cli.main import main
+    from fivehundred.cli.main import main
 
     argv = sys.argv
     sys.argv = ["fivehundred", "report", str(tmp_path / "nope"), "-o", str(tmp_path / "r.html")]
@@ -327,15 +327,15 @@ def test_the_runs_own_statistics_are_reused(
     """``RUN_DIR/stats`` covering exactly the requested runs is read; otherwise the runs are analysed."""
     import shutil
 
-    import pipelines.analysis
+    import fivehundred.pipelines.analysis as pipelines_analysis
 
     a = tmp_path / "a"
     shutil.copytree(runs[0], a)
     analyze([a])  # default out: a/stats
     calls: list[object] = []
-    real = pipelines.analysis.analyze
+    real = pipelines_analysis.analyze
     monkeypatch.setattr(
-        pipelines.analysis, "analyze", lambda *args, **kw: calls.append(args) or real(*args, **kw)
+        pipelines_analysis, "analyze", lambda *args, **kw: calls.append(args) or real(*args, **kw)
     )
     tables = load_statistics([a])
     assert calls == [] and tables["overview"].height == 1

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from sim import AUCTION, DONE, PLAY, Rules, State, action_name, load_rules, parse_action
-from sim.cards import iter_bits
+from fivehundred.sim import AUCTION, DONE, PLAY, Rules, State, action_name, load_rules, parse_action
+from fivehundred.sim.cards import iter_bits
 
 PAGAT = load_rules("pagat-au")
 

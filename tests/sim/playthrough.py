@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sim import ENGINE_VERSION, JOKER, KITTY, PLAY, load_rules, parse_action, play_game
-from sim.game import new_deal
-from strategies import make
+from fivehundred.sim import ENGINE_VERSION, JOKER, KITTY, PLAY, load_rules, parse_action, play_game
+from fivehundred.sim.game import new_deal
+from fivehundred.strategies import make
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 

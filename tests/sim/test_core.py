@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import importlib
 import json
 import os
 import shutil
@@ -12,15 +14,15 @@ from pathlib import Path
 
 import pytest
 
-import sim
-from sim import _loader
+from fivehundred import sim
+from fivehundred.sim import _loader
 
 ROOT = Path(__file__).resolve().parents[2]
 
 _GAMES = """
 import hashlib, sim
-from sim import load_rules, play_game
-from strategies import make
+from fivehundred.sim import load_rules, play_game
+from fivehundred.strategies import make
 out = []
 for variant in ("pagat-au", "three-player", "six-player", "two-jokers", "north-american"):
     rules = load_rules(variant)
@@ -45,7 +47,7 @@ def _run(code: str, **env: str) -> str:
 def test_core_reports_what_runs() -> None:
     info = sim.core()
     assert info["core"] in ("compiled", "pure")
-    engine_file = sys.modules["sim.engine"].__file__ or ""
+    engine_file = sys.modules["fivehundred.sim.engine"].__file__ or ""
     assert (info["core"] == "compiled") == (not engine_file.endswith(".py"))
     if info["core"] == "pure":
         assert info["reason"]
@@ -53,7 +55,9 @@ def test_core_reports_what_runs() -> None:
 
 def test_pure_core_can_be_forced_and_says_why() -> None:
     out = _run(
-        "import sim, sys; print(sim.core()['reason'], sys.modules['sim.rng'].__file__)", FIVEHUNDRED_PURE="1"
+        "from fivehundred import sim; import sys; "
+        "print(sim.core()['reason'], sys.modules['fivehundred.sim.rng'].__file__)",
+        FIVEHUNDRED_PURE="1",
     )
     assert out.startswith("FIVEHUNDRED_PURE is set") and out.endswith("rng.py")
 
@@ -94,9 +98,19 @@ def test_a_stale_compiled_module_is_detected(tmp_path: Path, monkeypatch: pytest
     assert _loader._stale() == ""  # nothing compiled: nothing can be stale
 
 
-def test_the_build_record_lists_the_modules_the_loader_guards() -> None:
-    """What setup.py compiled (``sim/_core.json``) is what the loader checks and can replace."""
+def test_the_build_record_lists_the_modules_setup_compiles() -> None:
+    """What setup.py compiled (``sim/_core.json``) is its list of modules, and the loader guards each."""
     record = ROOT / "sim" / "_core.json"
     if not record.exists():
         pytest.skip("nothing compiled in this checkout")
-    assert sorted(json.loads(record.read_text())["compiled"]) == sorted(_loader.CORE.values())
+    tree = ast.parse((ROOT / "setup.py").read_text())
+    core = next(
+        ast.literal_eval(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "CORE"
+    )
+    assert sorted(json.loads(record.read_text())["compiled"]) == sorted(core)
+    assert sorted(_loader.compiled_sources()) == sorted(core)
+    for source in core:  # each compiled module is the one imported (not a stale or pure copy)
+        module = importlib.import_module(_loader.module_name(source))
+        assert (module.__file__ or "").endswith(".so") == (sim.core()["core"] == "compiled")

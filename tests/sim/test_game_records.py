@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sim import load_rules, play_game
-from strategies import make
+from fivehundred.sim import load_rules, play_game
+from fivehundred.strategies import make
 
 VARIANTS = [
     ("pagat-au", {}),

@@ -10,9 +10,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-import sim.engine
-from sim import DONE, PLAY, Rules, State, load_rules, step
-from sim.game import new_deal
+import fivehundred.sim.engine  # noqa: F401 (sim.engine below)
+from fivehundred import sim
+from fivehundred.sim import DONE, PLAY, Rules, State, load_rules, step
+from fivehundred.sim.game import new_deal
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from sim.rng import NoRng, Rng
-from sim.seeding import bot_rng, bot_seed, derive, shuffled
+from fivehundred.sim.rng import NoRng, Rng
+from fivehundred.sim.seeding import bot_rng, bot_seed, derive, shuffled
 
 
 def _with_state(words: tuple[int, int, int, int]) -> Rng:

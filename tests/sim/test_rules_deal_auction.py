@@ -6,10 +6,20 @@ from collections import Counter
 
 import pytest
 
-from sim import AUCTION, DONE, KITTY, IllegalAction, State, load_rules, parse_action, play_game, settle
-from sim.engine import compiled
-from sim.game import new_deal
-from sim.seeding import dealer_of, first_dealer, shuffled
+from fivehundred.sim import (
+    AUCTION,
+    DONE,
+    KITTY,
+    IllegalAction,
+    State,
+    load_rules,
+    parse_action,
+    play_game,
+    settle,
+)
+from fivehundred.sim.engine import compiled
+from fivehundred.sim.game import new_deal
+from fivehundred.sim.seeding import dealer_of, first_dealer, shuffled
 from tests.sim.helpers import PAGAT, act, auction, cards, fill, legal
 
 LADDER = "6S 6C 6D 6H 6NT 7S 7C 7D 7H 7NT MIS 8S 8C 8D 8H 8NT 9S 9C 9D 9H 9NT 10S 10C 10D OMIS 10H 10NT"

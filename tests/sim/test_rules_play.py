@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from sim import DONE, JOKER, KITTY, PLAY, IllegalAction, Rules, State, load_rules, settle
+from fivehundred.sim import DONE, JOKER, KITTY, PLAY, IllegalAction, Rules, State, load_rules, settle
 from tests.sim.helpers import PAGAT, act, build, cards, fill, legal, play_tricks, start
 
 # The worked example of RULES.md section 10: hearts trumps, seat 0 (A) declares 8H and leads.

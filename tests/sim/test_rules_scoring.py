@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from sim import DONE, Rules, State, load_rules, settle
+from fivehundred.sim import DONE, Rules, State, load_rules, settle
 from tests.sim.helpers import PAGAT, act, build
 
 VALUES = {

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import random
 
-from sim import load_rules, play_game
-from sim.game import new_deal
-from sim.seeding import bot_seed, deal_seed, dealer_of
-from strategies import make
+from fivehundred.sim import load_rules, play_game
+from fivehundred.sim.game import new_deal
+from fivehundred.sim.seeding import bot_seed, deal_seed, dealer_of
+from fivehundred.strategies import make
 
 
 class FirstLegal:

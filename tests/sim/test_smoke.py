@@ -2,8 +2,8 @@
 
 import pytest
 
-from sim import available_variants, load_rules, play_game
-from strategies import make
+from fivehundred.sim import available_variants, load_rules, play_game
+from fivehundred.strategies import make
 
 
 @pytest.mark.parametrize("variant", available_variants())

@@ -15,11 +15,23 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sim import AUCTION, DONE, JOKER, KITTY, PLAY, Rules, RulesError, State, action_name, load_rules, settle
-from sim import parse_action as parse
-from sim.game import FELL_TO_LOSS, REACHED_WIN, deal_record, play_game
-from sim.seeding import shuffled
-from strategies.base import make
+from fivehundred.sim import (
+    AUCTION,
+    DONE,
+    JOKER,
+    KITTY,
+    PLAY,
+    Rules,
+    RulesError,
+    State,
+    action_name,
+    load_rules,
+    settle,
+)
+from fivehundred.sim import parse_action as parse
+from fivehundred.sim.game import FELL_TO_LOSS, REACHED_WIN, deal_record, play_game
+from fivehundred.sim.seeding import shuffled
+from fivehundred.strategies.base import make
 
 THREE = load_rules("three-player")
 SIX = load_rules("six-player")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from sim import DONE, PLAY, RulesError, load_rules
-from sim.errors import UserError
+from fivehundred.sim import DONE, PLAY, RulesError, load_rules
+from fivehundred.sim.errors import UserError
 from tests.sim.helpers import act, auction, build, legal, start
 from tests.sim.test_rules_play import DEF_JOKER, TOPS
 

@@ -1,7 +1,7 @@
 """SeatView.bid_seats: who made each auction call, with passed players skipped and the declarer raise."""
 
-from sim import BID, PASS, load_rules
-from sim.engine import State
+from fivehundred.sim import BID, PASS, load_rules
+from fivehundred.sim.engine import State
 
 
 def _bid(rules, code: str) -> int:

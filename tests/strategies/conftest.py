@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
-from sim.engine import AUCTION, DONE, JOKER, KITTY, NAME_NONE, NAME_SUIT, PLAY, State
-from sim.game import new_deal
-from sim.rules import Rules
-from strategies.base import make
+from fivehundred.sim.engine import AUCTION, DONE, JOKER, KITTY, NAME_NONE, NAME_SUIT, PLAY, State
+from fivehundred.sim.game import new_deal
+from fivehundred.sim.rules import Rules
+from fivehundred.strategies.base import make
 
 PUBLIC = (
     "seat", "phase", "dealer", "turn", "scores", "hand_no", "hand", "bids", "high_bid", "high_bidder",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from strategies.base import StrategyConfigError, available, label, make
-from strategies.heuristic import HeuristicStrategy
-from strategies.montecarlo import MonteCarloStrategy
+from fivehundred.strategies.base import StrategyConfigError, available, label, make
+from fivehundred.strategies.heuristic import HeuristicStrategy
+from fivehundred.strategies.montecarlo import MonteCarloStrategy
 
 
 def test_registered_names() -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-import strategies.base as base
-from sim import load_rules, play_game
+import fivehundred.strategies.base as base
+from fivehundred.sim import load_rules, play_game
 
 BOT_SOURCE = '''
 """A tiny third-party bot: always the first legal action."""

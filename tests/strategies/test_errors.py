@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from sim import load_rules, play_game
-from sim.game import StrategyError
-from strategies.base import make
+from fivehundred.sim import load_rules, play_game
+from fivehundred.sim.game import StrategyError
+from fivehundred.strategies.base import make
 
 
 class _Broken:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sim import available_variants, load_rules, play_game
-from strategies.base import make
+from fivehundred.sim import available_variants, load_rules, play_game
+from fivehundred.strategies.base import make
 
 TABLES = [{"table.players": 3}, {"table.players": 6}, {"table.jokers": 2}]
 

@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from sim import load_rules
-from sim.engine import BID, KITTY, PASS, PLAY, contract_tables
-from sim.game import new_deal
-from strategies.base import make
+from fivehundred.sim import load_rules
+from fivehundred.sim.engine import BID, KITTY, PASS, PLAY, contract_tables
+from fivehundred.sim.game import new_deal
+from fivehundred.strategies.base import make
 
 from .conftest import decision_points
 
@@ -291,7 +291,7 @@ def test_misere_defender_stays_under_the_declarer(code: str) -> None:
 
 def test_misere_is_a_minority_contract() -> None:
     """Misère bidding judges the whole hand: heuristic tables do not live on misère contracts."""
-    from sim.game import play_game
+    from fivehundred.sim.game import play_game
 
     bots = [BOT] * RULES.players
     contracts = miseres = 0

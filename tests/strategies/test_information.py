@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from sim import available_variants, load_rules
-from sim.rng import Rng
-from strategies.base import make
+from fivehundred.sim import available_variants, load_rules
+from fivehundred.sim.rng import Rng
+from fivehundred.strategies.base import make
 
 from .conftest import decision_points, public_view, shuffle_hidden
 
@@ -64,7 +64,7 @@ def test_hidden_misere_hands() -> None:
     rules = load_rules("pagat-au")
     bots = [make("heuristic"), make("montecarlo(samples=4)")]
     rng = random.Random(3)
-    from sim.game import new_deal
+    from fivehundred.sim.game import new_deal
 
     checked = 0
     for d in range(6):

@@ -6,12 +6,12 @@ import random
 
 import pytest
 
-from sim import load_rules
-from sim.engine import PLAY
-from sim.game import new_deal
-from strategies.base import make
-from strategies.features import rebuild_state, sample_hidden, shown_voids
-from strategies.montecarlo import MonteCarloStrategy
+from fivehundred.sim import load_rules
+from fivehundred.sim.engine import PLAY
+from fivehundred.sim.game import new_deal
+from fivehundred.strategies.base import make
+from fivehundred.strategies.features import rebuild_state, sample_hidden, shown_voids
+from fivehundred.strategies.montecarlo import MonteCarloStrategy
 
 from .conftest import decision_points, public_view
 

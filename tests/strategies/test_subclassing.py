@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim import load_rules, play_game
-from strategies import make
-from strategies.heuristic import HeuristicStrategy
-from strategies.random_bot import RandomStrategy
+from fivehundred.sim import load_rules, play_game
+from fivehundred.strategies import make
+from fivehundred.strategies.heuristic import HeuristicStrategy
+from fivehundred.strategies.random_bot import RandomStrategy
 
 
 class CountingHeuristic(HeuristicStrategy):

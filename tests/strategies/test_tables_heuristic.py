@@ -14,11 +14,11 @@ from collections import Counter
 
 import pytest
 
-import sim
-from sim.engine import DONE, PLAY, State
-from sim.game import new_deal, play_game
-from strategies.base import make
-from strategies.features import (
+from fivehundred import sim
+from fivehundred.sim.engine import DONE, PLAY, State
+from fivehundred.sim.game import new_deal, play_game
+from fivehundred.strategies.base import make
+from fivehundred.strategies.features import (
     ALONE_TRICKS,
     ALONE_TRUMPS,
     MORE_PARTNERS,
