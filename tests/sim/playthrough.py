@@ -1,10 +1,11 @@
-"""Golden playthroughs: whole games rendered as readable text, one file per (variant, seed, game).
+"""Golden playthroughs: whole games rendered as readable text, one file per (variant, seed, game, bot).
 
-:func:`render_game` plays a game with the random bot on every seat through :func:`sim.play_game`,
+:func:`render_game` plays a game with one bot on every seat through :func:`sim.play_game`,
 replays each logged deal through the engine to recover who played each card, and writes every
-action in log notation with its seat, the trick winners and the scores.  The files live in
-``tests/sim/golden/``; ``scripts/regen_golden.py`` rewrites them and ``test_golden.py`` compares
-byte for byte, so any change of engine behaviour shows up as a reviewable diff.
+action in log notation with its seat, the trick winners and the scores.  The random-bot games
+(the engine's goldens) live in ``tests/sim/golden/``, the heuristic-bot games (the bots' goldens) in
+``tests/strategies/golden/``; ``scripts/regen_golden.py`` rewrites them and ``test_golden.py`` in each
+folder compares byte for byte, so any change of engine or bot behaviour shows up as a reviewable diff.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from fivehundred.sim.game import new_deal
 from fivehundred.strategies import make
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
+BOT_GOLDEN_DIR = Path(__file__).resolve().parents[1] / "strategies" / "golden"
 
 #: (variant, master seed, game id, deal limit or 0 for the variant's own) of each golden file, chosen
 #: for the paths their random play walks: the joker named (pagat-au game 2), a suitless joker led and
@@ -34,6 +36,19 @@ GOLDEN_GAMES: tuple[tuple[str, int, int, int], ...] = (
     ("north-american", 7, 0, 3),
 )
 
+#: (variant, master seed, game id, strategy) of each bot golden file, chosen for what the bot bids and
+#: plays: an open misère and a thrown-in deal (pagat-au game 1), no-trump contracts (pagat-au game 3),
+#: a misère over a 7 bid under the club rules (club-004 game 3), the 3- and 6-player tables with open
+#: misère (three-player game 3, six-player game 0) and two jokers with NT and open misère (game 0).
+BOT_GOLDEN_GAMES: tuple[tuple[str, int, int, str], ...] = (
+    ("pagat-au", 7, 1, "heuristic.v1"),
+    ("pagat-au", 7, 3, "heuristic.v1"),
+    ("club-004", 7, 3, "heuristic.v1"),
+    ("three-player", 7, 3, "heuristic.v1"),
+    ("six-player", 7, 0, "heuristic.v1"),
+    ("two-jokers", 7, 0, "heuristic.v1"),
+)
+
 
 def golden_path(variant: str, seed: int, game: int, deal_limit: int = 0) -> Path:
     """Where the golden file of one game lives."""
@@ -41,13 +56,19 @@ def golden_path(variant: str, seed: int, game: int, deal_limit: int = 0) -> Path
     return GOLDEN_DIR / f"{variant}_seed{seed}_game{game}{cut}.txt"
 
 
-def render_game(variant: str, seed: int, game: int, deal_limit: int = 0) -> str:
+def bot_golden_path(variant: str, seed: int, game: int, strategy: str) -> Path:
+    """Where the golden file of one bot game lives."""
+    return BOT_GOLDEN_DIR / f"{variant}_seed{seed}_game{game}_{strategy}.txt"
+
+
+def render_game(variant: str, seed: int, game: int, deal_limit: int = 0, strategy: str = "random") -> str:
     """The text of one whole game: every deal, every action with its seat, winners and scores."""
     rules = load_rules(variant, overrides={"game.deal_limit": deal_limit} if deal_limit else None)
-    records = play_game(rules, [make("random")] * rules.players, master_seed=seed, game_id=game)
+    records = play_game(rules, [make(strategy)] * rules.players, master_seed=seed, game_id=game)
     cut = f", deal limit {deal_limit}" if deal_limit else ""
+    bots = "random bots" if strategy == "random" else f"{strategy} on every seat"
     out = [
-        f"# golden playthrough: variant {variant}{cut}, master seed {seed}, game {game}, random bots",
+        f"# golden playthrough: variant {variant}{cut}, master seed {seed}, game {game}, {bots}",
         f"# {ENGINE_VERSION}; regenerate with: python scripts/regen_golden.py",
     ]
     for rec in records:
