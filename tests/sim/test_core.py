@@ -20,7 +20,8 @@ from fivehundred.sim import _loader
 ROOT = Path(__file__).resolve().parents[2]
 
 _GAMES = """
-import hashlib, sim
+import hashlib
+from fivehundred import sim
 from fivehundred.sim import load_rules, play_game
 from fivehundred.strategies import make
 out = []
@@ -65,6 +66,8 @@ def test_pure_core_can_be_forced_and_says_why() -> None:
 def test_compiled_and_pure_cores_play_identical_games() -> None:
     """The same source, compiled or not, gives the same records (byte for byte through repr)."""
     default = _run(_GAMES).split()
+    if default[0] != "compiled":
+        pytest.skip("the core is not compiled here: there is nothing to compare the pure core with")
     pure = _run(_GAMES, FIVEHUNDRED_PURE="1").split()
     assert pure[0] == "pure"
     assert default[1] == pure[1]
