@@ -110,6 +110,132 @@ _STRINGS = ("name", "description", "base")
 ALL_KEYS = frozenset((*_CHOICES, *_BOOLS, *_INTS, *_STRINGS))
 
 
+# --------------------------------------------------------------------------------------------
+# The schema in words: what each switch's value means, for people (variants show, reports, sweeps).
+# --------------------------------------------------------------------------------------------
+
+#: For each switch: its subject and, per value, what the rule then says of it.  Integer switches
+#: give a format for any other value under ``"*"`` (``{v}`` is the value).
+_WORDS: dict[str, tuple[str, dict[Any, str]]] = {
+    "table.players": ("the table", {
+        3: "is 3 players, each for themselves (33 cards)",
+        4: "is 4 players in two partnerships (43 cards)",
+        6: "is 6 players in two teams of three (63 cards)",
+    }),
+    "table.jokers": ("the pack", {1: "has one joker", 2: "has two jokers (46 cards, kitty 6)"}),
+    "bidding.misere": ("misère", {
+        "after_seven": "may be bid only over a 7-level bid",
+        "anytime": "may be bid at any time",
+        "off": "is not played (neither misère nor open misère)",
+    }),
+    "bidding.open_misere": ("open misère", {True: "may be bid", False: "is not played"}),
+    "bidding.misere_values": ("misère", {
+        "standard": "is worth 250 (open misère 500)",
+        "nullo": "is Nullo, worth 500 and -500, with no open form",
+    }),
+    "bidding.blind_misere": ("blind misère", {
+        True: "may be bid at one's first turn, worth 500",
+        False: "is not played",
+    }),
+    "bidding.declarer_raise": ("the highest bidder", {
+        True: "may raise once after the others pass",
+        False: "gets no further turn once the others pass",
+    }),
+    "joker.no_trump": ("the joker in no-trumps and misère", {
+        "pagat": "has no suit unless the declarer names one; it is led naming a suit not yet led",
+        "north_american": "is the only trump, never named; it may be led naming any suit",
+    }),
+    "joker.lead_only_last_trick": ("the suitless joker", {
+        True: "may be led only to the last trick",
+        False: "may be led naming a suit not yet led",
+    }),
+    "scoring.slam_floor": ("all ten tricks", {
+        True: "score at least 250",
+        False: "score only the contract's value",
+    }),
+    "scoring.overtrick_points": ("each trick over the contract", {0: "scores nothing", "*": "scores {v}"}),
+    "scoring.defensive_cap": ("defending points", {
+        0: "are never capped",
+        "*": "cannot lift a side above {v}",
+    }),
+    "scoring.lose_at_minus_500": ("a side at the losing score", {
+        True: "loses at once",
+        False: "plays on (a game ends only at the winning score)",
+    }),
+    "scoring.win_score": ("a side", {"*": "wins at {v} through its own contract"}),
+    "scoring.lose_score": ("the losing score", {"*": "is {v}"}),
+    "game.deal_limit": ("a game", {"*": "stops with no winner after {v} deals"}),
+}  # fmt: skip
+
+#: The values a sweep tries for each integer switch besides the base's (the others take every value).
+SWEEP_VALUES: dict[str, tuple[int, ...]] = {
+    "scoring.overtrick_points": (0, 10),
+    "scoring.defensive_cap": (0, 490),
+    "scoring.win_score": (500, 300),
+    "scoring.lose_score": (-500, -300),
+    "game.deal_limit": (200, 100),
+}
+
+#: Every switch a variant file may set (the keys of the schema other than name, description, base).
+SWITCHES: tuple[str, ...] = tuple(k for k in (*_CHOICES, *_BOOLS, *_INTS) if k not in _STRINGS)
+
+
+def switch_values(key: str) -> tuple[Any, ...]:
+    """The values of a switch worth playing: every choice, both booleans, or :data:`SWEEP_VALUES`."""
+    if key in _CHOICES:
+        return _CHOICES[key]
+    if key in _BOOLS:
+        return (True, False)
+    if key in SWEEP_VALUES:
+        return SWEEP_VALUES[key]
+    raise RulesError(f"unknown switch '{key}' (switches: {', '.join(SWITCHES)})")
+
+
+def _predicate(key: str, value: Any) -> str:
+    phrases = _WORDS[key][1]
+    if value in phrases:
+        return phrases[value]
+    return phrases["*"].format(v=value)
+
+
+def describe_switch(key: str, value: Any) -> str:
+    """One switch's value in words: ``describe_switch("bidding.misere", "anytime")`` ->
+    ``"misère may be bid at any time"``."""
+    if key not in _WORDS:
+        raise RulesError(f"unknown switch '{key}' (switches: {', '.join(SWITCHES)})")
+    return f"{_WORDS[key][0]} {_predicate(key, value)}"
+
+
+def describe_change(key: str, base: Any, value: Any) -> str:
+    """A switch changed from ``base`` to ``value`` in words, a common start said once:
+    ``"misère may be bid at any time instead of only over a 7-level bid"``, otherwise
+    ``"blind misère may be bid at one's first turn, worth 500 (instead of: is not played)"``."""
+    new, old = _predicate(key, value).split(" "), _predicate(key, base).split(" ")
+    same = 0
+    while same < min(len(new), len(old)) - 1 and new[same] == old[same]:
+        same += 1
+    if same:  # the same verb: "may be bid at any time instead of only over a 7-level bid"
+        return f"{_WORDS[key][0]} {' '.join(new)} instead of {' '.join(old[same:])}"
+    return f"{_WORDS[key][0]} {' '.join(new)} (instead of: {' '.join(old)})"
+
+
+def rule_differences(rules: Rules, base: Rules) -> list[tuple[str, Any, Any, str]]:
+    """How ``rules`` differs from ``base``, switch by switch, in schema order:
+    ``(key, base value, value, the change in words)`` for each switch whose value differs."""
+    mine, theirs = rules.as_dict(), base.as_dict()
+    out = []
+    for key in SWITCHES:
+        if key in mine and key in theirs and mine[key] != theirs[key]:
+            out.append((key, theirs[key], mine[key], describe_change(key, theirs[key], mine[key])))
+    return out
+
+
+def describe_rules(rules: Rules) -> list[tuple[str, Any, str]]:
+    """Every switch of a rule set with its value and what it means: ``(key, value, words)``."""
+    values = rules.as_dict()
+    return [(key, values[key], describe_switch(key, values[key])) for key in SWITCHES if key in values]
+
+
 def _flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in data.items():
