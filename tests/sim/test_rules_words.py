@@ -63,7 +63,6 @@ def test_differences_name_exactly_the_switches_a_variant_file_changes(name: str)
         f"{section}.{k}": v
         for section, table in data.items()
         if isinstance(table, dict)
-        for section_k in [section]
         for k, v in table.items()
     }
     changed = {k for k, v in flat.items() if v != dict(base.settings)[k]}
