@@ -15,7 +15,7 @@ from pathlib import Path
 
 import polars as pl
 
-from fivehundred.pipelines.analysis import bids, games, misere, strategies, variants
+from fivehundred.pipelines.analysis import bids, games, misere, strategies, tidy, variants
 from fivehundred.pipelines.analysis.frame import Frame, deal_frame
 from fivehundred.pipelines.analysis.io import AnalysisError, Run, open_run, write_tables
 
@@ -44,7 +44,7 @@ def build_tables(frames: Sequence[Frame]) -> dict[str, pl.DataFrame]:
     }
     if len(frames) > 1:
         tables.update(variants.compare(frames))
-    return tables
+    return tidy.finish(tables, frames)
 
 
 def analyze(
@@ -79,6 +79,6 @@ def analyze(
     if what_if == "misere":
         from fivehundred.pipelines.analysis.whatif import misere_whatif
 
-        tables.update(misere_whatif(frames, seat_strategy, sample))
+        tables.update(tidy.finish(misere_whatif(frames, seat_strategy, sample), frames))
     write_tables(tables, Path(out_dir) if out_dir is not None else runs[0].path / "stats")
     return tables

@@ -277,7 +277,11 @@ def success_by_variant(frames: Sequence[Frame]) -> pl.DataFrame:
         .agg(pl.len().cast(pl.Int64).alias("runs"))
     )
     t = rate_points(d, ["variant"], "success_by_variant", weight="_w")
-    return t.join(runs, on="variant").select("variant", "runs", *RATE_COLUMNS, *POINTS_COLUMNS)
+    return (
+        t.join(runs, on="variant", how="left", maintain_order="left")
+        .sort("variant")
+        .select("variant", "runs", *RATE_COLUMNS, *POINTS_COLUMNS)
+    )
 
 
 NUMERIC_FEATURES = ("trumps", "bowers", "joker", "aces", "voids", "longest", "kitty_trumps", "trumps_final")

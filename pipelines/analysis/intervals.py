@@ -1,5 +1,7 @@
 """95% intervals: Wilson score intervals for rates (Polars expressions), Newcombe's interval for a
-difference of two independent rates, and a seeded percentile bootstrap for means.
+difference of two independent rates, a seeded percentile bootstrap for means of large samples and
+Student's t for small ones (fewer than :data:`SMALL_N` observations), and a cluster-robust interval for
+a mean over observations that come in correlated clusters (:func:`cluster_mean`).
 
 The bootstrap works on a value histogram: resampling ``n`` observations with replacement is a
 multinomial draw over the distinct values, so its cost depends on the number of distinct values (a few
@@ -17,8 +19,22 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from fivehundred.pipelines.analysis.distributions import t_quantile
+
 Z95 = 1.959963984540054
 BOOTSTRAP_RESAMPLES = 2000
+#: Means of fewer observations get Student's t interval instead of the percentile bootstrap, which is
+#: too narrow on small samples (it is about ``mean ± 1.96 sd / sqrt(n)`` with no allowance for the
+#: estimated ``sd``); docs/statistics.md.
+SMALL_N = 100
+
+
+def t_interval(mean: float, sd: float, n: int) -> tuple[float, float]:
+    """``mean ± t(0.975, n - 1) · sd / sqrt(n)`` (``nan``s when ``n < 2``)."""
+    if n < 2 or math.isnan(sd):
+        return math.nan, math.nan
+    half = t_quantile(0.975, n - 1) * sd / math.sqrt(n)
+    return mean - half, mean + half
 
 
 def wilson(k: pl.Expr, n: pl.Expr, prefix: str, rate_name: str | None = None) -> list[pl.Expr]:
@@ -82,13 +98,20 @@ def bootstrap_mean(
     values: np.ndarray, counts: np.ndarray, seed: int, resamples: int = BOOTSTRAP_RESAMPLES
 ) -> tuple[float, float, float, float]:
     """``(mean, lo, hi, sd)`` of a sample given as distinct ``values`` with ``counts``: the 95%
-    percentile bootstrap interval of the mean from ``resamples`` seeded multinomial resamples."""
+    percentile bootstrap interval of the mean from ``resamples`` seeded multinomial resamples, or, for
+    fewer than :data:`SMALL_N` observations, Student's t interval (no interval from one observation)."""
     n = int(counts.sum())
     if n == 0:
         return math.nan, math.nan, math.nan, math.nan
     values = values.astype(np.float64)
-    mean = float(values @ counts / n)
-    sd = float(math.sqrt(max(0.0, (counts @ (values - mean) ** 2) / (n - 1)))) if n > 1 else math.nan
+    mean = math.fsum((values * counts).tolist()) / n
+    sd = (
+        math.sqrt(max(0.0, math.fsum((counts * (values - mean) ** 2).tolist()) / (n - 1)))
+        if n > 1
+        else math.nan
+    )
+    if n < SMALL_N:
+        return (mean, *t_interval(mean, sd, n), sd)
     if len(values) == 1:
         return mean, mean, mean, sd
     rng = np.random.default_rng(seed)
@@ -147,15 +170,64 @@ def bootstrap_diff(
     resamples: int = BOOTSTRAP_RESAMPLES,
 ) -> tuple[float, float, float]:
     """``mean(b) - mean(a)`` of two independent samples, each given as (distinct values, counts), and
-    the 95% percentile bootstrap interval from resampling each sample on its own (``nan``s if empty)."""
+    the 95% percentile bootstrap interval from resampling each sample on its own (``nan``s if empty);
+    Welch's t interval when either sample has fewer than :data:`SMALL_N` observations."""
     (va, ca), (vb, cb) = a, b
     na, nb = int(ca.sum()), int(cb.sum())
     if na == 0 or nb == 0:
         return math.nan, math.nan, math.nan
     va, vb = va.astype(np.float64), vb.astype(np.float64)
-    diff = float(vb @ cb / nb - va @ ca / na)
+    ma_, mb_ = math.fsum((va * ca).tolist()) / na, math.fsum((vb * cb).tolist()) / nb
+    diff = mb_ - ma_
+    if min(na, nb) < SMALL_N:
+        return (diff, *welch_interval(va, ca, vb, cb))
     rng = np.random.default_rng(seed)
     ma = rng.multinomial(na, ca / na, size=resamples) @ va / na
     mb = rng.multinomial(nb, cb / nb, size=resamples) @ vb / nb
     lo, hi = np.quantile(mb - ma, [0.025, 0.975])
     return diff, float(lo), float(hi)
+
+
+def welch_interval(va: np.ndarray, ca: np.ndarray, vb: np.ndarray, cb: np.ndarray) -> tuple[float, float]:
+    """Welch's 95% t interval of ``mean(b) - mean(a)`` for two independent samples given as (distinct
+    values, counts), with Welch–Satterthwaite degrees of freedom (``nan``s when either has < 2)."""
+    na, nb = int(ca.sum()), int(cb.sum())
+    if na < 2 or nb < 2:
+        return math.nan, math.nan
+    ma, mb = math.fsum((va * ca).tolist()) / na, math.fsum((vb * cb).tolist()) / nb
+    sa = math.fsum((ca * (va - ma) ** 2).tolist()) / (na - 1) / na
+    sb = math.fsum((cb * (vb - mb) ** 2).tolist()) / (nb - 1) / nb
+    se2 = sa + sb
+    if se2 == 0:
+        return mb - ma, mb - ma
+    df = se2 * se2 / (sa * sa / (na - 1) + sb * sb / (nb - 1))
+    half = t_quantile(0.975, df) * math.sqrt(se2)
+    return mb - ma - half, mb - ma + half
+
+
+def cluster_mean(y: Sequence[int], m: Sequence[int]) -> tuple[float, float, float, float, int]:
+    """``(mean, lo, hi, se, clusters)`` of a mean over observations grouped in independent clusters:
+    cluster ``g`` holds ``m[g]`` observations summing to ``y[g]`` (integers).
+
+    The mean is ``sum(y) / sum(m)``; its variance is the linearised (ratio-estimator, "sandwich")
+    ``G / (G - 1) · sum((y_g - mean · m_g)²) / sum(m)²`` and the interval is ``mean ± t(0.975, G - 1) ·
+    se``.  Observations of one cluster (the two partners of a team on one deal, the deals of one game)
+    may be correlated in any way; clusters must be independent.  The sums are exact integer arithmetic,
+    so the result does not depend on the order of the clusters.  ``nan`` interval with fewer than two
+    clusters."""
+    g = len(y)
+    a, b = sum(int(v) for v in y), sum(int(v) for v in m)
+    if b == 0:
+        return math.nan, math.nan, math.nan, math.nan, g
+    mean = a / b
+    if g < 2:
+        return mean, math.nan, math.nan, math.nan, g
+    syy = sum(int(v) * int(v) for v in y)
+    sym = sum(int(v) * int(w) for v, w in zip(y, m, strict=True))
+    smm = sum(int(w) * int(w) for w in m)
+    # sum((y - (a/b) m)^2) * b^2, exactly, in integers.
+    num = b * b * syy - 2 * a * b * sym + a * a * smm
+    var = g / (g - 1) * (num / (b**4))
+    se = math.sqrt(max(var, 0.0))
+    half = t_quantile(0.975, g - 1) * se
+    return mean, mean - half, mean + half, se, g

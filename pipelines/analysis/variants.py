@@ -16,8 +16,10 @@ import polars as pl
 
 from fivehundred.pipelines.analysis import unpaired
 from fivehundred.pipelines.analysis.frame import Frame
-from fivehundred.pipelines.analysis.intervals import bootstrap_mean, newcombe_diff, seed_of
+from fivehundred.pipelines.analysis.intervals import bootstrap_mean, newcombe_diff, seed_of, wilson_interval
 from fivehundred.pipelines.analysis.io import AnalysisError
+from fivehundred.pipelines.analysis.multiplicity import p_from_se, two_proportion_p, with_adjusted
+from fivehundred.pipelines.analysis.tidy import lineup_text
 from fivehundred.pipelines.analysis.unpaired import compare_unpaired
 
 LEVELS = ("6", "7", "8", "9", "10")
@@ -33,15 +35,54 @@ EFFECT_COLUMNS = (
     "metric",
     "unit",
     "method",
-    "n",
-    "base_mean",
-    "mean",
+    "base_n",
+    "run_n",
+    "paired_n",
+    "paired_base_mean",
+    "paired_mean",
     "diff_mean",
     "diff_lo",
     "diff_hi",
     "se_paired",
     "se_unpaired",
     "variance_reduction",
+    "p_value",
+    "p_holm",
+    "holm_significant",
+)
+#: ``success_comparison``: success rates of the two runs side by side (unpaired, see the note).
+SUCCESS_COLUMNS = (
+    "base_run",
+    "run_id",
+    "kind",
+    "base_variant",
+    "variant",
+    "base_lineup",
+    "lineup",
+    "metric",
+    "unit",
+    "method",
+    "note",
+    "base_n",
+    "base_k",
+    "base_rate",
+    "base_lo",
+    "base_hi",
+    "n",
+    "k",
+    "rate",
+    "lo",
+    "hi",
+    "diff_mean",
+    "diff_lo",
+    "diff_hi",
+    "p_value",
+    "p_holm",
+    "holm_significant",
+)
+SUCCESS_NOTE = (
+    "unpaired and confounded: each run's rate is over the hands its bots chose to bid, and the two runs "
+    "bid different hands, so the difference mixes the rule (or strategy) effect with the selection of hands"
 )
 
 
@@ -102,26 +143,32 @@ def game_metrics(f: Frame) -> pl.DataFrame:
     )
 
 
-def _lineup(f: Frame) -> str:
-    lists = f.df.select(pl.col("strategies").list.join(",")).unique()
-    return lists.item() if lists.height == 1 else "mixed"
+def _fsum_mean_var(x: np.ndarray) -> tuple[float, float]:
+    """Mean and sample variance summed exactly (``math.fsum``): no dependence on summation order."""
+    n = len(x)
+    if n == 0:
+        return math.nan, math.nan
+    mean = math.fsum(x.tolist()) / n
+    var = math.fsum(((x - mean) ** 2).tolist()) / (n - 1) if n > 1 else math.nan
+    return mean, var
 
 
 def _paired_rows(
-    joined: pl.DataFrame, metrics: Sequence[str], unit: str, table: str, key: tuple
+    joined: pl.DataFrame, metrics: Sequence[str], unit: str, table: str, key: tuple, own: tuple[int, int]
 ) -> list[dict]:
+    """One row per metric: the paired mean difference (run − base) over the ``joined`` pairs, with
+    each run's own number of deals or games (``own``) beside the paired count."""
     rows = []
     for m in metrics:
-        a = joined[m].cast(pl.Float64)
-        b = joined[f"{m}_o"].cast(pl.Float64)
-        d = (b - a).to_frame("d")
-        n = d.height
-        hist = d.group_by("d").len().sort("d")
+        a = joined[m].cast(pl.Float64).to_numpy()
+        b = joined[f"{m}_o"].cast(pl.Float64).to_numpy()
+        n = len(a)
+        hist = pl.DataFrame({"d": b - a}).group_by("d").len().sort("d")
         mean, lo, hi, sd = bootstrap_mean(
             hist["d"].to_numpy(), hist["len"].to_numpy().astype(np.int64), seed_of(table, *key, m)
         )
-        va = float(a.var() or 0.0) if n > 1 else math.nan
-        vb = float(b.var() or 0.0) if n > 1 else math.nan
+        ma, va = _fsum_mean_var(a)
+        mb, vb = _fsum_mean_var(b)
         se_p = sd / math.sqrt(n) if n > 1 else math.nan
         se_u = math.sqrt((va + vb) / n) if n > 1 else math.nan
         red = round(1 - se_p**2 / se_u**2, 12) if n > 1 and se_u > 0 else math.nan
@@ -130,21 +177,26 @@ def _paired_rows(
                 "metric": m,
                 "unit": unit,
                 "method": "paired",
-                "n": n,
-                "base_mean": float(a.mean()) if n else math.nan,
-                "mean": float(b.mean()) if n else math.nan,
+                "base_n": own[0],
+                "run_n": own[1],
+                "paired_n": n,
+                "paired_base_mean": ma,
+                "paired_mean": mb,
                 "diff_mean": mean,
                 "diff_lo": lo,
                 "diff_hi": hi,
                 "se_paired": se_p,
                 "se_unpaired": se_u,
                 "variance_reduction": red,
+                "p_value": p_from_se(mean, se_p, n - 1) if n > 1 else None,
             }
         )
     return rows
 
 
-def _unpaired_rows(base: Frame, other: Frame) -> list[dict]:
+def _success_rows(base: Frame, other: Frame) -> list[dict]:
+    """``success_comparison`` rows: each run's success rate over its own contracts (Wilson), the
+    difference (Newcombe) and a two-proportion test; see :data:`SUCCESS_NOTE`."""
     rows = []
     groups: list[tuple[str, pl.Expr]] = [("success_rate", pl.lit(True))]
     groups += [(f"success_{lv}", pl.col("level") == lv) for lv in (*LEVELS, "MIS", "OMIS")]
@@ -159,23 +211,30 @@ def _unpaired_rows(base: Frame, other: Frame) -> list[dict]:
             .select(pl.col("made").sum(), pl.len())
             .row(0)
         )
-        d, lo, hi = newcombe_diff(int(ka or 0), int(na), int(kb or 0), int(nb))
+        ka, kb, na, nb = int(ka or 0), int(kb or 0), int(na), int(nb)
+        d, lo, hi = newcombe_diff(ka, na, kb, nb)
+        blo, bhi = wilson_interval(ka, na)
+        olo, ohi = wilson_interval(kb, nb)
         rows.append(
             {
                 "metric": name,
                 "unit": "contract",
                 "method": "unpaired",
-                "n": int(min(na, nb)),
-                "base_mean": ka / na if na else math.nan,
-                "mean": kb / nb if nb else math.nan,
+                "note": SUCCESS_NOTE,
+                "base_n": na,
+                "base_k": ka,
+                "base_rate": ka / na if na else math.nan,
+                "base_lo": blo,
+                "base_hi": bhi,
+                "n": nb,
+                "k": kb,
+                "rate": kb / nb if nb else math.nan,
+                "lo": olo,
+                "hi": ohi,
                 "diff_mean": d,
                 "diff_lo": lo,
                 "diff_hi": hi,
-                "se_paired": math.nan,
-                "se_unpaired": math.sqrt((ka / na) * (1 - ka / na) / na + (kb / nb) * (1 - kb / nb) / nb)
-                if na and nb
-                else math.nan,
-                "variance_reduction": math.nan,
+                "p_value": two_proportion_p(ka, na, kb, nb),
             }
         )
     return rows
@@ -196,10 +255,12 @@ def unpairable(base: Frame, other: Frame) -> str | None:
 
 def compare(frames: Sequence[Frame]) -> dict[str, pl.DataFrame]:
     """``pairing``, ``variant_effects`` and ``strategy_duplicate`` for runs 2.. against run 1 on the
-    same table (paired deal by deal); ``table_comparison`` (unpaired) for runs on other tables."""
+    same table (paired deal by deal), ``success_comparison`` (their success rates, unpaired);
+    ``table_comparison`` (unpaired) for runs on other tables."""
     base = frames[0]
     bd, bg = deal_metrics(base), game_metrics(base)
     pairing, effects = [], {"variant": [], "duplicate": []}
+    success: list[dict] = []
     deal_cols = [c for c in bd.columns if c not in ("game_id", "hand_no", "seed", "dealer")]
     game_cols = [c for c in bg.columns if c != "game_id"]
     unpaired_rows: list[dict] = []
@@ -225,7 +286,7 @@ def compare(frames: Sequence[Frame]) -> dict[str, pl.DataFrame]:
             )
             continue
         od, og = deal_metrics(other), game_metrics(other)
-        joined = bd.join(od, on=["game_id", "hand_no"], how="inner", suffix="_o")
+        joined = bd.join(od, on=["game_id", "hand_no"], how="inner", suffix="_o").sort("game_id", "hand_no")
         if joined.height == 0:
             raise AnalysisError(f"{where} cannot be paired: no (game_id, hand_no) in common")
         bad = joined.filter((pl.col("seed") != pl.col("seed_o")) | (pl.col("dealer") != pl.col("dealer_o")))
@@ -235,9 +296,9 @@ def compare(frames: Sequence[Frame]) -> dict[str, pl.DataFrame]:
                 f"{where} cannot be paired: game {g} hand {h} was dealt differently "
                 f"({bad.height} of {joined.height} deals; different master seeds?)"
             )
-        gj = bg.join(og, on="game_id", how="inner", suffix="_o")
+        gj = bg.join(og, on="game_id", how="inner", suffix="_o").sort("game_id")
         kind = "variant" if other.run.variant != base.run.variant else "duplicate"
-        bl, ol = _lineup(base), _lineup(other)
+        bl, ol = lineup_text(base), lineup_text(other)
         key = (base.run.run_id, other.run.run_id, kind)
         pairing.append(
             {
@@ -254,28 +315,37 @@ def compare(frames: Sequence[Frame]) -> dict[str, pl.DataFrame]:
                 "paired_games": gj.height,
             }
         )
-        rows = _paired_rows(joined, deal_cols, "deal", "effects", key)
-        rows += _paired_rows(gj, game_cols, "game", "effects", key)
-        rows += _unpaired_rows(base, other)
+        rows = _paired_rows(joined, deal_cols, "deal", "effects", key, (bd.height, od.height))
+        rows += _paired_rows(gj, game_cols, "game", "effects", key, (bg.height, og.height))
+        srows = _success_rows(base, other)
+        tag = {
+            "base_run": base.run.run_id,
+            "run_id": other.run.run_id,
+            "base_variant": base.run.variant,
+            "variant": other.run.variant,
+            "base_lineup": bl,
+            "lineup": ol,
+        }
         for r in rows:
-            r.update(
-                {
-                    "base_run": base.run.run_id,
-                    "run_id": other.run.run_id,
-                    "base_variant": base.run.variant,
-                    "variant": other.run.variant,
-                    "base_lineup": bl,
-                    "lineup": ol,
-                }
-            )
+            r.update(tag)
+        for r in srows:
+            r.update(tag, kind=kind)
         effects[kind] += rows
-    schema = {c: pl.Float64 for c in EFFECT_COLUMNS}
-    schema.update({c: pl.String for c in EFFECT_COLUMNS[:9]})
-    schema["n"] = pl.Int64
+        success += srows
 
-    def table(rows: list[dict]) -> pl.DataFrame:
+    def table(rows: list[dict], columns: Sequence[str]) -> pl.DataFrame:
+        """Rows as a table (nan as null) with Holm-adjusted p-values within each compared run."""
+        schema = {c: pl.Float64 for c in columns if c not in ("p_holm", "holm_significant")}
+        schema.update({c: pl.String for c in columns[: columns.index("metric") + 3]})
+        schema.update(
+            {c: pl.Int64 for c in ("base_n", "run_n", "paired_n", "n", "base_k", "k") if c in columns}
+        )
+        schema.update({"note": pl.String} if "note" in columns else {})
         df = pl.DataFrame(rows, schema=schema) if rows else pl.DataFrame(schema=schema)
-        return df.select(EFFECT_COLUMNS).fill_nan(None)
+        df = with_adjusted(
+            df.fill_nan(None), "p_value", "p_holm", "holm", ["base_run", "run_id"], "holm_significant"
+        )
+        return df.select(columns)
 
     pair_schema = {
         "base_run": pl.String,
@@ -292,7 +362,8 @@ def compare(frames: Sequence[Frame]) -> dict[str, pl.DataFrame]:
     }
     return {
         "pairing": pl.DataFrame(pairing, schema=pair_schema),
-        "variant_effects": table(effects["variant"]),
-        "strategy_duplicate": table(effects["duplicate"]),
+        "variant_effects": table(effects["variant"], EFFECT_COLUMNS),
+        "strategy_duplicate": table(effects["duplicate"], EFFECT_COLUMNS),
+        "success_comparison": table(success, SUCCESS_COLUMNS),
         "table_comparison": unpaired.table(unpaired_rows),
     }

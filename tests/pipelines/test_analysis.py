@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 
 from fivehundred.pipelines.analysis import analyze
+from fivehundred.pipelines.analysis.distributions import t_quantile
 from fivehundred.pipelines.analysis.intervals import bootstrap_mean, newcombe_diff, wilson_interval
 from tests.pipelines.test_analysis_logs import record, write_run
 
@@ -259,7 +260,8 @@ def test_strategies(tables: dict[str, pl.DataFrame]) -> None:
     s = tables["strategies"]
     a, b = row(s, strategy="alpha.v1"), row(s, strategy="beta.v1")
     assert a["seat_deals"] == 12 and a["points_mean"] == pytest.approx(500 / 6)
-    assert (a["n"], a["made"], a["games"], a["wins"], a["win_rate"]) == (4, 3, 8, 6, 0.75)
+    # Games, not seat-games: the two alpha seats share each game's result.
+    assert (a["n"], a["made"], a["games"], a["wins"], a["win_rate"]) == (4, 3, 4, 3, 0.75)
     assert a["def_tricks_mean"] == 1.0
     assert b["points_mean"] == pytest.approx(-460 / 6) and (b["n"], b["made"], b["wins"]) == (1, 0, 0)
     assert b["def_tricks_mean"] == pytest.approx((1 + 3 + 10 + 0) / 4)
@@ -338,15 +340,19 @@ def test_paired_variant_effects_by_hand(tmp_path: Path) -> None:
     )
     eff = t["variant_effects"]
     p0 = row(eff, metric="points_team0")
-    assert (p0["n"], p0["base_mean"], p0["mean"], p0["diff_mean"]) == (2, 0.0, 0.0, 0.0)
+    assert (p0["paired_n"], p0["paired_base_mean"], p0["paired_mean"], p0["diff_mean"]) == (2, 0.0, 0.0, 0.0)
+    assert (p0["base_n"], p0["run_n"]) == (2, 2)
     assert p0["se_paired"] == pytest.approx(200.0) and p0["se_unpaired"] == pytest.approx(math.sqrt(100000))
     assert p0["variance_reduction"] == pytest.approx(0.6)
-    assert (p0["diff_lo"], p0["diff_hi"]) == (-200.0, 200.0)
+    # Two pairs: Student's t with 1 degree of freedom, not a bootstrap of two values.
+    t1 = t_quantile(0.975, 1)
+    assert (p0["diff_lo"], p0["diff_hi"]) == pytest.approx((-t1 * 200.0, t1 * 200.0))
     assert row(eff, metric="points_team1")["diff_mean"] == 0.0
     made = row(eff, metric="made")
-    assert (made["base_mean"], made["mean"], made["diff_mean"]) == (0.5, 1.0, 0.5)
-    sr = row(eff, metric="success_rate")
+    assert (made["paired_base_mean"], made["paired_mean"], made["diff_mean"]) == (0.5, 1.0, 0.5)
+    assert "success_rate" not in set(eff["metric"])  # unpaired success rates have their own table
+    sr = row(t["success_comparison"], metric="success_rate")
     assert sr["method"] == "unpaired" and sr["diff_mean"] == 0.5
     assert (sr["diff_lo"], sr["diff_hi"]) == pytest.approx(newcombe_diff(1, 2, 2, 2)[1:])
-    assert row(eff, metric="deals_per_game")["diff_mean"] == 0.0 and row(eff, metric="share_8")["mean"] == 1.0
+    assert row(eff, metric="deals_per_game")["diff_mean"] == 0.0 and row(eff, metric="share_8")["paired_mean"] == 1.0
     assert t["pairing"].row(0, named=True)["kind"] == "variant"

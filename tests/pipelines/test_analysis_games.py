@@ -58,7 +58,7 @@ def test_score_trajectories_by_hand(hand_tables: dict[str, pl.DataFrame]) -> Non
     assert d2["behind"] == 1 and (d2["winner_q10"], d2["winner_q90"]) == (40.0, 80.0)
     d3 = row(t, end_reason="all", deal=3)
     assert (d3["games"], d3["winner_mean"], d3["runner_up_mean"], d3["behind"]) == (1, 500.0, 220.0, 0)
-    assert (d3["winner_lo"], d3["winner_hi"]) == (500.0, 500.0)
+    assert (d3["winner_lo"], d3["winner_hi"]) == (None, None)  # one game: no interval
     r2 = row(t, end_reason="reached_500", deal=2)
     assert (r2["games"], r2["lead_mean"], r2["behind_rate"]) == (1, -120.0, 1.0)
     assert row(t, end_reason="fell_to_-500", deal=2)["winner_mean"] == 40.0
@@ -185,11 +185,11 @@ def test_three_team_paired_duplicate(tables_runs: dict, tmp_path: Path) -> None:
     paired = {(r["game_id"], r["hand_no"]): r for r in ra}
     pairs = [(paired[(r["game_id"], r["hand_no"])], r) for r in rb if (r["game_id"], r["hand_no"]) in paired]
     p2 = row(dup, metric="points_team2")
-    assert p2["n"] == len(pairs)
+    assert p2["paired_n"] == len(pairs)
     assert p2["diff_mean"] == pytest.approx(
         sum(b["score_delta"][2] - a["score_delta"][2] for a, b in pairs) / len(pairs)
     )
     spread = row(dup, metric="abs_margin")
-    assert spread["base_mean"] == pytest.approx(
+    assert spread["paired_base_mean"] == pytest.approx(
         sum(max(a["score_delta"]) - min(a["score_delta"]) for a, _ in pairs) / len(pairs)
     )
