@@ -79,6 +79,7 @@ table.stats th,table.stats td{border-bottom:1px solid #ddd;padding:.25em .7em;te
 table.stats th{background:#f4f4f4} table.stats td:first-child,table.stats th:first-child{text-align:left}
 table.stats caption{caption-side:top;text-align:left;font-weight:600;padding:.3em 0}
 span.ci{color:#777;font-size:.9em}
+p.bots{background:#eef4ff;border-left:3px solid #36c;padding:.4em .8em}
 .nodata{color:#8a5a00;background:#fff7e6;padding:.5em .8em;border-left:3px solid #e0a000}
 .failed{color:#a00;background:#fff0f0;padding:.5em .8em;border-left:3px solid #c00}
 dl.methods{display:grid;grid-template-columns:max-content auto;gap:.2em 1.2em} dl.methods dt{font-weight:600}
@@ -256,7 +257,7 @@ def _contracts_table(t: Tables, runs: Sequence[str]) -> str:
             Col("expected points", "points_mean", lambda x: signed(x, 0), "points_lo", "points_hi"),
         ]
         if "slam_rate" in sub.columns:
-            cols.append(Col("slams", "slam_rate", pct))
+            cols.append(Col("slams", "slam_rate", pct, "slam_lo", "slam_hi"))
         out.append(
             html_table(sub, "contracts", cols, caption=f"Run {_name(t, run)}: contracts played", run=run)
         )
@@ -370,16 +371,45 @@ def _strategies_table(t: Tables, runs: Sequence[str]) -> str:
     df = _in_order(need(t, "strategies", cols_needed), runs)
     cols = [
         Col("run", "run_id"),
-        Col("variant", "variant"),
         Col("strategy", "strategy"),
         Col("seat-deals", "seat_deals", num),
-        Col("points per deal", "points_mean", lambda x: signed(x, 1), "points_lo", "points_hi"),
+        Col("games", "games", num),
+        Col("team points per deal", "points_mean", lambda x: signed(x, 1), "points_lo", "points_hi"),
         Col("made as declarer", "success_rate", pct, "success_lo", "success_hi"),
         Col("defensive tricks", "def_tricks_mean", lambda x: num(x, 2), "def_tricks_lo", "def_tricks_hi"),
         Col("games won", "win_rate", pct, "win_lo", "win_hi"),
     ]
     cols = [c for c in cols if c.value in df.columns]
-    return html_table(df, "strategies", cols, caption="Per strategy")
+    caption = (
+        "Per strategy (95% intervals clustered by game: partners share a score, deals share a game; "
+        "games counted once)"
+    )
+    out = [html_table(df, "strategies", cols, caption=caption)]
+    if "note" in df.columns:
+        for run, strategy, note in (
+            df.filter(pl.col("note").is_not_null()).select("run_id", "strategy", "note").iter_rows()
+        ):
+            out.append(
+                f'<p class="nodata" data-note="strategies">{html.escape(strategy)} in run '
+                f"{html.escape(_name(t, run))}: {html.escape(note)}.</p>"
+            )
+    return "\n".join(out)
+
+
+def _bots(t: Tables, runs: Sequence[str]) -> str:
+    """The banner of a section: which bots played the runs whose figures follow."""
+    ov = t.get("overview")
+    if ov is None or not {"run_id", "strategies"} <= set(ov.columns):
+        return ""
+    lines = dict(ov.select("run_id", "strategies").iter_rows())
+    items = "; ".join(
+        f"{html.escape(_name(t, r))}: <code>{html.escape(str(lines[r]))}</code>" for r in runs if r in lines
+    )
+    return (
+        '<p class="bots" data-bots="1"><b>These figures describe the bots that played</b> '
+        f"(strategies per seat) — {items}. Other bots bid and play other hands: the numbers are "
+        "properties of these bots under these rules, not of the game itself.</p>"
+    )
 
 
 def _effects_table(t: Tables, runs: Sequence[str]) -> str:
@@ -387,22 +417,78 @@ def _effects_table(t: Tables, runs: Sequence[str]) -> str:
     for name in ("variant_effects", "strategy_duplicate"):
         if name not in t or t[name].height == 0:
             continue
-        df = need(t, name, ["run_id", "metric", "base_mean", "mean", "diff_mean", "diff_lo", "diff_hi"])
+        df = need(
+            t,
+            name,
+            [
+                "run_id",
+                "metric",
+                "paired_n",
+                "paired_base_mean",
+                "paired_mean",
+                "diff_mean",
+                "diff_lo",
+                "diff_hi",
+            ],
+        )
         cols = [
             Col("run", "run_id"),
-            Col("variant", "variant"),
             Col("metric", "metric"),
-            Col("base", "base_mean", lambda x: num(x, 3)),
-            Col("run", "mean", lambda x: num(x, 3)),
+            Col("pairs", "paired_n", num),
+            Col("base: all", "base_n", num),
+            Col("run: all", "run_n", num),
+            Col("base (pairs)", "paired_base_mean", lambda x: num(x, 3)),
+            Col("run (pairs)", "paired_mean", lambda x: num(x, 3)),
             Col("difference", "diff_mean", lambda x: signed(x, 3), "diff_lo", "diff_hi"),
-            Col("variance removed by pairing", "variance_reduction", pct),
+            Col("Holm p", "p_holm", _p),
         ]
         cols = [c for c in cols if c.value in df.columns]
         what = "Variant effects" if name == "variant_effects" else "Duplicate strategy comparison"
-        out.append(html_table(df, name, cols, caption=f"{what} (run − base, 95% CI)"))
+        head = ""
+        if "holm_significant" in df.columns:
+            sig = int(df.select(pl.col("holm_significant").sum()).item() or 0)
+            raw = int(df.select(((pl.col("diff_lo") > 0) | (pl.col("diff_hi") < 0)).sum()).item() or 0)
+            head = (
+                f"<p data-headline='{html.escape(name)}'><b>{sig} of {df.height}</b> paired differences are "
+                f"distinguishable from zero after Holm's adjustment for the {df.height} metrics of a "
+                f"comparison (adjusted p &lt; 0.05); {raw} of the unadjusted 95% intervals exclude zero.</p>"
+            )
+        caption = (
+            f"{what} (run − base, 95% CI), over the deals (or games) both runs played: 'pairs' of them, "
+            "beside each run's own count; both means are over the pairs"
+        )
+        out.append(head + html_table(df, name, cols, caption=caption))
     if not out:
         raise NoData("no compared runs (give --compare RUN_DIR with the same seed)")
     return "\n".join(out)
+
+
+def _p(x: Any) -> str:
+    """A p-value: three decimals, ``<0.001`` below."""
+    if not isinstance(x, int | float) or x != x:
+        return "—"
+    return "<0.001" if x < 0.001 else f"{x:.3f}"
+
+
+def _success_comparison_table(t: Tables, runs: Sequence[str]) -> str:
+    df = need(t, "success_comparison", ["run_id", "metric", "base_rate", "rate", "diff_mean", "note"])
+    cols = [
+        Col("run", "run_id"),
+        Col("metric", "metric"),
+        Col("base: contracts", "base_n", num),
+        Col("base made", "base_rate", pct, "base_lo", "base_hi"),
+        Col("run: contracts", "n", num),
+        Col("run made", "rate", pct, "lo", "hi"),
+        Col("run − base", "diff_mean", lambda x: signed(100 * x, 1) + " pp", "diff_lo", "diff_hi"),
+        Col("Holm p", "p_holm", _p),
+    ]
+    cols = [c for c in cols if c.value in df.columns]
+    note = df["note"][0]
+    caption = (
+        "Success rates compared, NOT paired: each run's contracts made over the contracts it played. "
+        f"{note[0].upper()}{note[1:]}."
+    )
+    return html_table(df, "success_comparison", cols, caption=caption)
 
 
 def _table_comparison_table(t: Tables, runs: Sequence[str]) -> str:
@@ -509,6 +595,7 @@ OPTIONAL_TABLES = (
     "tournament_entries",
     "tournament_matches",
     "effects",
+    "success_comparison",
     "table_comparison",
 )
 
@@ -534,7 +621,7 @@ TABLES = {
         ("tournament_entries", _tournament_entries_table),
         ("tournament_matches", _tournament_matches_table),
     ),
-    "effects": (("effects", _effects_table),),
+    "effects": (("effects", _effects_table), ("success_comparison", _success_comparison_table)),
     "tables": (("table_comparison", _table_comparison_table),),
     "games": (("game_ends", _game_ends_table), ("score_trajectories", _trajectories_table)),
 }
@@ -585,7 +672,10 @@ def _methods(run_dirs: Sequence[Path], tables: Tables, runs: Sequence[str]) -> s
         "<p>Each run deals hands from a master seed: the cards and dealer of hand <i>j</i> of game <i>g</i> "
         "depend only on (seed, <i>g</i>, <i>j</i>), so runs with the same seed see the same deals and can be "
         "compared deal by deal. Rates carry 95% Wilson intervals; means carry 95% percentile bootstrap "
-        "intervals (2,000 resamples); differences between paired runs are paired bootstrap intervals. "
+        "intervals (2,000 resamples), or Student's t intervals under 100 observations (none from one); "
+        "differences between paired runs are paired intervals of the same kind. Per-strategy figures are "
+        "clustered by game (partners share a score). The effects of one comparison carry Holm-adjusted "
+        "p-values and the feature tables Benjamini–Hochberg q-values; headline counts use them. "
         "Every number here comes from the statistics tables written by <code>fivehundred analyze</code> "
         "(see <code>docs/statistics.md</code>).</p>"
     ]
@@ -710,8 +800,11 @@ def build_report(
         + "".join(f'<li><a href="#{sid}">{html.escape(t)}</a></li>' for sid, t, _ in SECTIONS)
         + "</ol></nav>",
     ]
+    bots = _bots(tables, runs)
     for sid, stitle, lead in SECTIONS:
         page.append(f'<section id="{sid}"><h2>{html.escape(stitle)}</h2><p>{html.escape(lead)}</p>')
+        if sid != "methods":
+            page.append(bots)
         page += body[sid]
         page.append("</section>")
     page.append("</body></html>")

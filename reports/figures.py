@@ -23,7 +23,7 @@ import polars as pl
 from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
 
-from fivehundred.reports.tables import NoData, Tables, need, pct
+from fivehundred.reports.tables import NoData, Tables, need, pct, signed
 
 #: Colours of runs / series (colour-blind friendly, Okabe-Ito).
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
@@ -548,8 +548,16 @@ def strategies_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     run_labels = _labels(tables, runs)
     rows = []
     for i, run in enumerate(runs):
+        merged: set[str] = set()
         for r in df.filter(pl.col("run_id") == run).sort("strategy").iter_rows(named=True):
-            lab = r["strategy"] if len(runs) == 1 else f"{r['strategy']} — {run_labels[run]}"
+            if r["strategy"] in merged:
+                continue
+            name = r["strategy"]
+            mates = r.get("inseparable_from")
+            if mates:  # always partners: one team, one set of team figures (not two equal rows)
+                merged.update(mates.split(", "))
+                name = f"{name} & {mates} (always partners)"
+            lab = name if len(runs) == 1 else f"{name} — {run_labels[run]}"
             rows.append((lab, r, PALETTE[i % len(PALETTE)]))
     pair = tables.get("strategy_pairings")
     pcols = ["run_id", "team_strategies", "opponents", "points_mean", "points_lo", "points_hi", "win_rate"]
@@ -576,25 +584,32 @@ def strategies_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     ax1, ax2 = fig.subplots(1, 2, sharey=True)
     _forest(ax1, labels, col("points_mean"), col("points_lo"), col("points_hi"), colors)
     _zoom(ax1, col("points_lo"), col("points_hi"), ref=0.0)
-    ax1.set_xlabel("points per deal for the team (95% bootstrap CI)")
+    ax1.set_xlabel("points per deal for the team (95% CI, clustered by game)")
     ax1.set_title("Points per deal")
     _forest(ax2, labels, col("win_rate"), col("win_lo"), col("win_hi"), colors)
     _zoom(ax2, col("win_lo"), col("win_hi"), ref=0.5, bounds=(0.0, 1.0))
     ax2.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0, decimals=0))
-    ax2.set_xlabel("games won (95% Wilson CI)")
+    ax2.set_xlabel("games won (95% CI; none where the seating forces the rate)")
     ax2.set_title("Game win rate")
     _style(fig)
     main = [r[1] for r in rows if r[1].get("run_id") == runs[0] and "strategy" in r[1]]
     main.sort(key=lambda r: -(r["points_mean"] if r["points_mean"] is not None else -math.inf))
     parts = [
-        f"{r['strategy']} {r['points_mean']:+.1f} [{r['points_lo']:+.1f}, {r['points_hi']:+.1f}] points "
-        f"per deal and {pct(r['win_rate'])} of games won"
+        f"{r['strategy']} {r['points_mean']:+.1f} [{signed(r['points_lo'])}, {signed(r['points_hi'])}] "
+        f"points per deal and {pct(r['win_rate'])} of games won"
+        + (" (forced by the seating)" if r.get("win_lo") is None and r.get("win_rate") is not None else "")
         for r in main[:4]
         if r["points_mean"] is not None
     ]
     reading = f"In {run_labels[runs[0]]}: " + "; ".join(parts)
     if len(main) == 1:
         reading += " (every seat plays it, so only the teams' line-ups are compared)"
+    together = [r for r in main if r.get("inseparable_from")]
+    if together:
+        reading += (
+            "; strategies that always sit as partners share every team figure and are shown once: "
+            "compare them on the same deals with a duplicate run (strategy_duplicate)"
+        )
     return Chart("strategies", "Strategies", fig, reading + ".")
 
 
@@ -654,6 +669,8 @@ def effects_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     """Paired differences (run − base) with intervals, every compared run side by side."""
     cols = ["run_id", "base_run", "metric", "diff_mean", "diff_lo", "diff_hi", "method"]
     frames = [tables[n] for n in ("variant_effects", "strategy_duplicate") if n in tables]
+    if all("holm_significant" in f.columns for f in frames if f.height):
+        cols.append("holm_significant")
     frames = [f for f in frames if set(cols) <= set(f.columns) and f.height]
     if not frames:
         tc = tables.get("table_comparison")
@@ -708,9 +725,16 @@ def effects_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     base = df.get_column("base_run")[0]
     axes[0].set_title(f"Paired differences against the base run {labels.get(base, base[:8])} (95% CI)")
     _style(fig)
-    sig = df.filter((pl.col("diff_lo") > 0) | (pl.col("diff_hi") < 0))
+    raw = df.filter((pl.col("diff_lo") > 0) | (pl.col("diff_hi") < 0))
     pts = df.filter(pl.col("metric") == "points_total")
-    reading = f"{sig.height} of {df.height} paired differences exclude zero"
+    if "holm_significant" in df.columns:
+        sig = int(df.select(pl.col("holm_significant").sum()).item() or 0)
+        reading = (
+            f"{sig} of {df.height} paired differences are distinguishable from zero after Holm's adjustment "
+            f"for the metrics of each comparison ({raw.height} of the unadjusted 95% intervals exclude zero)"
+        )
+    else:
+        reading = f"{raw.height} of {df.height} paired differences exclude zero (no multiplicity adjustment)"
     if pts.height:
         r = pts.row(0, named=True)
         reading += (
@@ -741,12 +765,14 @@ def _ends(tables: Tables) -> dict[str, dict[str, tuple[float, float | None, floa
         return ends
     for name in ("variant_effects", "strategy_duplicate"):
         ve = tables.get(name)
-        if ve is None or not {"run_id", "base_run", "metric", "mean", "base_mean"} <= set(ve.columns):
+        if ve is None or not {"run_id", "base_run", "metric", "paired_mean", "paired_base_mean"} <= set(
+            ve.columns
+        ):
             continue
         for r in ve.filter(pl.col("metric").is_in([m for m, _ in _END_METRICS])).iter_rows(named=True):
             reason = r["metric"].removeprefix("end_")
-            ends.setdefault(r["run_id"], {})[reason] = (r["mean"], None, None)
-            ends.setdefault(r["base_run"], {})[reason] = (r["base_mean"], None, None)
+            ends.setdefault(r["run_id"], {})[reason] = (r["paired_mean"], None, None)
+            ends.setdefault(r["base_run"], {})[reason] = (r["paired_base_mean"], None, None)
     return ends
 
 
@@ -766,27 +792,30 @@ def games_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     means = dict(ov.select("run_id", "deals_per_game").iter_rows())
     if length is not None and {"run_id", "deals", "games"} <= set(length.columns) and length.height:
         for i, run in enumerate(runs):
-            part = length.filter(pl.col("run_id") == run).select("deals", "games")
+            band = {"share_lo", "share_hi"} <= set(length.columns)
+            part = length.filter(pl.col("run_id") == run).select(
+                "deals", "games", *(["share_lo", "share_hi"] if band else [])
+            )
             tot = part.get_column("games").sum()
             if tot:
                 full = pl.DataFrame({"deals": np.arange(1, int(part["deals"].max()) + 1)})
                 part = full.join(part, on="deals", how="left").fill_null(0).sort("deals")
                 mean = means.get(run)
                 lab = f"{labels[run]} (mean {mean:.2f})" if mean is not None else labels[run]
+                color = PALETTE[i % len(PALETTE)]
+                x = part["deals"].to_numpy()
                 ax1.plot(
-                    part["deals"].to_numpy(),
-                    part["games"].to_numpy() / tot,
-                    drawstyle="steps-mid",
-                    color=PALETTE[i % len(PALETTE)],
-                    label=lab,
-                    lw=1.4,
+                    x, part["games"].to_numpy() / tot, drawstyle="steps-mid", color=color, label=lab, lw=1.4
                 )
+                if band:  # the Wilson interval of each length's share (zero-count lengths included)
+                    lo, hi = part["share_lo"].to_numpy(), part["share_hi"].to_numpy()
+                    ax1.fill_between(x, lo, hi, step="mid", color=color, alpha=0.18, lw=0)
         ax1.set_xlabel("deals in the game (thrown-in deals included)")
         ax1.set_ylabel("share of games")
         ax1.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
         ax1.set_xlim(left=0.5)
         ax1.legend(loc="upper right")
-        ax1.set_title("Game length")
+        ax1.set_title("Game length (bands: 95% Wilson CI)")
     else:
         part = pl.DataFrame({"run_id": runs}).join(ov, on="run_id", how="left")
         dpg = _arr(part, "deals_per_game")

@@ -17,6 +17,7 @@ from fivehundred.pipelines.analysis.frame import (
 )
 from fivehundred.pipelines.analysis.games import comebacks
 from fivehundred.pipelines.analysis.intervals import wilson
+from fivehundred.pipelines.analysis.multiplicity import versus_rest
 
 
 def _contracts(frame: Frame, *columns: str) -> pl.DataFrame:
@@ -73,8 +74,10 @@ def game_length(frames: Sequence[Frame]) -> pl.DataFrame:
         out.append(
             t.with_columns(
                 *f.run_columns(),
-                (pl.col("games") / pl.col("games").sum()).alias("share"),
-            ).select("run_id", "variant", "deals", "games", "share")
+                pl.lit(ends.height, dtype=pl.Int64).alias("total"),
+            )
+            .with_columns(*wilson(pl.col("games"), pl.col("total"), "share", rate_name="share"))
+            .select("run_id", "variant", "deals", "games", "total", "share", "share_lo", "share_hi")
         )
     return pl.concat(out)
 
@@ -354,7 +357,7 @@ def success_by_feature(frames: Sequence[Frame]) -> pl.DataFrame:
                 "run_id", "variant", "group", "feature", "value", "order", *RATE_COLUMNS, *POINTS_COLUMNS
             )
         )
-    return _sort_groups(pl.concat(out))
+    return versus_rest(_sort_groups(pl.concat(out)), ["run_id", "group", "feature"])
 
 
 def _sort_groups(t: pl.DataFrame) -> pl.DataFrame:

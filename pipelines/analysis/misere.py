@@ -11,6 +11,7 @@ from fivehundred.pipelines.analysis.bids import called_counts
 from fivehundred.pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, rate_points
 from fivehundred.pipelines.analysis.frame import MISERE_CODES, Frame
 from fivehundred.pipelines.analysis.intervals import wilson
+from fivehundred.pipelines.analysis.multiplicity import versus_rest
 
 U64 = pl.UInt64
 JOKER_PLACES = ("named", "unnamed", "partner", "defender", "discarded")
@@ -160,4 +161,5 @@ def misere_by_feature(frames: Sequence[Frame]) -> pl.DataFrame:
                 "run_id", "variant", "contract", "feature", "value", "order", *RATE_COLUMNS, *POINTS_COLUMNS
             )
         )
-    return pl.concat(out).sort("run_id", "variant", "contract", "feature", "order", maintain_order=True)
+    table = pl.concat(out).sort("run_id", "variant", "contract", "feature", "order", maintain_order=True)
+    return versus_rest(table, ["run_id", "contract", "feature"])

@@ -92,3 +92,23 @@ def with_adjusted(
     if alias_excl:
         res = res.with_columns((pl.col(out) < ALPHA).alias(alias_excl))
     return res
+
+
+def versus_rest(df: pl.DataFrame, by: Sequence[str], run: str = "run_id") -> pl.DataFrame:
+    """A feature table with ``rest_rate`` (the success rate of the other values of the same feature in
+    the same group), ``p_value`` (two-proportion test of this value against the rest) and ``q_value``
+    (Benjamini–Hochberg over every row of the run).  ``by`` names a group (e.g. run, contract group,
+    feature); rows keep their order."""
+    by = list(by)
+    tot = df.group_by(by).agg(pl.col("n").sum().alias("_N"), pl.col("made").sum().alias("_K"))
+    t = df.join(tot, on=by, how="left", maintain_order="left", nulls_equal=True)
+    rest_n, rest_k = (t["_N"] - t["n"]).to_list(), (t["_K"] - t["made"]).to_list()
+    p = [
+        two_proportion_p(int(rk), int(rn), int(k), int(n))
+        for k, n, rk, rn in zip(t["made"].to_list(), t["n"].to_list(), rest_k, rest_n, strict=True)
+    ]
+    t = t.with_columns(
+        pl.Series("rest_rate", [rk / rn if rn else None for rk, rn in zip(rest_k, rest_n, strict=True)]),
+        pl.Series("p_value", p, dtype=pl.Float64),
+    ).drop("_N", "_K")
+    return with_adjusted(t, "p_value", "q_value", "bh", [run])

@@ -40,10 +40,12 @@ def with_strategies(
     no run column or already carries them."""
     cols = set(df.columns)
     if "base_run" in cols and "run_id" in cols:
+        after = "variant"
         for run_col, name in (("base_run", "base_lineup"), ("run_id", "lineup")):
             if name not in cols:
                 values = df[run_col].replace_strict(lineups, default=None, return_dtype=pl.String)
-                df = _insert_after(df, "variant", values.alias(name))
+                df = _insert_after(df, after, values.alias(name))
+            after = name
         return df
     if "strategies" in cols:
         return df

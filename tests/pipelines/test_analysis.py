@@ -354,5 +354,8 @@ def test_paired_variant_effects_by_hand(tmp_path: Path) -> None:
     sr = row(t["success_comparison"], metric="success_rate")
     assert sr["method"] == "unpaired" and sr["diff_mean"] == 0.5
     assert (sr["diff_lo"], sr["diff_hi"]) == pytest.approx(newcombe_diff(1, 2, 2, 2)[1:])
-    assert row(eff, metric="deals_per_game")["diff_mean"] == 0.0 and row(eff, metric="share_8")["paired_mean"] == 1.0
+    assert (
+        row(eff, metric="deals_per_game")["diff_mean"] == 0.0
+        and row(eff, metric="share_8")["paired_mean"] == 1.0
+    )
     assert t["pairing"].row(0, named=True)["kind"] == "variant"

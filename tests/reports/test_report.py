@@ -40,6 +40,7 @@ KEYS = {
     "strategies": ["run_id", "strategy"],
     "variant_effects": ["run_id", "metric"],
     "strategy_duplicate": ["run_id", "metric"],
+    "success_comparison": ["run_id", "metric"],
     "table_comparison": ["metric"],
     "score_trajectories": ["end_reason", "deal"],
 }
