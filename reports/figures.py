@@ -116,7 +116,7 @@ def contracts_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     )
     if played.height == 0:
         raise NoData("no contract was played in these runs")
-    order = played.sort("rank").get_column("contract").to_list()
+    order = played.sort("rank", "contract").get_column("contract").to_list()
     labels = _labels(tables, runs)
     fig = _fig(9.5, 0.26 * len(order) + 1.6)
     ax1, ax2 = fig.subplots(1, 2, sharey=True)
@@ -125,7 +125,7 @@ def contracts_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     off = (np.arange(k) - (k - 1) / 2) * (0.7 / max(k, 1))
     for i, run in enumerate(runs):
         sub = df.filter(pl.col("run_id") == run)
-        sub = pl.DataFrame({"contract": order}).join(sub, on="contract", how="left")
+        sub = pl.DataFrame({"contract": order}).join(sub, on="contract", how="left", maintain_order="left")
         n = _arr(sub, "n")
         rate, lo, hi = _arr(sub, "success_rate"), _arr(sub, "success_lo"), _arr(sub, "success_hi")
         ok = n > 0
@@ -304,7 +304,7 @@ def bowers_chart(tables: Tables, runs: Sequence[str]) -> Chart:
             sub.filter(pl.col("feature") == feat)
             .select("value", "order")
             .unique()
-            .sort("order")["value"]
+            .sort("order", "value")["value"]
             .to_list()
         )
         x = np.arange(len(values))
@@ -397,7 +397,7 @@ def misere_chart(tables: Tables, runs: Sequence[str]) -> Chart:
         sources.append(("forced (what-if)", whatif, PALETTE[1]))
     x = np.arange(len(contracts))
     for i, (name, t, c) in enumerate(sources):
-        part = pl.DataFrame({"contract": contracts}).join(t, on="contract", how="left")
+        part = pl.DataFrame({"contract": contracts}).join(t, on="contract", how="left", maintain_order="left")
         n = np.nan_to_num(_arr(part, "n")).astype(int)
         off = (i - (len(sources) - 1) / 2) * 0.3
         for ax, (mean, lo, hi) in (
@@ -429,7 +429,9 @@ def misere_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     # Third panel: how often each is bid.
     ax_freq = grid[0][2]
     if "called_rate" in bid.columns and "declared_rate" in bid.columns:
-        part = pl.DataFrame({"contract": contracts}).join(bid, on="contract", how="left")
+        part = pl.DataFrame({"contract": contracts}).join(
+            bid, on="contract", how="left", maintain_order="left"
+        )
         ax_freq.bar(x - 0.15, np.nan_to_num(_arr(part, "called_rate")), 0.3, color="#999999", label="bid")
         ax_freq.bar(
             x + 0.15, np.nan_to_num(_arr(part, "declared_rate")), 0.3, color=PALETTE[0], label="played"
@@ -462,7 +464,9 @@ def misere_chart(tables: Tables, runs: Sequence[str]) -> Chart:
             for i, (name, part) in enumerate(parts_):
                 if part.height == 0:
                     continue
-                part = pl.DataFrame({"value": values}).join(part, on="value", how="left")
+                part = pl.DataFrame({"value": values}).join(
+                    part, on="value", how="left", maintain_order="left"
+                )
                 xs = np.arange(len(values)) + (i - (len(parts_) - 1) / 2) * 0.15
                 rate, lo, hi = _arr(part, "success_rate"), _arr(part, "success_lo"), _arr(part, "success_hi")
                 ax.errorbar(
@@ -799,7 +803,9 @@ def games_chart(tables: Tables, runs: Sequence[str]) -> Chart:
             tot = part.get_column("games").sum()
             if tot:
                 full = pl.DataFrame({"deals": np.arange(1, int(part["deals"].max()) + 1)})
-                part = full.join(part, on="deals", how="left").fill_null(0).sort("deals")
+                part = (
+                    full.join(part, on="deals", how="left", maintain_order="left").fill_null(0).sort("deals")
+                )
                 mean = means.get(run)
                 lab = f"{labels[run]} (mean {mean:.2f})" if mean is not None else labels[run]
                 color = PALETTE[i % len(PALETTE)]
@@ -817,7 +823,7 @@ def games_chart(tables: Tables, runs: Sequence[str]) -> Chart:
         ax1.legend(loc="upper right")
         ax1.set_title("Game length (bands: 95% Wilson CI)")
     else:
-        part = pl.DataFrame({"run_id": runs}).join(ov, on="run_id", how="left")
+        part = pl.DataFrame({"run_id": runs}).join(ov, on="run_id", how="left", maintain_order="left")
         dpg = _arr(part, "deals_per_game")
         ax1.barh(
             y, np.nan_to_num(dpg), color=[PALETTE[i % len(PALETTE)] for i in range(len(runs))], alpha=0.8
