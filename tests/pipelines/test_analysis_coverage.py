@@ -94,7 +94,7 @@ def test_cluster_interval_covers_and_the_seat_deal_interval_does_not() -> None:
     cov_c = cov_naive = 0
     for _ in range(sims):
         ys, ms, flat = _games(rng, 40)
-        mean, lo, hi, se, clusters = cluster_mean(ys, ms)
+        mean, lo, hi, _se, clusters = cluster_mean(ys, ms)
         assert clusters == 40 and mean == pytest.approx(flat.mean())
         cov_c += lo <= 20.0 <= hi
         nlo, nhi = t_interval(float(flat.mean()), float(flat.std(ddof=1)), len(flat))

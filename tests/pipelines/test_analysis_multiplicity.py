@@ -3,6 +3,8 @@ the adjusted columns of the analysis tables."""
 
 from __future__ import annotations
 
+import itertools
+
 import polars as pl
 import pytest
 from hypothesis import given, settings
@@ -56,7 +58,7 @@ def test_adjusted_invariants(p: list[float]) -> None:
     for pi, hi, qi in zip(p, h, q, strict=True):
         assert pi <= qi + 1e-15 and qi <= hi + 1e-15 and hi <= 1.0  # BH is less strict than Holm
     order = sorted(range(len(p)), key=lambda i: p[i])
-    for a, b in zip(order, order[1:], strict=False):  # adjustment keeps the order of the p-values
+    for a, b in itertools.pairwise(order):  # adjustment keeps the order of the p-values
         assert h[a] <= h[b] + 1e-15 and q[a] <= q[b] + 1e-15
     assert holm([p[0]]) == [p[0]] and bh([p[0]]) == [p[0]]  # one test: nothing to adjust
 
