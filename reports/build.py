@@ -417,20 +417,7 @@ def _effects_table(t: Tables, runs: Sequence[str]) -> str:
     for name in ("variant_effects", "strategy_duplicate"):
         if name not in t or t[name].height == 0:
             continue
-        df = need(
-            t,
-            name,
-            [
-                "run_id",
-                "metric",
-                "paired_n",
-                "paired_base_mean",
-                "paired_mean",
-                "diff_mean",
-                "diff_lo",
-                "diff_hi",
-            ],
-        )
+        df = need(t, name, ["run_id", "metric", "paired_n", "diff_mean", "diff_lo", "diff_hi"])
         cols = [
             Col("run", "run_id"),
             Col("metric", "metric"),

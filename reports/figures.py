@@ -155,13 +155,23 @@ def contracts_chart(tables: Tables, runs: Sequence[str]) -> Chart:
             label=f"{labels[run]}: played",
         )
         cr = _arr(sub, "called_rate")
-        ax2.plot(
+        cerr = None
+        if {"called_lo", "called_hi"} <= set(sub.columns):  # Wilson interval of the share bid
+            cerr = _err(
+                np.nan_to_num(cr),
+                np.nan_to_num(_arr(sub, "called_lo")),
+                np.nan_to_num(_arr(sub, "called_hi")),
+            )
+        ax2.errorbar(
             cr,
             y + off[i],
-            "|",
+            xerr=cerr,
+            fmt="|",
             color="#222222",
             ms=7,
             mew=1.4,
+            elinewidth=0.6,
+            capsize=0,
             label="bid by anyone in the auction" if i == 0 else None,
         )
     ax1.set_yticks(y, order)
@@ -432,10 +442,17 @@ def misere_chart(tables: Tables, runs: Sequence[str]) -> Chart:
         part = pl.DataFrame({"contract": contracts}).join(
             bid, on="contract", how="left", maintain_order="left"
         )
-        ax_freq.bar(x - 0.15, np.nan_to_num(_arr(part, "called_rate")), 0.3, color="#999999", label="bid")
-        ax_freq.bar(
-            x + 0.15, np.nan_to_num(_arr(part, "declared_rate")), 0.3, color=PALETTE[0], label="played"
-        )
+        for dx, what, color, label in (
+            (-0.15, "called", "#999999", "bid"),
+            (0.15, "declared", PALETTE[0], "played"),
+        ):
+            m = np.nan_to_num(_arr(part, f"{what}_rate"))
+            err = None
+            if {f"{what}_lo", f"{what}_hi"} <= set(part.columns):  # the Wilson interval of each share
+                err = _err(
+                    m, np.nan_to_num(_arr(part, f"{what}_lo")), np.nan_to_num(_arr(part, f"{what}_hi"))
+                )
+            ax_freq.bar(x + dx, m, 0.3, color=color, label=label, yerr=err, capsize=2)
         ax_freq.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0, decimals=1))
         ax_freq.set_xticks(x, contracts)
         ax_freq.set_title("Share of deals")

@@ -25,61 +25,22 @@ from fivehundred.pipelines.analysis.unpaired import compare_unpaired
 LEVELS = ("6", "7", "8", "9", "10")
 TRUMPS = ("S", "C", "D", "H", "NT")
 END_REASONS = ("reached_500", "fell_to_-500", "deal_limit")
+#: The columns that say which two runs (and bots) a comparison row is about.
+TAG_COLUMNS = ("base_run", "run_id", "base_variant", "variant", "base_lineup", "lineup")
 EFFECT_COLUMNS = (
-    "base_run",
-    "run_id",
-    "base_variant",
-    "variant",
-    "base_lineup",
-    "lineup",
-    "metric",
-    "unit",
-    "method",
-    "base_n",
-    "run_n",
-    "paired_n",
-    "paired_base_mean",
-    "paired_mean",
-    "diff_mean",
-    "diff_lo",
-    "diff_hi",
-    "se_paired",
-    "se_unpaired",
-    "variance_reduction",
-    "p_value",
-    "p_holm",
-    "holm_significant",
-)
+    *TAG_COLUMNS,
+    "metric", "unit", "method",
+    "base_n", "run_n", "paired_n", "paired_base_mean", "paired_mean",
+    "diff_mean", "diff_lo", "diff_hi", "se_paired", "se_unpaired", "variance_reduction",
+    "p_value", "p_holm", "holm_significant",
+)  # fmt: skip
 #: ``success_comparison``: success rates of the two runs side by side (unpaired, see the note).
 SUCCESS_COLUMNS = (
-    "base_run",
-    "run_id",
-    "kind",
-    "base_variant",
-    "variant",
-    "base_lineup",
-    "lineup",
-    "metric",
-    "unit",
-    "method",
-    "note",
-    "base_n",
-    "base_k",
-    "base_rate",
-    "base_lo",
-    "base_hi",
-    "n",
-    "k",
-    "rate",
-    "lo",
-    "hi",
-    "diff_mean",
-    "diff_lo",
-    "diff_hi",
-    "p_value",
-    "p_holm",
-    "holm_significant",
-)
+    *TAG_COLUMNS,
+    "kind", "metric", "unit", "method", "note",
+    "base_n", "base_k", "base_rate", "base_lo", "base_hi", "n", "k", "rate", "lo", "hi",
+    "diff_mean", "diff_lo", "diff_hi", "p_value", "p_holm", "holm_significant",
+)  # fmt: skip
 SUCCESS_NOTE = (
     "unpaired and confounded: each run's rate is over the hands its bots chose to bid, and the two runs "
     "bid different hands, so the difference mixes the rule (or strategy) effect with the selection of hands"
@@ -336,7 +297,7 @@ def compare(frames: Sequence[Frame]) -> dict[str, pl.DataFrame]:
     def table(rows: list[dict], columns: Sequence[str]) -> pl.DataFrame:
         """Rows as a table (nan as null) with Holm-adjusted p-values within each compared run."""
         schema = {c: pl.Float64 for c in columns if c not in ("p_holm", "holm_significant")}
-        schema.update({c: pl.String for c in columns[: columns.index("metric") + 3]})
+        schema.update({c: pl.String for c in columns[: columns.index("method") + 1]})
         schema.update(
             {c: pl.Int64 for c in ("base_n", "run_n", "paired_n", "n", "base_k", "k") if c in columns}
         )
