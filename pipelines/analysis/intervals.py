@@ -94,6 +94,15 @@ def seed_of(*parts: Any) -> int:
     return zlib.crc32(repr(parts).encode())
 
 
+def resampled_means(draws: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    """The mean of each resample (rows of multinomial ``draws`` over ``values``).  Integer values (points,
+    counts, 0/1 flags: every metric here) are summed in exact integer arithmetic, so the result does not
+    depend on how a float matrix product splits its sums (BLAS threads)."""
+    if np.all(values == np.round(values)) and float(np.abs(values).max(initial=0.0)) * n < 2**62:
+        return (draws.astype(np.int64) @ values.astype(np.int64)) / n
+    return np.array([math.fsum(row) for row in (draws * values).tolist()]) / n
+
+
 def bootstrap_mean(
     values: np.ndarray, counts: np.ndarray, seed: int, resamples: int = BOOTSTRAP_RESAMPLES
 ) -> tuple[float, float, float, float]:
@@ -116,7 +125,7 @@ def bootstrap_mean(
         return mean, mean, mean, sd
     rng = np.random.default_rng(seed)
     draws = rng.multinomial(n, counts / n, size=resamples)
-    means = draws @ values / n
+    means = resampled_means(draws, values, n)
     lo, hi = np.quantile(means, [0.025, 0.975])
     return mean, float(lo), float(hi), sd
 
@@ -182,8 +191,8 @@ def bootstrap_diff(
     if min(na, nb) < SMALL_N:
         return (diff, *welch_interval(va, ca, vb, cb))
     rng = np.random.default_rng(seed)
-    ma = rng.multinomial(na, ca / na, size=resamples) @ va / na
-    mb = rng.multinomial(nb, cb / nb, size=resamples) @ vb / nb
+    ma = resampled_means(rng.multinomial(na, ca / na, size=resamples), va, na)
+    mb = resampled_means(rng.multinomial(nb, cb / nb, size=resamples), vb, nb)
     lo, hi = np.quantile(mb - ma, [0.025, 0.975])
     return diff, float(lo), float(hi)
 
