@@ -18,6 +18,7 @@ from fivehundred.pipelines.analysis.frame import Frame
 from fivehundred.pipelines.analysis.intervals import bootstrap_table
 from fivehundred.pipelines.analysis.io import AnalysisError
 from fivehundred.pipelines.analysis.misere import misere_features, misere_long
+from fivehundred.pipelines.analysis.multiplicity import versus_rest
 from fivehundred.sim.cards import SUITS
 from fivehundred.sim.engine import State
 from fivehundred.sim.errors import UserError
@@ -203,4 +204,5 @@ def misere_whatif(frames: list[Frame], seat_strategy: str | None, sample: int) -
             )
             .sort("run_id", "contract", "feature", "order")
         )
-    return {"misere_whatif": pl.concat(summary), "misere_whatif_by_feature": pl.concat(by_feature)}
+    by_value = versus_rest(pl.concat(by_feature), ["run_id", "contract", "feature"])
+    return {"misere_whatif": pl.concat(summary), "misere_whatif_by_feature": by_value}

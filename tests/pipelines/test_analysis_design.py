@@ -91,7 +91,7 @@ def compared(tmp_path_factory: pytest.TempPathFactory) -> dict[str, pl.DataFrame
     root = tmp_path_factory.mktemp("cmp")
     a = play_run(root / "a", "pagat-au", 4, 30)
     b = play_run(root / "b", "north-american", 4, 30)
-    tables = analyze([root / "a", root / "b"], root / "stats")
+    tables = analyze([root / "a", root / "b"], root / "stats", what_if="misere", sample=30)
     return {**tables, "_recs": (a, b)}
 
 
@@ -122,8 +122,9 @@ def test_success_rates_are_a_separate_labelled_table(compared: dict) -> None:
 
 
 def test_feature_tables_carry_bh_q_values(compared: dict) -> None:
-    for name in ("success_by_feature", "misere_by_feature"):
+    for name in ("success_by_feature", "misere_by_feature", "misere_whatif_by_feature"):
         t = compared[name]
+        assert t.height and t["q_value"].is_not_null().any(), name
         for run in t["run_id"].unique().to_list():
             sub = t.filter(pl.col("run_id") == run)
             assert sub["q_value"].to_list() == pytest.approx(bh(sub["p_value"].to_list()), nan_ok=True)
