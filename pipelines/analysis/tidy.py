@@ -19,12 +19,20 @@ import polars as pl
 
 from fivehundred.pipelines.analysis.frame import Frame
 
+#: A run with more line-ups than this (a tournament) is described by its strategies, not each line-up.
+MAX_LINEUPS = 4
+
 
 def lineup_text(f: Frame) -> str:
     """The run's strategies per seat joined with ``,``; a run whose line-up varies by game lists
-    every line-up it used, sorted, separated by `` | ``."""
-    lists = f.df.select(pl.col("strategies").list.join(",").unique()).to_series().to_list()
-    return " | ".join(sorted(str(x) for x in lists))
+    every line-up it used, sorted, separated by `` | ``; beyond :data:`MAX_LINEUPS` line-ups,
+    ``"<k> line-ups of a, b, c"`` (the strategies, sorted)."""
+    lists = f.df.select(pl.col("strategies").unique()).to_series().to_list()
+    lineups = sorted({",".join(str(s) for s in lu) for lu in lists})
+    if len(lineups) <= MAX_LINEUPS:
+        return " | ".join(lineups)
+    names = sorted({str(s) for lu in lists for s in lu})
+    return f"{len(lineups)} line-ups of {', '.join(names)}"
 
 
 def _insert_after(df: pl.DataFrame, after: str, col: pl.Series) -> pl.DataFrame:

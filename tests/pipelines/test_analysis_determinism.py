@@ -6,12 +6,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 import pytest
 
-from fivehundred.pipelines.analysis.tidy import normalise_floats
+from fivehundred.pipelines.analysis.tidy import MAX_LINEUPS, lineup_text, normalise_floats
 from tests.pipelines.test_analysis_logs import play_run
 
 SCRIPT = """
@@ -66,3 +67,14 @@ def test_signed_zeros_and_nans_normalised() -> None:
     assert out["x"].to_list()[:2] == [0.0, 0.0] and out["x"][2] is None and out["x"][3] == -1.5
     assert [str(v) for v in out["x"].to_list()[:2]] == ["0.0", "0.0"]  # the sign bit is gone
     assert out["k"].to_list() == [1, 2, 3, 4]
+
+
+def test_lineup_text_lists_or_summarises() -> None:
+    @dataclass
+    class _F:
+        df: pl.DataFrame
+
+    two = _F(pl.DataFrame({"strategies": [["b", "a", "b", "a"], ["a", "b", "a", "b"], ["a", "b", "a", "b"]]}))
+    assert lineup_text(two) == "a,b,a,b | b,a,b,a"
+    many = [[f"s{i}", "x", f"s{i}", "x"] for i in range(MAX_LINEUPS + 1)]
+    assert lineup_text(_F(pl.DataFrame({"strategies": many}))) == "5 line-ups of s0, s1, s2, s3, s4, x"
