@@ -51,8 +51,7 @@ def tournament_cmd(
     ] = None,
 ) -> None:
     """Play a duplicate match, round robin or gauntlet; print results; write tables and the deal log."""
-    from fivehundred.pipelines.tournament import InProcessExecutor, load_config, run_tournament
-    from fivehundred.pipelines.tournament.runner import RayExecutor
+    from fivehundred.pipelines.tournament import InProcessExecutor, RayExecutor, load_config, run_tournament
 
     cfg = load_config(config)
     out_dir = out or Path("runs") / "tournaments" / cfg.name

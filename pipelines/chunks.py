@@ -37,15 +37,11 @@ from typing import Any
 import pyarrow as pa
 
 from fivehundred.pipelines.runconfig import SeatSpec
-from fivehundred.pipelines.schema import DEAL_LOG_SCHEMA, SCHEMA_VERSION
-from fivehundred.pipelines.storage import encode_parquet
+from fivehundred.pipelines.rundir import encode_parquet
+from fivehundred.pipelines.schema import records_to_chunk_table, with_run_columns
 from fivehundred.sim.errors import UserError
 from fivehundred.sim.game import play_game
 from fivehundred.sim.rules import Rules
-
-#: The run-level columns the driver adds; workers return every other column of the schema.
-RUN_COLUMNS = ("schema_version", "run_id", "deal_id")
-CHUNK_SCHEMA = pa.schema([f for f in DEAL_LOG_SCHEMA if f.name not in RUN_COLUMNS])
 
 #: Object store of the embedded Ray instance (bytes): results stream through it, so it stays modest.
 EMBEDDED_OBJECT_STORE = 256 * 1024**2
@@ -79,7 +75,7 @@ class ChunkResult:
     """A finished chunk and what its task returned.
 
     With the default task (:func:`play_chunk`) ``table`` holds the rows as an Arrow table with
-    :data:`CHUNK_SCHEMA`, in game-id order; a custom ``task`` may return anything picklable.
+    :data:`~pipelines.schema.CHUNK_SCHEMA`, in game-id order; a custom ``task`` may return anything picklable.
     """
 
     chunk: Any
@@ -89,13 +85,6 @@ class ChunkResult:
     def num_deals(self) -> int:
         """Rows (deals) in the chunk."""
         return self.table.num_rows
-
-
-def records_to_chunk_table(records: list[dict[str, Any]]) -> pa.Table:
-    """Records of :func:`sim.game.play_game` as a table with :data:`CHUNK_SCHEMA`, column by column."""
-    return pa.Table.from_arrays(
-        [pa.array([r[f.name] for r in records], f.type) for f in CHUNK_SCHEMA], schema=CHUNK_SCHEMA
-    )
 
 
 def play_chunk(chunk: GameChunk) -> pa.Table:
@@ -134,18 +123,6 @@ def play_chunk_counted(chunk: GameChunk) -> tuple[list[int], pa.Table]:
 def encode_part(table: pa.Table, run_id: str, first_deal_id: int, keep: int) -> bytes:
     """The Parquet bytes of a chunk's first ``keep`` rows with the run columns (on a worker)."""
     return encode_parquet(with_run_columns(table.slice(0, keep), run_id, first_deal_id))
-
-
-def with_run_columns(table: pa.Table, run_id: str, first_deal_id: int) -> pa.Table:
-    """A chunk table with ``schema_version``, ``run_id`` and ``deal_id`` (from ``first_deal_id``) in front."""
-    n = table.num_rows
-    front = [
-        pa.array([SCHEMA_VERSION] * n, pa.int16()),
-        pa.DictionaryArray.from_arrays(pa.array([0] * n, pa.int32()), [run_id]).cast(pa.string()),
-        pa.array(range(first_deal_id, first_deal_id + n), pa.int64()),
-    ]
-    table = table.combine_chunks()
-    return pa.Table.from_arrays([*front, *table.columns], schema=DEAL_LOG_SCHEMA)
 
 
 class RayPool:
@@ -343,65 +320,6 @@ class _Failed:
     error: Exception
 
 
-def run_chunks(
-    chunks: Iterable[Any], pool: RayPool | None = None, task: Callable[[Any], Any] = play_chunk
-) -> Iterator[ChunkResult]:
-    """Play chunks (on ``pool``, or in this process with ``task`` when it is ``None``), in order.
-
-    Results are yielded in the order of ``chunks`` whatever finished first; a chunk's error is raised
-    in its turn, after every earlier chunk was yielded (so callers commit as much as possible).
-    Closing the iterator early (``break`` inside ``contextlib.closing``, or ``.close()``) cancels
-    the chunks in flight.
-    """
-    source = iter(chunks)
-    if pool is None:
-        for chunk in source:
-            yield ChunkResult(chunk, task(chunk))
-        return
-    order: deque[tuple[int, Any]] = deque()
-    inflight: dict[Any, int] = {}
-    results: dict[int, Any] = {}
-    lost: dict[int, int] = {}
-    seq = 0
-    exhausted = False
-    try:
-        while True:
-            while not exhausted and len(order) < pool.window:
-                chunk = next(source, None)
-                if chunk is None:
-                    exhausted = True
-                    break
-                inflight[pool.submit(chunk)] = seq
-                order.append((seq, chunk))
-                seq += 1
-            if not order:
-                return
-            head, chunk = order[0]
-            if head in results:
-                order.popleft()
-                result = results.pop(head)
-                if isinstance(result, _Failed):  # raised in order: every earlier chunk was yielded
-                    raise result.error
-                yield ChunkResult(chunk, result)
-                continue
-            for ref in pool.wait(list(inflight), timeout=1.0):
-                s = inflight.pop(ref)
-                owner = order[s - head][1]
-                try:
-                    # Fetch at once: a result left on a node that dies later would be lost.
-                    results[s] = pool.get(ref, owner)
-                except ResultLost as exc:
-                    lost[s] = lost.get(s, 0) + 1
-                    if lost[s] > pool.max_retries:
-                        results[s] = _Failed(ChunkFailed(f"{exc} (lost {lost[s]} times)"))
-                    else:
-                        inflight[pool.submit(owner)] = s
-                except (ChunkFailed, UserError) as exc:
-                    results[s] = _Failed(exc)
-    finally:
-        pool.cancel(inflight)
-
-
 @dataclass(frozen=True)
 class PartPlan:
     """Where a chunk's rows go in the run: its first deal id, the rows kept, the last game kept."""
@@ -422,19 +340,40 @@ class PartResult:
 
 @dataclass
 class _Entry:
-    seq: int
+    """One chunk in the scheduler's window: what has come back for it so far."""
+
     chunk: Any
-    table: Any = None
+    table: Any = None  # run_parts: the ref of the played table (it stays in the object store)
     counts: list[int] | None = None
     plan: PartPlan | None = None
-    data: bytes | None = None
+    result: Any = None
+    done: bool = False
     failed: _Failed | None = None
     lost: int = 0
 
 
-def local_parts(
-    chunks: Iterable[Any], run_id: str, plan: Callable[[Any, list[int]], PartPlan | None]
-) -> Iterator[PartResult]:
+Plan = Callable[[Any, list[int]], PartPlan | None]
+
+
+def run_chunks(
+    chunks: Iterable[Any], pool: RayPool | None = None, task: Callable[[Any], Any] = play_chunk
+) -> Iterator[ChunkResult]:
+    """Play chunks (on ``pool``, or in this process with ``task`` when it is ``None``), in order.
+
+    Results are yielded in the order of ``chunks`` whatever finished first; a chunk's error is raised
+    in its turn, after every earlier chunk was yielded (so callers commit as much as possible).
+    Closing the iterator early (``break`` inside ``contextlib.closing``, or ``.close()``) cancels
+    the chunks in flight.
+    """
+    if pool is None:
+        for chunk in chunks:
+            yield ChunkResult(chunk, task(chunk))
+        return
+    for entry in _schedule(chunks, pool):
+        yield ChunkResult(entry.chunk, entry.result)
+
+
+def local_parts(chunks: Iterable[Any], run_id: str, plan: Plan) -> Iterator[PartResult]:
     """:func:`run_parts` in this process, without Ray (the same bytes)."""
     for chunk in chunks:
         counts, table = play_chunk_counted(chunk)
@@ -444,12 +383,7 @@ def local_parts(
         yield PartResult(chunk, where, encode_part(table, run_id, where.first_deal_id, where.keep))
 
 
-def run_parts(
-    chunks: Iterable[Any],
-    pool: RayPool,
-    run_id: str,
-    plan: Callable[[Any, list[int]], PartPlan | None],
-) -> Iterator[PartResult]:
+def run_parts(chunks: Iterable[Any], pool: RayPool, run_id: str, plan: Plan) -> Iterator[PartResult]:
     """Play chunks and encode each as Parquet bytes, both on Ray workers; yield them in order.
 
     A chunk runs as two tasks: :func:`play_chunk_counted` (the driver fetches only the deals per
@@ -458,31 +392,43 @@ def run_parts(
     chunk order, so it may keep a running count (the first deal id of the next chunk); it returns
     ``None`` when the chunk is not needed, and then the stream ends after the chunks already
     placed.  So the driver only writes bytes, and the encoding runs on the workers' CPUs.  Faults
-    are handled as in :func:`run_chunks`: a result lost with its node (the counts, the bytes, or
-    the table before it was encoded) plays the chunk again; errors are raised in their turn.
+    are handled as in :func:`run_chunks` (the same scheduler): a result lost with its node (the
+    counts, the bytes, or the table before it was encoded) plays the chunk again; errors are
+    raised in their turn.
+    """
+    for entry in _schedule(chunks, pool, (run_id, plan)):
+        assert entry.plan is not None
+        yield PartResult(entry.chunk, entry.plan, entry.result)
+
+
+def _schedule(
+    chunks: Iterable[Any], pool: RayPool, parts: tuple[str, Plan] | None = None
+) -> Iterator[_Entry]:
+    """The one in-order scheduler: keep ``pool.window`` chunks in flight, yield them in order.
+
+    Without ``parts`` each chunk is one task (``pool.submit``) whose result is the chunk's.  With
+    ``parts = (run_id, plan)`` each chunk is played (:func:`play_chunk_counted`), placed by ``plan``
+    in chunk order, then encoded (:func:`encode_part`); the bytes are its result.  A result lost with
+    its node plays the chunk again (at most ``pool.max_retries`` times); a failure is raised in the
+    chunk's turn; closing the generator cancels what is still in flight.
     """
     source = iter(chunks)
     order: deque[_Entry] = deque()
     inflight: dict[Any, tuple[_Entry, str]] = {}
-    seq = 0
     exhausted = stopped = False
 
     def start(entry: _Entry) -> None:
+        if parts is None:
+            inflight[pool.submit(entry.chunk)] = (entry, "result")
+            return
         counts, table = pool.submit_counted(entry.chunk)
         entry.table = table
         inflight[counts] = (entry, "counts")
 
     def encode(entry: _Entry) -> None:
-        assert entry.plan is not None
-        ref = pool.submit_encode(entry.table, run_id, entry.plan.first_deal_id, entry.plan.keep)
-        inflight[ref] = (entry, "bytes")
-
-    def lost(entry: _Entry, exc: ResultLost) -> None:
-        entry.lost += 1
-        if entry.lost > pool.max_retries:
-            entry.failed = _Failed(ChunkFailed(f"{exc} (lost {entry.lost} times)"))
-        else:
-            start(entry)
+        assert entry.plan is not None and parts is not None
+        ref = pool.submit_encode(entry.table, parts[0], entry.plan.first_deal_id, entry.plan.keep)
+        inflight[ref] = (entry, "result")
 
     try:
         while True:
@@ -491,16 +437,14 @@ def run_parts(
                 if chunk is None:
                     exhausted = True
                     break
-                entry = _Entry(seq, chunk)
-                seq += 1
+                entry = _Entry(chunk)
                 order.append(entry)
                 start(entry)
-            while order and (order[0].data is not None or order[0].failed is not None):
+            while order and (order[0].done or order[0].failed is not None):
                 head = order.popleft()
                 if head.failed is not None:  # raised in order: every earlier chunk was yielded
                     raise head.failed.error
-                assert head.plan is not None and head.data is not None
-                yield PartResult(head.chunk, head.plan, head.data)
+                yield head
             if stopped:  # the chunks not placed are not needed: the run is complete without them
                 while order and order[-1].plan is None:
                     order.pop()
@@ -515,26 +459,33 @@ def run_parts(
             for ref in pool.wait(list(inflight), timeout=1.0):
                 entry, kind = inflight.pop(ref)
                 try:
+                    # Fetch at once: a result left on a node that dies later would be lost.
                     result = pool.get(ref, entry.chunk)
                 except ResultLost as exc:
-                    lost(entry, exc)
+                    entry.lost += 1
+                    if entry.lost > pool.max_retries:
+                        entry.failed = _Failed(ChunkFailed(f"{exc} (lost {entry.lost} times)"))
+                    else:
+                        start(entry)
                     continue
                 except (ChunkFailed, UserError) as exc:
                     entry.failed = _Failed(exc)
                     continue
-                if kind == "bytes":
-                    entry.data, entry.table = result, None
+                if kind == "result":
+                    entry.result, entry.table, entry.done = result, None, True
                 elif entry.plan is not None:
                     encode(entry)  # played again after a loss: same rows, same plan
                 else:
                     entry.counts = result
+            if parts is None:
+                continue
             # Place the played chunks in order (plan is stateful), up to the first one still playing.
             for entry in order:
                 if entry.plan is not None:
                     continue
                 if entry.failed is not None or stopped or entry.counts is None:
                     break
-                where = plan(entry.chunk, entry.counts)
+                where = parts[1](entry.chunk, entry.counts)
                 if where is None:
                     stopped = True
                     break

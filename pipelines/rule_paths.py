@@ -15,6 +15,7 @@ from typing import Any
 
 import polars as pl
 
+from fivehundred.pipelines.rundir import RunLog, open_log
 from fivehundred.sim.errors import UserError
 from fivehundred.sim.rules import Rules, load_rules
 
@@ -47,12 +48,14 @@ _COLUMNS = (
 )  # fmt: skip
 
 
-def scan_log(run_dir: str | Path) -> pl.LazyFrame:
-    """Lazy scan of a run's deal log (the glob of part files, never the bare folder)."""
-    deals = Path(run_dir) / "deals"
-    if not deals.is_dir() or not any(deals.glob("*.parquet")):
-        raise UserError(f"{run_dir}: no deal log (expected {deals}/*.parquet)")
-    return pl.scan_parquet(str(deals / "*.parquet"))
+class RulePathsError(UserError, ValueError):
+    """The run directory cannot be read; the message is one line."""
+
+
+def scan_log(run_dir: str | Path | RunLog) -> pl.LazyFrame:
+    """Lazy scan of a run's deal log (the glob of part files, never the bare folder; a path or URI)."""
+    run = run_dir if isinstance(run_dir, RunLog) else open_log(run_dir, error=RulePathsError)
+    return run.scan()
 
 
 def _rule_sets(variants: Iterable[str]) -> dict[str, Rules]:
@@ -136,7 +139,7 @@ def _paths_of_deal(row: dict[str, Any], rules: Rules) -> list[str]:
     return found
 
 
-def rule_paths(run_dir: str | Path) -> pl.DataFrame:
+def rule_paths(run_dir: str | Path | RunLog) -> pl.DataFrame:
     """Count each path of :data:`PATHS` over a run's deal log: columns ``path``, ``deals``, ``meaning``."""
     df = scan_log(run_dir).select(_COLUMNS).collect()
     rules_by_variant = _rule_sets(df["variant"].unique().to_list())

@@ -1,4 +1,4 @@
-"""The deal log's Arrow schema (``DEAL_LOG.md``, schema version 1) and rows -> table conversion."""
+"""The deal log's Arrow schema (``DEAL_LOG.md``, schema version 1) and the one records -> Arrow converter."""
 
 from __future__ import annotations
 
@@ -43,14 +43,43 @@ DEAL_LOG_SCHEMA = pa.schema(
 CORE_COLUMNS = tuple(DEAL_LOG_SCHEMA.names[:23])
 
 
-def records_to_table(records: Sequence[dict[str, Any]], run_id: str, first_deal_id: int) -> pa.Table:
-    """Rows from :func:`sim.game.play_game` as an Arrow table, numbering deals from ``first_deal_id``."""
-    n = len(records)
-    columns: dict[str, Any] = {
-        "schema_version": [SCHEMA_VERSION] * n,
-        "run_id": [run_id] * n,
-        "deal_id": list(range(first_deal_id, first_deal_id + n)),
-    }
-    for name in DEAL_LOG_SCHEMA.names[3:]:
-        columns[name] = [r[name] for r in records]
-    return pa.Table.from_pydict(columns, schema=DEAL_LOG_SCHEMA)
+#: The run-level columns the driver adds; workers return every other column of the schema.
+RUN_COLUMNS = ("schema_version", "run_id", "deal_id")
+
+
+def chunk_schema(schema: pa.Schema = DEAL_LOG_SCHEMA) -> pa.Schema:
+    """A log schema without the run-level columns (what a chunk of records converts to)."""
+    return pa.schema([f for f in schema if f.name not in RUN_COLUMNS])
+
+
+#: The columns a worker returns for a chunk of :func:`sim.game.play_game` records.
+CHUNK_SCHEMA = chunk_schema(DEAL_LOG_SCHEMA)
+
+
+def records_to_chunk_table(records: Sequence[dict[str, Any]], schema: pa.Schema = CHUNK_SCHEMA) -> pa.Table:
+    """Records of :func:`sim.game.play_game` as a table with ``schema``, column by column."""
+    columns = [pa.array([r[f.name] for r in records], f.type) for f in schema]
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def with_run_columns(
+    table: pa.Table, run_id: str, first_deal_id: int, schema: pa.Schema = DEAL_LOG_SCHEMA
+) -> pa.Table:
+    """A chunk table with ``schema_version``, ``run_id`` and ``deal_id`` (from ``first_deal_id``) in front."""
+    n = table.num_rows
+    front = [
+        pa.array([SCHEMA_VERSION] * n, pa.int16()),
+        pa.DictionaryArray.from_arrays(pa.array([0] * n, pa.int32()), [run_id]).cast(pa.string()),
+        pa.array(range(first_deal_id, first_deal_id + n), pa.int64()),
+    ]
+    table = table.combine_chunks()
+    return pa.Table.from_arrays([*front, *table.columns], schema=schema)
+
+
+def records_to_table(
+    records: Sequence[dict[str, Any]], run_id: str, first_deal_id: int, schema: pa.Schema = DEAL_LOG_SCHEMA
+) -> pa.Table:
+    """Records of :func:`sim.game.play_game` as a deal-log table (``schema``: the deal log's, or one
+    with extra columns after it), numbering deals from ``first_deal_id``."""
+    table = records_to_chunk_table(records, chunk_schema(schema))
+    return with_run_columns(table, run_id, first_deal_id, schema)

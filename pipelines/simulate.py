@@ -7,7 +7,7 @@
 
     summary = run_simulation(load_config("configs/runs/quick.toml", seed=3), progress=print)
 
-How a run is laid out (see :mod:`pipelines.storage`): chunk ``k`` holds games ``k*G .. k*G+G-1``
+How a run is laid out (see :mod:`pipelines.rundir`): chunk ``k`` holds games ``k*G .. k*G+G-1``
 (``G`` = ``chunk_size``) and becomes ``deals/part-<k>.parquet``.  Chunks are committed strictly in
 order, so ``deal_id`` runs 0..N-1 in game-id order whatever finished first; results that arrive
 early wait in Ray's object store.  After each commit the manifest is rewritten atomically with the
@@ -21,24 +21,25 @@ the N-th deal falls is cut after the game holding it, and nothing after it is pl
 from __future__ import annotations
 
 import contextlib
-import platform
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from importlib import metadata
 from typing import Any
 
 import pyarrow.fs as pafs
 
 from fivehundred.pipelines.chunks import GameChunk, PartPlan, PartResult, RayPool, local_parts, run_parts
 from fivehundred.pipelines.runconfig import RunConfig, jsonable
-from fivehundred.pipelines.schema import SCHEMA_VERSION
-from fivehundred.pipelines.storage import DEALS_DIR, RunStore, StorageError
-from fivehundred.sim.engine import ENGINE_VERSION
+from fivehundred.pipelines.rundir import (
+    DEALS_GLOB,
+    SIMULATION,
+    Manifest,
+    RunDir,
+    StorageError,
+    package_versions,
+)
 from fivehundred.sim.errors import UserError
 
-MANIFEST_FORMAT = "fivehundred.run"
-MANIFEST_FORMAT_VERSION = 1
 #: Seconds between manifest rewrites while a run is going (it is always written at the end).
 MANIFEST_INTERVAL = 0.5
 
@@ -109,38 +110,22 @@ class RunSummary:
     @property
     def deals_glob(self) -> str:
         """The glob to scan the deal log with (``pl.scan_parquet``)."""
-        return f"{self.run_dir}/{DEALS_DIR}/*.parquet"
+        return f"{self.run_dir}/{DEALS_GLOB}"
 
 
-def package_versions() -> dict[str, str]:
-    """Versions of this package, the engine, the schema and the libraries that shape the files."""
-    versions = {"engine": ENGINE_VERSION, "schema": str(SCHEMA_VERSION), "python": platform.python_version()}
-    for dist in ("fivehundred", "pyarrow", "ray"):
-        try:
-            versions[dist] = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            versions[dist] = "unknown"
-    return versions
-
-
-def new_manifest(config: RunConfig) -> dict[str, Any]:
+def new_manifest(config: RunConfig) -> Manifest:
     """The manifest of a run that has not committed any chunk yet."""
-    return {
-        "format": MANIFEST_FORMAT,
-        "format_version": MANIFEST_FORMAT_VERSION,
-        "run_id": config.run_id,
-        "status": "running",
-        "identity": config.identity(),
-        "config": config.as_dict(),
-        "variant": config.rules.name,
-        "rules": jsonable(config.rules.as_dict()),
-        "strategies": [dict(seat=i, **s.describe()) for i, s in enumerate(config.seats)],
-        "master_seed": config.seed,
-        "versions": package_versions(),
-        "deals_glob": f"{DEALS_DIR}/*.parquet",
-        "totals": {"deals": 0, "games": 0, "chunks": 0},
-        "chunks": [],
-    }
+    return Manifest(
+        kind=SIMULATION,
+        run_id=config.run_id,
+        identity=config.identity(),
+        config=config.as_dict(),
+        variant=config.rules.name,
+        rules=jsonable(config.rules.as_dict()),
+        strategies=[dict(seat=i, **s.describe()) for i, s in enumerate(config.seats)],
+        master_seed=config.seed,
+        versions=package_versions(),
+    )
 
 
 def _first_difference(old: Any, new: Any, path: str = "") -> str:
@@ -152,7 +137,7 @@ def _first_difference(old: Any, new: Any, path: str = "") -> str:
     return f"{path or 'config'}: {old!r} in the run, {new!r} now"
 
 
-def _open_run(store: RunStore, config: RunConfig, overwrite: bool) -> dict[str, Any]:
+def _open_run(store: RunDir, config: RunConfig, overwrite: bool) -> Manifest:
     """The manifest to continue (resume), or a fresh one; refuses a different run unless ``overwrite``."""
     try:
         manifest = store.read_manifest()
@@ -164,36 +149,37 @@ def _open_run(store: RunStore, config: RunConfig, overwrite: bool) -> dict[str, 
         store.clear()
         manifest = None
     elif manifest is not None:
-        if manifest.get("format") != MANIFEST_FORMAT:
-            raise RunDirConflict(f"{store.display}: manifest.json is not a fivehundred run; use --overwrite")
-        if manifest.get("identity") != config.identity():
-            diff = _first_difference(manifest.get("identity"), config.identity())
+        if not manifest.native or manifest.kind != SIMULATION:
+            what = "a tournament" if manifest.native else "not a fivehundred run"
+            raise RunDirConflict(f"{store.display}: manifest.json is {what}; use --overwrite")
+        if manifest.identity != config.identity():
+            diff = _first_difference(manifest.identity, config.identity())
             raise RunDirConflict(
                 f"{store.display} holds a run with a different config ({diff}); "
                 "use --overwrite to replace it or another --out"
             )
     elif store.has_foreign_parts():
-        raise RunDirConflict(f"{store.display}/{DEALS_DIR} holds part files but no manifest; use --overwrite")
+        raise RunDirConflict(f"{store.display}/deals holds part files but no manifest; use --overwrite")
     if manifest is None:
         manifest = new_manifest(config)
-    manifest["config"] = config.as_dict()
-    manifest["versions"] = package_versions()
+    manifest.config = config.as_dict()
+    manifest.versions = package_versions()
     _check_committed(store, manifest)
     store.write_manifest(manifest)
     return manifest
 
 
-def _check_committed(store: RunStore, manifest: dict[str, Any]) -> None:
+def _check_committed(store: RunDir, manifest: Manifest) -> None:
     """Keep the committed chunks whose files are intact; drop the rest and any stray part files."""
     keep: list[dict[str, Any]] = []
-    for entry in manifest["chunks"]:
+    for entry in manifest.chunks:
         if entry.get("status") != "done" or store.part_rows(entry["file"]) != entry["deals"]:
             break
         keep.append(entry)
-    manifest["chunks"] = keep
-    if len(keep) != manifest["totals"]["chunks"]:
-        manifest["status"] = "running"
-    manifest["totals"] = {
+    manifest.chunks = keep
+    if len(keep) != manifest.totals.get("chunks"):
+        manifest.status = "running"
+    manifest.totals = {
         "deals": sum(e["deals"] for e in keep),
         "games": keep[-1]["games"][1] if keep else 0,
         "chunks": len(keep),
@@ -258,9 +244,9 @@ class _Committer:
     :data:`MANIFEST_INTERVAL` seconds while running, and always when the run completes or stops.
     """
 
-    def __init__(self, store: RunStore, manifest: dict[str, Any], config: RunConfig) -> None:
+    def __init__(self, store: RunDir, manifest: Manifest, config: RunConfig) -> None:
         self.store, self.manifest, self.config = store, manifest, config
-        self.totals = manifest["totals"]
+        self.totals = manifest.totals
         self.dirty = False
         self.last_write = time.monotonic()
 
@@ -269,7 +255,7 @@ class _Committer:
         totals, chunk, where = self.totals, part.chunk, part.plan
         assert where.first_deal_id == totals["deals"], "parts must come in order"
         rel = self.store.write_part(chunk.key, part.data)
-        self.manifest["chunks"].append(
+        self.manifest.chunks.append(
             {
                 "index": chunk.key,
                 "games": [chunk.game_ids[0], where.last_game + 1],
@@ -284,8 +270,8 @@ class _Committer:
         totals["chunks"] += 1
         self.dirty = True
         if _done(self.config, totals):
-            self.manifest["status"] = "complete"
-        if self.manifest["status"] == "complete" or time.monotonic() - self.last_write >= MANIFEST_INTERVAL:
+            self.manifest.status = "complete"
+        if self.manifest.complete or time.monotonic() - self.last_write >= MANIFEST_INTERVAL:
             self.flush()
         return where.keep
 
@@ -310,11 +296,11 @@ def run_simulation(
     ``filesystem`` (optional) is a configured pyarrow filesystem in which ``config.out`` is a path.
     """
     t0 = time.perf_counter()
-    store = RunStore(config.out, filesystem)
+    store = RunDir(config.out, filesystem)
     store.lock()
     try:
         manifest = _open_run(store, config, overwrite)
-        totals = manifest["totals"]
+        totals = manifest.totals
         resumed = totals["chunks"]
         session = 0
 
@@ -354,16 +340,16 @@ def run_simulation(
                         for result in stream:
                             session += commit(result)
                             report()
-                            if manifest["status"] == "complete":
+                            if manifest.complete:
                                 break
                 finally:
                     if commit.dirty:  # record what is committed before stopping (Ctrl-C, errors)
                         with contextlib.suppress(Exception):
                             commit.flush()
-        if manifest["status"] != "complete" and _done(config, totals):
-            manifest["status"] = "complete"
+        if not manifest.complete and _done(config, totals):
+            manifest.status = "complete"
             store.write_manifest(manifest)
-        if manifest["status"] != "complete":
+        if not manifest.complete:
             raise RuntimeError(f"run stopped before its end ({totals})")  # a bug, not a user error
         return RunSummary(
             run_dir=store.display,

@@ -20,7 +20,6 @@ itself is a simple per-deal loop over record batches (no multiprocessing), so me
 from __future__ import annotations
 
 import contextlib
-import json
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from fivehundred.pipelines.rundir import RunLog, open_log
 from fivehundred.sim.cards import SUITS
 from fivehundred.sim.engine import AUCTION, DONE, JOKER, NAME_NONE, NAME_SUIT, PLAY, IllegalAction, State
 from fivehundred.sim.errors import UserError
@@ -73,57 +73,10 @@ class RunError(UserError, ValueError):
 # ------------------------------------------------------------------------------------------ the run
 
 
-@dataclass(frozen=True)
-class RunLog:
-    """Where a run's deal log lives, with its manifest (``{}`` when there is none)."""
-
-    path: Path
-    files: tuple[Path, ...]
-    manifest: dict[str, Any]
-
-    @property
-    def glob(self) -> str:
-        """The glob of the part files, for ``pl.scan_parquet``."""
-        return str(self.path / "deals" / "*.parquet")
-
-    def scan(self) -> pl.LazyFrame:
-        """A lazy frame over every part file."""
-        return pl.scan_parquet(self.glob)
-
-
-def open_run(run_dir: str | Path) -> RunLog:
-    """Find a run's part files and manifest; a missing or empty run raises :class:`RunError`."""
-    path = Path(run_dir)
-    if not path.exists():
-        raise RunError(f"run directory {path} does not exist")
-    if not path.is_dir():
-        raise RunError(f"{path} is not a run directory")
-    files = tuple(sorted((path / "deals").glob("*.parquet")))
-    if not files:
-        raise RunError(f"{path}: no deal log (no deals/*.parquet files)")
-    manifest: dict[str, Any] = {}
-    mpath = path / "manifest.json"
-    if mpath.exists():
-        try:
-            manifest = json.loads(mpath.read_text())
-        except (OSError, json.JSONDecodeError) as exc:
-            raise RunError(f"{mpath}: not readable JSON ({exc})") from None
-        if not isinstance(manifest, dict):
-            raise RunError(f"{mpath}: expected a JSON object")
-    return RunLog(path, files, manifest)
-
-
-def _find(manifest: dict[str, Any], key: str, want: type | tuple[type, ...]) -> Any:
-    """``manifest[key]`` of type ``want``, at the top level or one level down (first found)."""
-    v = manifest.get(key)
-    if isinstance(v, want) and not isinstance(v, bool):
-        return v
-    for sub in manifest.values():
-        if isinstance(sub, dict):
-            v = sub.get(key)
-            if isinstance(v, want) and not isinstance(v, bool):
-                return v
-    return None
+def open_run(run_dir: str | Path | RunLog) -> RunLog:
+    """Find a run's part files and manifest (:func:`pipelines.rundir.open_log`; a path, a URI or an
+    opened :class:`RunLog`); a missing or empty run raises :class:`RunError`."""
+    return run_dir if isinstance(run_dir, RunLog) else open_log(run_dir, error=RunError)
 
 
 @contextlib.contextmanager
@@ -134,20 +87,12 @@ def _reading(run: RunLog) -> Iterator[None]:
     except (pl.exceptions.PolarsError, pa.ArrowException, OSError) as exc:
         for f in run.files:
             try:
-                pq.read_metadata(f)
+                with run.open(f) as fh:
+                    pq.read_metadata(fh)
             except (pa.ArrowException, OSError) as bad:
-                raise RunError(f"{f}: not a readable Parquet part file ({bad})") from None
+                raise RunError(f"{run.path}/{f}: not a readable Parquet part file ({bad})") from None
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise RunError(f"{run.path}: the deal log cannot be read ({first})") from None
-
-
-def manifest_master_seed(manifest: dict[str, Any]) -> int | None:
-    """The run's master seed from its manifest (``master_seed`` or ``seed``), if recorded."""
-    for key in ("master_seed", "seed"):
-        v = _find(manifest, key, int)
-        if v is not None:
-            return v
-    return None
 
 
 def rules_of_run(run: RunLog, variant: str | None) -> Rules:
@@ -157,12 +102,11 @@ def rules_of_run(run: RunLog, variant: str | None) -> Rules:
     :meth:`Rules.as_dict`, at the top level or one level down) win; otherwise its ``variant`` name or
     path; otherwise the log's ``variant`` column as a shipped variant name.
     """
-    m = run.manifest
-    where = str(run.path / "manifest.json")
-    flat = _find(m, "rules", dict)
+    where = f"{run.path}/manifest.json"
+    flat = run.manifest.rules
     if isinstance(flat, dict) and "table.players" in flat:
         return rules_from_flat(dict(flat), where)
-    name = _find(m, "variant", str)
+    name = run.manifest.variant
     if name is not None:
         try:
             return load_rules(name)
@@ -463,7 +407,7 @@ def _hand_text(cards: tuple[str, ...]) -> str:
     return "  ".join(parts + jokers)
 
 
-def replay_deal(run_dir: str | Path, deal_id: int) -> DealReplay:
+def replay_deal(run_dir: str | Path | RunLog, deal_id: int) -> DealReplay:
     """Read deal ``deal_id`` of a run and re-run it through the engine for the seats and tricks."""
     run = open_run(run_dir)
     with _reading(run):
@@ -634,7 +578,7 @@ def _structure_findings(small: pl.DataFrame, players: int, run_id: str | None) -
 def _manifest_findings(run: RunLog, small: pl.DataFrame) -> list[Finding]:
     """The manifest's counts against the log: total deals and games, and each committed chunk's file."""
     out: list[Finding] = []
-    totals = _find(run.manifest, "totals", dict)
+    totals = run.manifest.totals
     if isinstance(totals, dict):
         if isinstance(totals.get("deals"), int) and totals["deals"] != small.height:
             out.append(
@@ -649,24 +593,25 @@ def _manifest_findings(run: RunLog, small: pl.DataFrame) -> list[Finding]:
             out.append(
                 Finding(None, "manifest", f"the manifest counts {totals['games']} games, the log has {games}")
             )
-    chunks = run.manifest.get("chunks")
+    chunks = run.manifest.chunks
     if isinstance(chunks, list):
         for c in chunks:
             f = c.get("file") if isinstance(c, dict) else None
-            if isinstance(f, str) and not (run.path / f).exists():
+            if isinstance(f, str) and not run.exists(f):
                 out.append(Finding(None, "manifest", f"chunk file {f} listed in the manifest is missing"))
     return out
 
 
 def _batches(run: RunLog, columns: list[str]) -> Iterator[pl.DataFrame]:
     for f in run.files:
-        pf = pq.ParquetFile(f)
-        cols = [c for c in columns if c in pf.schema_arrow.names]
-        for batch in pf.iter_batches(batch_size=BATCH_ROWS, columns=cols):
-            yield pl.from_arrow(batch)
+        with run.open(f) as fh:
+            pf = pq.ParquetFile(fh)
+            cols = [c for c in columns if c in pf.schema_arrow.names]
+            for batch in pf.iter_batches(batch_size=BATCH_ROWS, columns=cols):
+                yield pl.from_arrow(batch)
 
 
-def verify_run(run_dir: str | Path, max_findings: int | None = None) -> VerifyResult:
+def verify_run(run_dir: str | Path | RunLog, max_findings: int | None = None) -> VerifyResult:
     """Replay every deal of a run through the engine and collect every finding (see module doc).
 
     ``max_findings`` stops the replay once that many findings are collected (None: no limit).
@@ -702,13 +647,13 @@ def _verify_run(run: RunLog, max_findings: int | None) -> VerifyResult:
     small = lf.select(small_cols).collect()
     variants = small.get_column("variant").unique().drop_nulls().to_list()
     rules = rules_of_run(run, variants[0] if variants else None)
-    master = manifest_master_seed(run.manifest)
+    master = run.manifest.master_seed
     # A tournament log: hand j of a row's board is new_deal(rules, board_seed, board, j) (docs/tournament.md).
     has_board = "board" in names
-    board_seed = _find(run.manifest, "board_seed", int) if has_board else None
+    board_seed = run.manifest.board_seed if has_board else None
     if has_board:
         master = None  # deals come from (seed, board, hand), not (seed, game_id, hand)
-    run_id = _find(run.manifest, "run_id", str)
+    run_id = run.manifest.run_id
     result = VerifyResult(
         run=str(run.path),
         deals=small.height,
@@ -826,7 +771,6 @@ __all__ = [
     "Trick",
     "VerifyResult",
     "dealt_state",
-    "manifest_master_seed",
     "open_run",
     "replay_deal",
     "rerun",

@@ -18,6 +18,7 @@ import polars as pl
 from fivehundred.pipelines.analysis import bids, games, misere, strategies, tidy, variants
 from fivehundred.pipelines.analysis.frame import Frame, deal_frame
 from fivehundred.pipelines.analysis.io import AnalysisError, Run, open_run, write_tables
+from fivehundred.pipelines.rundir import RunLog
 
 __all__ = ["AnalysisError", "Frame", "Run", "analyze", "build_tables", "open_run", "write_tables"]
 
@@ -48,7 +49,7 @@ def build_tables(frames: Sequence[Frame]) -> dict[str, pl.DataFrame]:
 
 
 def analyze(
-    run_dirs: Sequence[str | Path],
+    run_dirs: Sequence[str | Path | RunLog],
     out_dir: str | Path | None = None,
     what_if: str | None = None,
     seat_strategy: str | None = None,
@@ -65,14 +66,16 @@ def analyze(
     if what_if not in (None, "misere"):
         raise AnalysisError(f"unknown --what-if analysis {what_if!r} (known: misere)")
     runs = [open_run(p) for p in run_dirs]
-    paths = [r.path.resolve() for r in runs]
+    if out_dir is None and not runs[0].log.local:
+        raise AnalysisError(f"{runs[0].path}: a run on an object store needs an output folder (--out)")
+    paths = [r.path for r in runs]  # local paths are resolved; URIs as given
     if len(set(paths)) != len(paths):
         twice = next(p for p in paths if paths.count(p) > 1)
         raise AnalysisError(f"run directory {twice} was given twice")
     seen: set[str] = set()
     for i, r in enumerate(runs):  # copies of one run keep apart in the tables: "<run_id> (<folder>)"
         if r.run_id in seen:
-            runs[i] = replace(r, run_id=f"{r.run_id} ({r.path.name})")
+            runs[i] = replace(r, run_id=f"{r.run_id} ({r.log.name})")
         seen.add(runs[i].run_id)
     frames = [deal_frame(r) for r in runs]
     tables = build_tables(frames)
@@ -80,5 +83,5 @@ def analyze(
         from fivehundred.pipelines.analysis.whatif import misere_whatif
 
         tables.update(tidy.finish(misere_whatif(frames, seat_strategy, sample), frames))
-    write_tables(tables, Path(out_dir) if out_dir is not None else runs[0].path / "stats")
+    write_tables(tables, Path(out_dir) if out_dir is not None else Path(runs[0].path) / "stats")
     return tables

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from fivehundred.pipelines.analysis.features import hand_features, mask_of
 from fivehundred.pipelines.analysis.io import AnalysisError, Run
@@ -169,7 +168,7 @@ def deal_frame(run: Run) -> Frame:
         df = pl.concat([chunk.select(exprs).collect(engine="streaming") for chunk in chunks(run)])
     except pl.exceptions.InvalidOperationError as exc:
         raise AnalysisError(
-            f"{run.path / 'deals'}: a card or bid the analysis does not know ({str(exc).splitlines()[0]})"
+            f"{run.path}/deals: a card or bid the analysis does not know ({str(exc).splitlines()[0]})"
         ) from exc
     df = hand_features(df.with_columns(call_seats(df, players, teams)))
     hist = (
@@ -197,23 +196,23 @@ CHUNK_ROWS = 250_000
 def chunks(run: Run, rows: int = CHUNK_ROWS) -> list[pl.LazyFrame]:
     """Lazy scans of about ``rows`` deals each (whole part files, or slices of a big one), so that
     decoding the nested columns never holds more than one chunk in memory."""
-    files = sorted((run.path / "deals").glob("*.parquet"))
-    sizes = [pq.read_metadata(p).num_rows for p in files]
+    files = list(run.log.files)
+    sizes = [run.log.dir.part_rows(p) or 0 for p in files]
     out: list[pl.LazyFrame] = []
     group: list[str] = []
     count = 0
     for p, n in zip(files, sizes, strict=True):
         if n > rows:
-            scan = pl.scan_parquet(p)
+            scan = run.log.scan([p])
             out += [scan.slice(o, rows) for o in range(0, n, rows)]
             continue
         if count + n > rows and group:
-            out.append(pl.scan_parquet(group))
+            out.append(run.log.scan(group))
             group, count = [], 0
-        group.append(str(p))
+        group.append(p)
         count += n
     if group:
-        out.append(pl.scan_parquet(group))
+        out.append(run.log.scan(group))
     return out
 
 

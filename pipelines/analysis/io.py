@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from dataclasses import dataclass
@@ -10,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+import pyarrow as pa
 
+from fivehundred.pipelines.rundir import Manifest, RunLog, open_log
 from fivehundred.pipelines.schema import CORE_COLUMNS, SCHEMA_VERSION
 from fivehundred.sim.errors import UserError
 
@@ -36,92 +37,58 @@ TABLE_NAMES = frozenset(
 class Run:
     """One run directory: its lazy deal log and what the manifest (if any) says about it."""
 
-    path: Path
+    log: RunLog
     scan: pl.LazyFrame
     run_id: str
     variant: str
     master_seed: int | None
-    manifest: dict[str, Any]
     columns: tuple[str, ...]
 
+    @property
+    def path(self) -> str:
+        """The run directory as given (a local path or a URI)."""
+        return self.log.path
 
-def _read_manifest(path: Path) -> dict[str, Any]:
-    mpath = path / "manifest.json"
-    if not mpath.exists():
-        return {}
-    try:
-        data = json.loads(mpath.read_text())
-    except (OSError, ValueError) as exc:
-        raise AnalysisError(f"{mpath}: not a readable JSON manifest ({exc})") from exc
-    if not isinstance(data, dict):
-        raise AnalysisError(f"{mpath}: the manifest is not a JSON object")
-    return data
+    @property
+    def manifest(self) -> Manifest:
+        """The run's manifest (nothing set when it has none)."""
+        return self.log.manifest
 
 
-def _find(data: dict[str, Any], *names: str) -> Any:
-    """The first of ``names`` found at the top level of the manifest or one level down."""
-    for name in names:
-        if name in data and not isinstance(data[name], dict):
-            return data[name]
-    for value in data.values():
-        if isinstance(value, dict):
-            for name in names:
-                if name in value and not isinstance(value[name], dict):
-                    return value[name]
-    return None
-
-
-def open_run(path: str | Path) -> Run:
-    """Validate ``path`` as a run directory and return its lazy deal log.
+def open_run(path: str | Path | RunLog) -> Run:
+    """Validate ``path`` (a run directory's path or URI, or an opened :class:`RunLog`) and return its
+    lazy deal log.
 
     Raises :class:`AnalysisError` (one line) for a missing directory, a directory without
     ``deals/*.parquet``, part files that are not a deal log, or another schema version.
     """
-    path = Path(path)
-    if not path.exists():
-        raise AnalysisError(f"run directory {path} does not exist")
-    if not path.is_dir():
-        raise AnalysisError(f"{path} is not a directory (expected a run directory)")
-    parts = sorted((path / "deals").glob("*.parquet"))
-    if not parts:
-        raise AnalysisError(f"{path} is not a run directory: no deals/*.parquet deal-log files in it")
-    manifest = _read_manifest(path)
-    scan = pl.scan_parquet(str(path / "deals" / "*.parquet"))
+    log = path if isinstance(path, RunLog) else open_log(path, error=AnalysisError)
+    deals = f"{log.path}/deals"
+    scan = log.scan()
     try:
         schema = scan.collect_schema()
-    except (pl.exceptions.PolarsError, OSError) as exc:
-        raise AnalysisError(f"{path / 'deals'}: unreadable Parquet ({str(exc).splitlines()[0]})") from exc
+    except (pl.exceptions.PolarsError, pa.ArrowException, OSError) as exc:
+        raise AnalysisError(f"{deals}: unreadable Parquet ({str(exc).splitlines()[0]})") from exc
     missing = [c for c in CORE_COLUMNS if c not in schema]
     if missing:
         raise AnalysisError(
-            f"{path / 'deals'} is not a fivehundred deal log: missing column(s) {', '.join(missing[:5])}"
+            f"{deals} is not a fivehundred deal log: missing column(s) {', '.join(missing[:5])}"
         )
     try:
-        head = (
-            scan.select(
-                pl.col("schema_version").unique().sort().alias("v"),
-            )
-            .collect()["v"]
-            .to_list()
-        )
+        head = scan.select(pl.col("schema_version").unique().sort().alias("v")).collect()["v"].to_list()
         first = scan.select("run_id", "variant").head(1).collect()
-    except pl.exceptions.PolarsError as exc:
-        raise AnalysisError(f"{path / 'deals'}: unreadable deal log ({str(exc).splitlines()[0]})") from exc
+    except (pl.exceptions.PolarsError, pa.ArrowException) as exc:
+        raise AnalysisError(f"{deals}: unreadable deal log ({str(exc).splitlines()[0]})") from exc
     if head != [SCHEMA_VERSION]:
         shown = ", ".join(str(v) for v in head) or "none"
         raise AnalysisError(
-            f"{path / 'deals'}: deal-log schema_version {shown}, this analysis reads version {SCHEMA_VERSION}"
+            f"{deals}: deal-log schema_version {shown}, this analysis reads version {SCHEMA_VERSION}"
         )
     if first.height == 0:
-        raise AnalysisError(f"{path / 'deals'}: the deal log is empty")
-    run_id = _find(manifest, "run_id") or first["run_id"][0]
+        raise AnalysisError(f"{deals}: the deal log is empty")
+    run_id = log.manifest.run_id or first["run_id"][0]
     variant = first["variant"][0]
-    seed = _find(manifest, "master_seed", "seed")
-    try:
-        master_seed = int(seed) if seed is not None else None
-    except (TypeError, ValueError):
-        master_seed = None
-    return Run(path, scan, str(run_id), str(variant), master_seed, manifest, tuple(schema.names()))
+    return Run(log, scan, str(run_id), str(variant), log.manifest.master_seed, tuple(schema.names()))
 
 
 def _atomic_write(path: Path, write: Any) -> None:

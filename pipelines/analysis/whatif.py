@@ -41,7 +41,7 @@ def rules_of(frame: Frame) -> Any:
     from fivehundred import sim
     from fivehundred.sim.rules import rules_from_flat
 
-    flat = frame.run.manifest.get("rules")
+    flat = frame.run.manifest.rules
     if isinstance(flat, dict):
         try:
             return rules_from_flat({"name": frame.run.variant, **flat}, f"{frame.run.path}/manifest.json")

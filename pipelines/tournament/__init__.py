@@ -7,17 +7,15 @@ from fivehundred.pipelines.tournament.config import (
     TournamentConfigError,
     load_config,
 )
-from fivehundred.pipelines.tournament.runner import (
-    InProcessExecutor,
-    MatchStatus,
-    TournamentResult,
-    run_tournament,
-)
+from fivehundred.pipelines.tournament.executors import InProcessExecutor, RayExecutor
+from fivehundred.pipelines.tournament.live import MatchStatus
+from fivehundred.pipelines.tournament.runner import TournamentResult, run_tournament
 
 __all__ = [
     "Entry",
     "InProcessExecutor",
     "MatchStatus",
+    "RayExecutor",
     "StopRule",
     "TournamentConfig",
     "TournamentConfigError",

@@ -388,7 +388,10 @@ def test_verify_checks_tournament_rows_against_their_board(tournament_dir: Path,
         fake = _set(fake, row["deal_id"], column, value)
     dst = tmp_path / "edited"
     (dst / "deals").mkdir(parents=True)
-    (dst / "manifest.json").write_text((tournament_dir / "manifest.json").read_text())
+    # The copy keeps the manifest's board seed and totals; its chunk files are not the original ones.
+    manifest = json.loads((tournament_dir / "manifest.json").read_text())
+    assert len(manifest["chunks"]) == 1 and manifest["totals"]["deals"] == df.height
+    (dst / "manifest.json").write_text(json.dumps({**manifest, "chunks": []}))
     _rewrite(dst, fake)
     found = verify_run(dst)
     assert [(f.deal_id, f.kind) for f in found.findings] == [(row["deal_id"], "seed")]

@@ -18,7 +18,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 import pytest
 
-from fivehundred.pipelines import simulate, storage
+from fivehundred.pipelines import rundir, simulate
 from fivehundred.pipelines.chunks import ClusterError
 from fivehundred.pipelines.runconfig import RunConfigError, load_config, make_config, read_run_file
 from fivehundred.pipelines.schema import DEAL_LOG_SCHEMA, records_to_table
@@ -67,7 +67,7 @@ def test_rows_are_the_engines_records_numbered_in_game_order(tmp_path: Path) -> 
     assert got.schema.equals(DEAL_LOG_SCHEMA)
     assert got.equals(expected)
     assert summary.deals == len(records) and summary.games == 40 and summary.chunks == 6
-    assert sorted(parts(tmp_path / "run")) == [storage.part_name(k) for k in range(6)]
+    assert sorted(parts(tmp_path / "run")) == [rundir.part_name(k) for k in range(6)]
     # Each file is one chunk of 7 games: its game ids are exactly that range.
     for k, name in enumerate(parts(tmp_path / "run")):
         games = pq.read_table(tmp_path / "run" / "deals" / name, columns=["game_id"]).column(0).to_pylist()
@@ -116,7 +116,7 @@ def test_chunk_size_changes_the_files_not_the_rows(tmp_path: Path) -> None:
 @pytest.mark.parametrize("size", [{"games": 60}, {"games": None, "deals": 1500}])
 def test_resume_after_a_crash_between_part_and_manifest(tmp_path: Path, monkeypatch, size) -> None:
     run_simulation(config(tmp_path, "ref", strategies=LONG, **size))
-    real = storage.RunStore.write_manifest
+    real = rundir.RunDir.write_manifest
     calls = {"n": 0}
 
     class Crash(Exception):
@@ -129,10 +129,10 @@ def test_resume_after_a_crash_between_part_and_manifest(tmp_path: Path, monkeypa
         real(self, manifest)
 
     monkeypatch.setattr(simulate, "MANIFEST_INTERVAL", 0.0)  # a manifest write after every chunk
-    monkeypatch.setattr(storage.RunStore, "write_manifest", crashing)
+    monkeypatch.setattr(rundir.RunDir, "write_manifest", crashing)
     with pytest.raises(Crash):
         run_simulation(config(tmp_path, "run", strategies=LONG, **size))
-    monkeypatch.setattr(storage.RunStore, "write_manifest", real)
+    monkeypatch.setattr(rundir.RunDir, "write_manifest", real)
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert manifest["status"] == "running" and len(manifest["chunks"]) == 2
     assert len(parts(tmp_path / "run")) == 3  # one part beyond the committed chunks
@@ -280,7 +280,7 @@ def test_file_uri_output_gives_the_same_files(tmp_path: Path) -> None:
 def test_a_pyarrow_filesystem_gets_the_same_files(tmp_path: Path, monkeypatch, object_store: bool) -> None:
     """Through a pyarrow filesystem (in-memory here): rename-in, or direct puts as on S3/GCS."""
     if object_store:
-        monkeypatch.setattr(storage, "OBJECT_STORES", (*storage.OBJECT_STORES, "mock"))
+        monkeypatch.setattr(rundir, "OBJECT_STORES", (*rundir.OBJECT_STORES, "mock"))
     fs = pafs._MockFileSystem(datetime.datetime(2020, 1, 1))
     run_simulation(config(tmp_path, "plain"))
     summary = run_simulation(config(tmp_path, out="bucket/run"), filesystem=fs)

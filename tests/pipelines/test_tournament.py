@@ -13,7 +13,7 @@ import pytest
 from fivehundred.pipelines.schema import CORE_COLUMNS
 from fivehundred.pipelines.tournament import InProcessExecutor, load_config, run_tournament
 from fivehundred.pipelines.tournament.config import TournamentConfig, parse_config
-from fivehundred.pipelines.tournament.runner import TournamentDirError
+from fivehundred.pipelines.tournament.files import TournamentDirError
 from fivehundred.pipelines.tournament.schedule import Chunk
 from fivehundred.pipelines.tournament.stats import gsprt_llr, penta_counts
 
@@ -190,7 +190,7 @@ def test_interrupted_run_resumes_to_identical_files(tmp_path: Path) -> None:
     with pytest.raises(_Crash):
         run_tournament(cfg, tmp_path / "resumed", executor=_CrashingExecutor(4))
     manifest = json.loads((tmp_path / "resumed" / "manifest.json").read_text())
-    assert len(manifest["chunks"]) == 4 and not manifest["complete"]
+    assert len(manifest["chunks"]) == 4 and manifest["status"] == "running"
     run_tournament(cfg, tmp_path / "resumed")
     assert files(tmp_path / "full") == files(tmp_path / "resumed")
     # Running a finished tournament again changes nothing.
@@ -216,7 +216,7 @@ def test_log_is_a_valid_deal_log(tmp_path: Path) -> None:
     out = tmp_path / "o"
     res = run_tournament(cfg, out)
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["complete"] and manifest["counts"]["deals"] == log(out).height
+    assert manifest["status"] == "complete" and manifest["totals"]["deals"] == log(out).height
     assert manifest["run_id"] == res.run_id == log(out)["run_id"][0]
     schema = pq.read_schema(next((out / "deals").glob("*.parquet")))
     assert list(schema.names[: len(CORE_COLUMNS)]) == list(CORE_COLUMNS)
@@ -225,6 +225,6 @@ def test_log_is_a_valid_deal_log(tmp_path: Path) -> None:
 
     assert verify_run(out).ok
     tables = analyze([out], tmp_path / "stats")
-    assert tables["overview"]["deals"].to_list() == [manifest["counts"]["deals"]]
-    assert tables["overview"]["games"].to_list() == [manifest["counts"]["games"]]
+    assert tables["overview"]["deals"].to_list() == [manifest["totals"]["deals"]]
+    assert tables["overview"]["games"].to_list() == [manifest["totals"]["games"]]
     assert tables["strategies"]["strategy"].to_list() == ["random.v1"]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from fivehundred.pipelines.tournament import run_tournament
 from fivehundred.pipelines.tournament.config import parse_config
-from fivehundred.pipelines.tournament.runner import RayExecutor
+from fivehundred.pipelines.tournament.executors import RayExecutor
 
 
 def files(out: Path) -> dict[str, bytes]:

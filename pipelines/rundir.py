@@ -1,0 +1,510 @@
+"""The run directory: its layout, its typed manifest, and reading and writing it anywhere.
+
+A run directory lives on a local disk, a shared path or an object store (any URI pyarrow understands,
+or a configured :class:`pyarrow.fs.FileSystem`).  Simulation and tournament runs share the layout::
+
+    RUN_DIR/manifest.json            the run's :class:`Manifest` (atomic writes; the commit point)
+    RUN_DIR/deals/<part>.parquet     the deal log, one file per finished chunk (never partially visible)
+    RUN_DIR/.tmp/                    files being written; renamed into place, then removed
+
+(a tournament adds ``pairs/`` and ``tables/``).  On a local or shared POSIX filesystem a file is
+written under ``.tmp/``, flushed and renamed (``os.replace`` is atomic on one filesystem).  On object
+stores (S3, GCS, Azure) an object only becomes visible when its upload completes, so it is written to
+its final key directly.
+
+Writers (``simulate``, ``tournament``) use :class:`RunDir`; readers (``analyze``, ``verify``,
+``replay``, ``report``, ``rule-paths``) use :func:`open_log`, which validates the directory and gives
+a :class:`RunLog`: the part files, a lazy scan of them (the glob of part files, never the folder) and
+the manifest.  This module is the only reader and writer of ``manifest.json``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import platform
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+
+from fivehundred.pipelines.schema import SCHEMA_VERSION
+from fivehundred.sim.engine import ENGINE_VERSION
+from fivehundred.sim.errors import UserError
+
+DEALS_DIR = "deals"
+TMP_DIR = ".tmp"
+MANIFEST = "manifest.json"
+LOCK = ".lock"
+#: The glob of the deal log's part files, relative to the run directory.
+DEALS_GLOB = f"{DEALS_DIR}/*.parquet"
+
+MANIFEST_FORMAT = "fivehundred.run"
+#: 2: one format for simulation and tournament runs (``kind``); 1: simulation runs only.
+MANIFEST_FORMAT_VERSION = 2
+SIMULATION = "simulation"
+TOURNAMENT = "tournament"
+
+#: pyarrow filesystem types where an object appears only once its upload completes (no rename).
+OBJECT_STORES = ("s3", "gcs", "abfs")
+
+
+class StorageError(UserError, OSError):
+    """The run directory cannot be used (bad URI, no permission, foreign content)."""
+
+
+class RunDirError(UserError, ValueError):
+    """A run directory to read is missing, empty or unreadable."""
+
+
+def part_name(index: int) -> str:
+    """The file name of chunk ``index``'s rows in a simulation run."""
+    return f"part-{index:05d}.parquet"
+
+
+def encode_parquet(table: pa.Table) -> bytes:
+    """A table as zstd-compressed Parquet bytes (deterministic: same table, same bytes).
+
+    Min/max statistics are written for the flat columns only (what readers can prune on): those of
+    the nested list columns cost a fifth of the encoding time (the driver's main work per deal) and
+    no reader can use them.
+    """
+    flat = [f.name for f in table.schema if not pa.types.is_list(f.type)]
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd", write_statistics=flat)
+    return sink.getvalue().to_pybytes()
+
+
+def parquet_bytes(write: Any) -> bytes:
+    """The bytes ``write(sink)`` produces (a Parquet writer given an in-memory sink)."""
+    sink = pa.BufferOutputStream()
+    write(sink)
+    return sink.getvalue().to_pybytes()
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of this package, the engine, the schema and the libraries that shape the files."""
+    versions = {"engine": ENGINE_VERSION, "schema": str(SCHEMA_VERSION), "python": platform.python_version()}
+    for dist in ("fivehundred", "pyarrow", "ray"):
+        try:
+            versions[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            versions[dist] = "unknown"
+    return versions
+
+
+# ------------------------------------------------------------------------------------------ manifest
+
+
+def _lookup(data: dict[str, Any], key: str, want: type | tuple[type, ...]) -> Any:
+    """``data[key]`` of type ``want``, at the top level or one level down (first found; no bools)."""
+    v = data.get(key)
+    if isinstance(v, want) and not isinstance(v, bool):
+        return v
+    for sub in data.values():
+        if isinstance(sub, dict):
+            v = sub.get(key)
+            if isinstance(v, want) and not isinstance(v, bool):
+                return v
+    return None
+
+
+@dataclass
+class Manifest:
+    """What ``manifest.json`` says about a run (one format for simulation and tournament runs).
+
+    ``identity`` is what must match for a writer to resume the run; ``chunks`` lists the committed
+    chunks in commit order (each with at least ``file`` and ``deals``); ``totals`` counts ``deals``,
+    ``games`` and ``chunks`` (a tournament adds ``pairs``).  A simulation run deals hand ``j`` of game
+    ``g`` from (``master_seed``, g, j); a tournament deals hand ``j`` of board ``b`` from
+    (``board_seed``, b, j) and has no master seed.  ``extra`` holds what only one kind has (a
+    tournament's matches).  Manifests of other tools are read leniently (:meth:`from_json`): only the
+    fields found are set.
+    """
+
+    kind: str
+    run_id: str | None = None
+    status: str = "running"
+    identity: dict[str, Any] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
+    variant: str | None = None
+    rules: dict[str, Any] | None = None
+    strategies: list[dict[str, Any]] = field(default_factory=list)
+    master_seed: int | None = None
+    board_seed: int | None = None
+    versions: dict[str, str] = field(default_factory=dict)
+    totals: dict[str, int] = field(default_factory=lambda: {"deals": 0, "games": 0, "chunks": 0})
+    chunks: list[dict[str, Any]] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+    #: Whether it was written in this project's format (else read from another tool's JSON).
+    native: bool = True
+
+    @property
+    def complete(self) -> bool:
+        """Whether every chunk of the run is committed."""
+        return self.status == "complete"
+
+    def to_json(self) -> str:
+        """The manifest as JSON text: sorted keys, one line per committed chunk (deterministic)."""
+        data = {
+            "format": MANIFEST_FORMAT,
+            "format_version": MANIFEST_FORMAT_VERSION,
+            "kind": self.kind,
+            "run_id": self.run_id,
+            "status": self.status,
+            "identity": self.identity,
+            "config": self.config,
+            "variant": self.variant,
+            "rules": self.rules,
+            "strategies": self.strategies,
+            "master_seed": self.master_seed,
+            "board_seed": self.board_seed,
+            "versions": self.versions,
+            "deals_glob": DEALS_GLOB,
+            "totals": self.totals,
+            **self.extra,
+        }
+        body = json.dumps(data, indent=1, sort_keys=True)
+        chunks = ",\n  ".join(json.dumps(c, sort_keys=True) for c in self.chunks)
+        tail = ',\n "chunks": [\n  ' + chunks + "\n ]\n}\n" if chunks else ',\n "chunks": []\n}\n'
+        return body[:-2] + tail
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Manifest:
+        """Parse a manifest: this project's format (version 1 or 2), or any JSON object leniently."""
+        known = {f for f in cls.__dataclass_fields__ if f not in ("extra", "native")}
+        if data.get("format") == MANIFEST_FORMAT:
+            values = {k: data[k] for k in known if k in data and data[k] is not None}
+            values.setdefault("kind", SIMULATION)  # format version 1 knew simulation runs only
+            skip = {*known, "format", "format_version", "deals_glob"}
+            extra = {k: v for k, v in data.items() if k not in skip}
+            return cls(**values, extra=extra)
+        seed = _lookup(data, "master_seed", int)
+        rules = _lookup(data, "rules", dict)
+        totals = _lookup(data, "totals", dict) or _lookup(data, "counts", dict)  # counts: old tournaments
+        complete = data.get("status") == "complete" or data.get("complete") is True
+        chunks = [  # an old tournament listed its chunks by key
+            {"key": c, "file": f"{DEALS_DIR}/{c}.parquet"} if isinstance(c, str) else c
+            for c in (data["chunks"] if isinstance(data.get("chunks"), list) else [])
+        ]
+        return cls(
+            kind=str(data.get("kind") or SIMULATION),
+            run_id=_lookup(data, "run_id", str),
+            status="complete" if complete else "running",
+            variant=_lookup(data, "variant", str),
+            rules=rules,
+            master_seed=seed if seed is not None else _lookup(data, "seed", int),
+            board_seed=_lookup(data, "board_seed", int),
+            versions=dict(data["versions"]) if isinstance(data.get("versions"), dict) else {},
+            totals=dict(totals) if isinstance(totals, dict) else {},
+            chunks=[c for c in chunks if isinstance(c, dict)],
+            config=dict(data["config"]) if isinstance(data.get("config"), dict) else {},
+            native=False,
+        )
+
+    def seat_labels(self) -> list[str]:
+        """The strategy label of each seat (or entry), in order; ``[]`` when not recorded."""
+        return [str(s.get("label") or s.get("name") or s) for s in self.strategies]
+
+
+# ---------------------------------------------------------------------------------------- run dir
+
+
+class RunDir:
+    """One run directory, locally or through a pyarrow filesystem: atomic writes, reads, locking.
+
+    ``out`` is a local path, ``file://`` URI or any URI pyarrow understands; or, with
+    ``filesystem`` (a configured :class:`pyarrow.fs.FileSystem`, e.g. S3 with its own endpoint and
+    credentials), a path inside that filesystem.
+    """
+
+    def __init__(self, out: str | Path, filesystem: pafs.FileSystem | None = None) -> None:
+        out = str(out)
+        self.out = out
+        self._lock_fh: Any = None
+        if filesystem is not None:
+            self.fs, self.root, self.local = filesystem, out, isinstance(filesystem, pafs.LocalFileSystem)
+        elif "://" in out and not out.startswith("file://"):
+            try:
+                self.fs, self.root = pafs.FileSystem.from_uri(out)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
+                raise StorageError(f"out '{out}': pyarrow cannot open this URI ({exc})") from None
+            self.local = False
+        else:
+            path = out[len("file://") :] if out.startswith("file://") else out
+            self.root = str(Path(path).expanduser().resolve())
+            self.fs = pafs.LocalFileSystem()
+            self.local = True
+        self.root = self.root.rstrip("/")
+        self.atomic_rename = self.local or self.fs.type_name not in OBJECT_STORES
+
+    # paths -------------------------------------------------------------------------------------
+    def path(self, *parts: str) -> str:
+        """A path inside the run directory (in its filesystem)."""
+        return "/".join((self.root, *parts))
+
+    @property
+    def display(self) -> str:
+        """The run directory as the user should see it."""
+        return self.root if self.local else self.out
+
+    @property
+    def name(self) -> str:
+        """The run directory's last path component."""
+        return self.root.rsplit("/", 1)[-1]
+
+    @property
+    def deals_glob(self) -> str:
+        """The glob of the deal log's part files (what readers scan)."""
+        return f"{self.display}/{DEALS_GLOB}"
+
+    # basic operations --------------------------------------------------------------------------
+    def write(self, rel: str, data: bytes) -> None:
+        """Write ``data`` to ``rel`` so that it appears complete or not at all."""
+        final = self.path(rel)
+        if self.local:
+            tmp_dir = self.path(TMP_DIR)
+            os.makedirs(tmp_dir, exist_ok=True)
+            os.makedirs(os.path.dirname(final), exist_ok=True)
+            tmp = f"{tmp_dir}/{os.path.basename(rel)}.{os.getpid()}.tmp"
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, final)
+            return
+        if self.atomic_rename:
+            tmp = self.path(TMP_DIR, f"{os.path.basename(rel)}.{os.getpid()}.tmp")
+            self.fs.create_dir(self.path(TMP_DIR), recursive=True)
+            self.fs.create_dir(os.path.dirname(final), recursive=True)
+            with self.fs.open_output_stream(tmp) as fh:
+                fh.write(data)
+            self.fs.move(tmp, final)
+        else:
+            self.fs.create_dir(os.path.dirname(final), recursive=True)
+            with self.fs.open_output_stream(final) as fh:
+                fh.write(data)
+
+    def read(self, rel: str) -> bytes | None:
+        """A file's bytes, or ``None`` when it does not exist."""
+        try:
+            with self.fs.open_input_stream(self.path(rel)) as fh:
+                return fh.read()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            if "not found" in str(exc).lower() or "no such file" in str(exc).lower():
+                return None
+            raise StorageError(f"{self.display}/{rel}: cannot read ({exc})") from None
+
+    def open(self, rel: str) -> Any:
+        """A random-access file of the run (for :class:`pyarrow.parquet.ParquetFile`); close it after."""
+        return self.fs.open_input_file(self.path(rel))
+
+    def exists(self, rel: str = "") -> bool:
+        """Whether a file (or, with no ``rel``, the run directory) exists."""
+        info = self.fs.get_file_info(self.path(rel) if rel else self.root)
+        return info.type != pafs.FileType.NotFound
+
+    def is_dir(self, rel: str = "") -> bool:
+        """Whether ``rel`` (default: the run directory itself) is a directory."""
+        return self.fs.get_file_info(self.path(rel) if rel else self.root).type == pafs.FileType.Directory
+
+    def is_empty(self) -> bool:
+        """Whether the run directory is missing or holds nothing."""
+        if not self.is_dir():
+            return not self.exists()
+        return not self.fs.get_file_info(pafs.FileSelector(self.root))
+
+    def read_manifest(self) -> Manifest | None:
+        """The manifest, or ``None`` when the directory holds none; unreadable JSON raises."""
+        data = self.read(MANIFEST)
+        if data is None:
+            return None
+        try:
+            parsed = json.loads(data)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise StorageError(
+                f"{self.display}/{MANIFEST}: not valid JSON ({exc}); use --overwrite to replace the run"
+            ) from None
+        if not isinstance(parsed, dict):
+            raise StorageError(f"{self.display}/{MANIFEST}: expected a JSON object")
+        return Manifest.from_json(parsed)
+
+    def write_manifest(self, manifest: Manifest) -> None:
+        """Replace the manifest atomically."""
+        self.write(MANIFEST, manifest.to_json().encode())
+
+    def write_part(self, index: int, data: bytes) -> str:
+        """Write chunk ``index``'s Parquet bytes atomically; returns its path relative to the run."""
+        rel = f"{DEALS_DIR}/{part_name(index)}"
+        self.write(rel, data)
+        return rel
+
+    def files(self, folder: str, suffix: str = ".parquet") -> list[str]:
+        """Relative paths of the files ending in ``suffix`` under ``folder``, sorted."""
+        sel = pafs.FileSelector(self.path(folder), allow_not_found=True)
+        names = [info.base_name for info in self.fs.get_file_info(sel) if info.type == pafs.FileType.File]
+        return sorted(f"{folder}/{n}" for n in names if n.endswith(suffix) and not n.startswith("."))
+
+    def part_files(self) -> list[str]:
+        """Relative paths of the part files present under ``deals/``."""
+        return self.files(DEALS_DIR)
+
+    def part_rows(self, rel: str) -> int | None:
+        """The row count in a part file's footer, or ``None`` if it is missing or unreadable."""
+        try:
+            with self.open(rel) as fh:
+                return pq.ParquetFile(fh).metadata.num_rows
+        except (OSError, pa.ArrowInvalid):
+            return None
+
+    def delete(self, rel: str) -> None:
+        """Remove one file if present."""
+        with contextlib.suppress(FileNotFoundError):
+            self.fs.delete_file(self.path(rel))
+
+    def clean_tmp(self) -> None:
+        """Remove leftovers of interrupted writes."""
+        if self.fs.get_file_info(self.path(TMP_DIR)).type == pafs.FileType.Directory:
+            self.fs.delete_dir(self.path(TMP_DIR))
+
+    def clear(self) -> None:
+        """Remove this project's files from the run directory (manifest, parts, temp); nothing else."""
+        for rel in self.part_files():
+            self.delete(rel)
+        self.delete(MANIFEST)
+        self.clean_tmp()
+
+    def has_foreign_parts(self) -> bool:
+        """Part files without a manifest: someone else's data, never silently mixed or deleted."""
+        return bool(self.part_files())
+
+    # reading Parquet -----------------------------------------------------------------------------
+    def scan(self, files: list[str] | None = None) -> pl.LazyFrame:
+        """A lazy frame over part files (default: the glob of every part file of the deal log)."""
+        if self.local:
+            return pl.scan_parquet(self.deals_glob if files is None else [self.path(f) for f in files])
+        import pyarrow.dataset as ds
+
+        rels = self.part_files() if files is None else files
+        dataset = ds.dataset([self.path(f) for f in rels], filesystem=self.fs, format="parquet")
+        return pl.scan_pyarrow_dataset(dataset)
+
+    def read_table(self, rel: str) -> pa.Table:
+        """One Parquet file of the run as an Arrow table."""
+        with self.open(rel) as fh:
+            return pq.read_table(fh)
+
+    # locking -----------------------------------------------------------------------------------
+    def lock(self) -> None:
+        """Take an exclusive lock on a local run directory (released when the process ends)."""
+        if not self.local:
+            return
+        import fcntl
+
+        try:
+            os.makedirs(self.root, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(f"out '{self.out}': cannot create the run directory ({exc})") from None
+        fh = open(self.path(LOCK), "a")  # held open for the run's lifetime
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.close()
+            raise StorageError(f"{self.display}: another process is using this run directory") from None
+        self._lock_fh = fh
+
+    def unlock(self) -> None:
+        """Release the lock taken by :meth:`lock` and remove the lock file."""
+        if self._lock_fh is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.path(LOCK))
+            self._lock_fh.close()
+            self._lock_fh = None
+
+
+# ---------------------------------------------------------------------------------------- reading
+
+
+@dataclass(frozen=True)
+class RunLog:
+    """A run directory opened for reading: its part files, a lazy scan and the manifest.
+
+    ``manifest`` is the run's :class:`Manifest` (``native`` False and nothing set when the run has
+    none); ``path`` is the run directory as the user gave it (a local path or a URI).
+    """
+
+    dir: RunDir
+    files: tuple[str, ...]
+    manifest: Manifest
+
+    @property
+    def path(self) -> str:
+        """The run directory as the user should see it."""
+        return self.dir.display
+
+    @property
+    def name(self) -> str:
+        """The run directory's last path component."""
+        return self.dir.name
+
+    @property
+    def glob(self) -> str:
+        """The glob of the part files."""
+        return self.dir.deals_glob
+
+    @property
+    def local(self) -> bool:
+        """Whether the run is on this machine's filesystem."""
+        return self.dir.local
+
+    def scan(self, files: list[str] | None = None) -> pl.LazyFrame:
+        """A lazy frame over every part file (or the given ones)."""
+        return self.dir.scan(files)
+
+    def open(self, rel: str) -> Any:
+        """A part file (or any file of the run) opened for random access."""
+        return self.dir.open(rel)
+
+    def exists(self, rel: str) -> bool:
+        """Whether a file of the run exists."""
+        return self.dir.exists(rel)
+
+
+def open_log(
+    location: str | Path, filesystem: pafs.FileSystem | None = None, error: type[Exception] = RunDirError
+) -> RunLog:
+    """Open a run directory (path or URI) for reading; a missing or empty one raises ``error``.
+
+    ``error`` is the caller's one-line user error class (the message is the same for every caller).
+    """
+    try:
+        run = RunDir(location, filesystem)
+        if not run.exists():
+            raise error(f"run directory {run.display} does not exist")
+        if not run.is_dir():
+            raise error(f"{run.display} is not a run directory")
+        files = tuple(run.part_files())
+        if not files:
+            raise error(f"{run.display} is not a run directory: no deal log (no {DEALS_GLOB} files)")
+        manifest = run.read_manifest()
+    except StorageError as exc:
+        raise error(str(exc)) from None
+    if manifest is None:
+        manifest = Manifest(kind=SIMULATION, totals={}, native=False)
+    return RunLog(run, files, manifest)
+
+
+def read_manifest(location: str | Path) -> Manifest | None:
+    """A run's manifest, or ``None`` when it has none or it cannot be read (reports say "not recorded")."""
+    try:
+        return RunDir(location).read_manifest()
+    except (StorageError, OSError):
+        return None
