@@ -26,7 +26,7 @@ def report_cmd(
     ] = None,
 ) -> None:
     """Write one self-contained HTML report (figures embedded) and optionally a PDF."""
-    from fivehundred.reports import build_report
+    from fivehundred.cli.statistics import make_report
 
-    result = build_report([run_dir, *(compare or [])], out, pdf=pdf, stats_dir=stats)
+    result = make_report([run_dir, *(compare or [])], out, pdf=pdf, stats_dir=stats)
     typer.echo(result.summary())

@@ -36,7 +36,7 @@ def run_cmd(
     ] = False,
 ) -> None:
     """Simulate the default config (and a paired variant run), analyse both, write the report."""
-    from fivehundred.pipelines.job import run_main_job
+    from fivehundred.cli.job import run_main_job
 
     result = run_main_job(
         out,

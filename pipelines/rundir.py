@@ -135,7 +135,7 @@ class Manifest:
     config: dict[str, Any] = field(default_factory=dict)
     variant: str | None = None
     rules: dict[str, Any] | None = None
-    strategies: list[dict[str, Any]] = field(default_factory=list)
+    strategies: list[Any] = field(default_factory=list)
     master_seed: int | None = None
     board_seed: int | None = None
     versions: dict[str, str] = field(default_factory=dict)
@@ -189,6 +189,13 @@ class Manifest:
         rules = _lookup(data, "rules", dict)
         totals = _lookup(data, "totals", dict) or _lookup(data, "counts", dict)  # counts: old tournaments
         complete = data.get("status") == "complete" or data.get("complete") is True
+        config = dict(data["config"]) if isinstance(data.get("config"), dict) else {}
+        listed = (data.get("strategies"), config.get("strategies"))
+        strategies = next((v for v in listed if isinstance(v, list)), [])
+        versions = dict(data["versions"]) if isinstance(data.get("versions"), dict) else {}
+        for key, name in (("fivehundred", "package_version"), ("engine", "engine_version")):  # old tournament
+            if isinstance(data.get(name), str):
+                versions.setdefault(key, data[name])
         chunks = [  # an old tournament listed its chunks by key
             {"key": c, "file": f"{DEALS_DIR}/{c}.parquet"} if isinstance(c, str) else c
             for c in (data["chunks"] if isinstance(data.get("chunks"), list) else [])
@@ -201,16 +208,19 @@ class Manifest:
             rules=rules,
             master_seed=seed if seed is not None else _lookup(data, "seed", int),
             board_seed=_lookup(data, "board_seed", int),
-            versions=dict(data["versions"]) if isinstance(data.get("versions"), dict) else {},
+            versions=versions,
             totals=dict(totals) if isinstance(totals, dict) else {},
             chunks=[c for c in chunks if isinstance(c, dict)],
-            config=dict(data["config"]) if isinstance(data.get("config"), dict) else {},
+            config=config,
+            strategies=strategies,
             native=False,
         )
 
     def seat_labels(self) -> list[str]:
         """The strategy label of each seat (or entry), in order; ``[]`` when not recorded."""
-        return [str(s.get("label") or s.get("name") or s) for s in self.strategies]
+        return [
+            s if isinstance(s, str) else str(s.get("label") or s.get("name") or s) for s in self.strategies
+        ]
 
 
 # ---------------------------------------------------------------------------------------- run dir

@@ -1,6 +1,6 @@
 """The report: one self-contained HTML file (figures embedded as PNG), and optionally a PDF.
 
-:func:`build_report` loads the statistics tables (:func:`reports.tables.load_statistics`), draws every
+:func:`build_report` takes the statistics tables (and what the runs' manifests say), draws every
 figure of :data:`reports.figures.BUILDERS`, lays out the readable tables and the methods section, and
 writes the files atomically.  A figure or table that has no data, or that fails, becomes a short
 notice in its section; the report is always written.
@@ -20,6 +20,7 @@ from typing import Any
 
 import polars as pl
 
+from fivehundred.pipelines.rundir import Manifest
 from fivehundred.reports.figures import BUILDERS, Chart, style_context, table_metric_label
 from fivehundred.reports.tables import (
     Col,
@@ -27,11 +28,9 @@ from fivehundred.reports.tables import (
     ReportError,
     Tables,
     html_table,
-    load_statistics,
     need,
     num,
     pct,
-    read_manifest,
     run_order,
     signed,
 )
@@ -562,19 +561,6 @@ def _tournament_matches_table(t: Tables, runs: Sequence[str]) -> str:
     return html_table(df, "tournament_matches", cols, caption="Tournament matches")
 
 
-def _tournament_tables(run_dir: Path) -> Tables:
-    """A tournament directory's own result tables (``tables/entries.parquet``, ``matches.parquet``)."""
-    out: Tables = {}
-    for name in ("entries", "matches"):
-        f = run_dir / "tables" / f"{name}.parquet"
-        if f.exists():
-            try:
-                out[f"tournament_{name}"] = pl.read_parquet(f)
-            except (OSError, pl.exceptions.PolarsError):
-                continue  # an unreadable optional table: the section simply does not show it
-    return out
-
-
 #: Tables shown only when present (no "no data" notice when absent; the effects figure already says why).
 OPTIONAL_TABLES = (
     "misere_whatif",
@@ -617,40 +603,19 @@ TABLES = {
 # ----------------------------------------------------------------------------------------- methods
 
 
-def _strategies_of(m: dict[str, Any]) -> str:
-    for key in ("strategies",):
-        v = m.get(key)
-        if v is None and isinstance(m.get("config"), dict):
-            v = m["config"].get(key)
-        if isinstance(v, list):
-            return ", ".join(
-                s if isinstance(s, str) else str(s.get("label") or s.get("name") or s) for s in v
-            )
-        if isinstance(v, str):
-            return v
-    return "not recorded"
+def _strategies_of(m: Manifest | None) -> str:
+    labels = m.seat_labels() if m is not None else []
+    return ", ".join(labels) if labels else "not recorded"
 
 
-def _find(m: dict[str, Any], key: str) -> Any:
-    if key in m and not isinstance(m[key], dict):
-        return m[key]
-    for v in m.values():
-        if isinstance(v, dict) and key in v and not isinstance(v[key], dict):
-            return v[key]
-    return None
+def _dir_name(run: str | Path) -> str:
+    """A run directory's last path component (of a local path or a URI)."""
+    return str(run).rstrip("/").rsplit("/", 1)[-1]
 
 
-def _rules_of(m: dict[str, Any]) -> dict[str, Any] | None:
-    r = m.get("rules")
-    if isinstance(r, dict):
-        return r
-    for v in m.values():
-        if isinstance(v, dict) and isinstance(v.get("rules"), dict):
-            return v["rules"]
-    return None
-
-
-def _methods(run_dirs: Sequence[Path], tables: Tables, runs: Sequence[str]) -> str:
+def _methods(
+    run_dirs: Sequence[str | Path], manifests: Sequence[Manifest | None], tables: Tables, runs: Sequence[str]
+) -> str:
     ov = tables.get("overview")
     counts: dict[str, dict[str, Any]] = {}
     if ov is not None and "run_id" in ov.columns:
@@ -666,29 +631,27 @@ def _methods(run_dirs: Sequence[Path], tables: Tables, runs: Sequence[str]) -> s
         "Every number here comes from the statistics tables written by <code>fivehundred analyze</code> "
         "(see <code>docs/statistics.md</code>).</p>"
     ]
-    for d in run_dirs:
-        m = read_manifest(Path(d))
-        rid = _find(m, "run_id")
+    for d, m in zip(run_dirs, manifests, strict=True):
+        rid = m.run_id if m is not None else None
         c = counts.get(rid, {}) if isinstance(rid, str) else {}
         if not c and len(run_dirs) == 1 and len(counts) == 1:
             c = next(iter(counts.values()))
-        seed = _find(m, "master_seed")
-        if seed is None:
-            seed = _find(m, "seed")
+        seed = m.master_seed if m is not None else None
         if seed is None:
             seed = c.get("master_seed")
-        rules = _rules_of(m)
-        versions = m.get("versions") if isinstance(m.get("versions"), dict) else {}
+        rules = m.rules if m is not None else None
+        versions = m.versions if m is not None else {}
+        variant = m.variant if m is not None else None
         items = [
             ("run directory", str(d)),
             ("run id", rid or c.get("run_id") or "not recorded"),
-            ("rules", _find(m, "variant") or c.get("variant") or "not recorded"),
+            ("rules", variant or c.get("variant") or "not recorded"),
             ("strategies (seat order)", _strategies_of(m)),
             ("master seed", seed if seed is not None else "not recorded"),
             ("deals", num(c.get("deals")) if c else "—"),
             ("games", num(c.get("games")) if c else "—"),
-            ("package version", versions.get("fivehundred") or _find(m, "package_version") or "not recorded"),
-            ("engine version", versions.get("engine") or _find(m, "engine_version") or "not recorded"),
+            ("package version", versions.get("fivehundred") or "not recorded"),
+            ("engine version", versions.get("engine") or "not recorded"),
         ]
         out.append(f"<h3>{html.escape(str(d))}</h3><dl class='methods'>")
         out += [f"<dt>{html.escape(k)}</dt><dd>{html.escape(str(v))}</dd>" for k, v in items]
@@ -719,23 +682,23 @@ def build_report(
     run_dirs: Sequence[str | Path],
     out_html: str | Path,
     pdf: str | Path | None = None,
-    stats_dir: str | Path | None = None,
-    tables: Tables | None = None,
+    *,
+    tables: Tables,
+    manifests: Sequence[Manifest | None] | None = None,
 ) -> ReportResult:
-    """Write the HTML report (and the PDF when ``pdf`` is given) for ``run_dirs`` (main run first).
+    """Write the HTML report (and the PDF when ``pdf`` is given) from statistics ``tables``.
 
-    ``tables`` skips loading (tests, the main job); otherwise :func:`load_statistics` finds them.
+    ``run_dirs`` name the runs (main run first) and ``manifests`` are what their manifests say (for
+    the methods section; ``None``: not recorded).  The report reads nothing else: the caller finds
+    the tables (``fivehundred report`` reads or makes them, see :mod:`cli.statistics`).
     """
     if not run_dirs:
         raise ReportError("no run directory given")
-    dirs = [Path(d) for d in run_dirs]
-    for d in dirs:
-        if not d.is_dir():
-            raise ReportError(f"run directory {d} does not exist")
-    if tables is None:
-        tables = load_statistics(dirs, Path(stats_dir) if stats_dir else None)
-        tables = {**_tournament_tables(dirs[0]), **tables}
-    wanted = [_find(read_manifest(d), "run_id") for d in dirs]
+    dirs = [str(d) for d in run_dirs]
+    infos = list(manifests) if manifests is not None else [None] * len(dirs)
+    if len(infos) != len(dirs):
+        raise ValueError("one manifest (or None) per run directory")
+    wanted = [m.run_id if m is not None else None for m in infos]
     runs = run_order(tables, wanted)
     result = ReportResult(html=Path(out_html), pdf=Path(pdf) if pdf else None)
     charts: list[Chart] = []
@@ -773,8 +736,8 @@ def build_report(
             except Exception as exc:  # a failed table must not stop the report either
                 body[section].append(_notice("table failed", f"{type(exc).__name__}: {exc}"))
                 result.tables[name] = f"failed: {type(exc).__name__}: {exc}"
-    body["methods"].append(_methods(dirs, tables, runs))
-    title = "Five Hundred: " + ", ".join(html.escape(str(d.name)) for d in dirs)
+    body["methods"].append(_methods(dirs, infos, tables, runs))
+    title = "Five Hundred: " + ", ".join(html.escape(_dir_name(d)) for d in dirs)
     page = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -799,14 +762,18 @@ def build_report(
     if result.pdf is not None:
         for chart in charts:
             chart.figure.clear()
-        _write_pdf(result.pdf, drawn, dirs, tables, runs)
+        _write_pdf(result.pdf, drawn, list(zip(dirs, infos, strict=True)), tables, runs)
     for chart in charts:
         chart.figure.clear()
     return result
 
 
 def _write_pdf(
-    path: Path, builders: Sequence[Any], dirs: Sequence[Path], tables: Tables, runs: Sequence[str]
+    path: Path,
+    builders: Sequence[Any],
+    dirs: Sequence[tuple[str, Manifest | None]],
+    tables: Tables,
+    runs: Sequence[str],
 ) -> None:
     """Title and methods page, then one page per figure with its reading (deterministic metadata).
 
@@ -826,13 +793,11 @@ def _write_pdf(
             cover = Figure(figsize=(8.27, 11.69))
             lines = ["Five Hundred: simulation report", ""]
             ov = tables.get("overview")
-            for d in dirs:
-                m = read_manifest(d)
-                seed = _find(m, "master_seed")
+            for d, m in dirs:
+                seed = m.master_seed if m is not None else None
+                variant = (m.variant if m is not None else None) or "?"
                 lines.append(f"Run directory: {d}")
-                lines.append(
-                    f"  rules {_find(m, 'variant') or '?'}, master seed {seed if seed is not None else '?'}"
-                )
+                lines.append(f"  rules {variant}, master seed {seed if seed is not None else '?'}")
                 lines.append(f"  strategies: {_strategies_of(m)}")
             if ov is not None and {"run_id", "variant", "deals", "games"} <= set(ov.columns):
                 for r in ov.iter_rows(named=True):

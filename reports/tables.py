@@ -1,17 +1,15 @@
 """The statistics tables a report is built from, and how their numbers are shown.
 
 The report reads only the tables of ``docs/statistics.md`` (written by ``fivehundred analyze``), never
-the deal log's raw columns.  :func:`load_statistics` finds them: a given statistics folder, the main
-run's ``stats/`` folder when it holds exactly the requested runs, or a fresh
-:func:`pipelines.analysis.analyze` into a temporary folder (the runs are not touched).
+the deal log's raw columns; :func:`read_statistics` reads a folder of them.  Which tables a report is
+made from (a given folder, the main run's ``stats/``, or a fresh analysis) is the caller's decision
+(``fivehundred report``: :mod:`cli.statistics`).
 """
 
 from __future__ import annotations
 
 import html
-import json
 import math
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,17 +43,10 @@ def need(tables: Tables, name: str, columns: Sequence[str] = ()) -> pl.DataFrame
     return df
 
 
-def read_manifest(run_dir: Path) -> dict[str, Any]:
-    """A run's manifest as a dict (``{}`` when absent or unreadable: the report says "not recorded")."""
-    p = Path(run_dir) / "manifest.json"
-    try:
-        data = json.loads(p.read_text())
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _read_dir(stats_dir: Path) -> Tables:
+def read_statistics(stats_dir: Path) -> Tables:
+    """Every statistics table (``*.parquet``) in a folder written by ``fivehundred analyze``."""
+    if not Path(stats_dir).is_dir():
+        raise ReportError(f"statistics folder {stats_dir} does not exist")
     files = sorted(Path(stats_dir).glob("*.parquet"))
     if not files:
         raise ReportError(f"{stats_dir}: no statistics tables (*.parquet); run `fivehundred analyze` first")
@@ -75,34 +66,9 @@ def _run_ids(tables: Tables) -> list[str]:
     return ov.get_column("run_id").to_list()
 
 
-def load_statistics(run_dirs: Sequence[Path], stats_dir: Path | None = None, what_if: bool = False) -> Tables:
-    """The statistics tables for ``run_dirs`` (main run first).
-
-    ``stats_dir`` given: read every table there.  Otherwise reuse ``RUN_DIR/stats/`` of the main run
-    when its ``overview`` covers exactly the requested runs; otherwise run the analysis into a
-    temporary folder.
-    """
-    for d in run_dirs:
-        if not Path(d).is_dir():
-            raise ReportError(f"run directory {d} does not exist")
-    if stats_dir is not None:
-        if not Path(stats_dir).is_dir():
-            raise ReportError(f"statistics folder {stats_dir} does not exist")
-        return _read_dir(Path(stats_dir))
-    wanted = [read_manifest(Path(d)).get("run_id") for d in run_dirs]
-    cached = Path(run_dirs[0]) / "stats"
-    if all(isinstance(w, str) for w in wanted) and any(cached.glob("*.parquet")):
-        tables = _read_dir(cached)
-        if sorted(_run_ids(tables)) == sorted(wanted):
-            return tables
-    from fivehundred.pipelines.analysis import analyze
-
-    with tempfile.TemporaryDirectory(prefix="fivehundred-report-") as tmp:
-        kwargs: dict[str, Any] = {}
-        if what_if:
-            kwargs["what_if"] = "misere"
-        result = analyze([Path(d) for d in run_dirs], Path(tmp), **kwargs)
-        return {k: v for k, v in result.items() if isinstance(v, pl.DataFrame)}
+def covers(tables: Tables, run_ids: Sequence[str | None]) -> bool:
+    """Whether the tables' ``overview`` lists exactly the runs ``run_ids`` (all known)."""
+    return all(isinstance(r, str) for r in run_ids) and sorted(_run_ids(tables)) == sorted(run_ids)
 
 
 # ------------------------------------------------------------------------------------ formatting

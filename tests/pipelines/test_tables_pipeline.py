@@ -11,12 +11,12 @@ import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
+from fivehundred.cli.statistics import make_report
 from fivehundred.pipelines.analysis import analyze
 from fivehundred.pipelines.runconfig import make_config
 from fivehundred.pipelines.schema import DEAL_LOG_SCHEMA, records_to_table
 from fivehundred.pipelines.simulate import run_simulation
 from fivehundred.pipelines.verify import verify_run
-from fivehundred.reports.build import build_report
 from fivehundred.sim import load_rules, play_game
 from fivehundred.strategies import make
 
@@ -87,7 +87,7 @@ def test_small_run_of_each_table_verifies_and_analyses(name: str, tmp_path: Path
     assert set(by_seat["seat_rel"].to_list()) <= set(range(seats))
     assert by_seat["n"].sum() == overview["contracts"].item()
     assert (tmp_path / "stats" / "overview.parquet").exists()
-    report = build_report([tmp_path / name], tmp_path / "report.html", stats_dir=tmp_path / "stats")
+    report = make_report([tmp_path / name], tmp_path / "report.html", stats_dir=tmp_path / "stats")
     failed = {k: v for k, v in {**report.figures, **report.tables}.items() if v.startswith("failed")}
     assert not failed
     assert report.figures["contracts"] == "ok" and report.tables["overview"] == "ok"

@@ -15,13 +15,15 @@ from typer.testing import CliRunner
 
 import fivehundred.cli.main  # noqa: F401  (registers every command)
 from fivehundred.cli.app import app
+from fivehundred.cli.statistics import load_statistics, make_report, open_runs
 from fivehundred.pipelines.analysis import analyze
 from fivehundred.pipelines.runconfig import make_config
+from fivehundred.pipelines.rundir import read_manifest
 from fivehundred.pipelines.simulate import run_simulation
 from fivehundred.reports import ReportError, build_report
 from fivehundred.reports.build import SECTIONS
 from fivehundred.reports.figures import BUILDERS
-from fivehundred.reports.tables import load_statistics
+from fivehundred.reports.tables import read_statistics
 from fivehundred.sim import ENGINE_VERSION
 
 SEED = 5
@@ -75,8 +77,13 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path, di
 def report(runs: tuple, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, object]:
     a, b, stats, _ = runs
     out = tmp_path_factory.mktemp("out")
-    result = build_report(
-        [a, b, a.parent / "c"], out / "report.html", pdf=out / "report.pdf", stats_dir=stats
+    dirs = [a, b, a.parent / "c"]
+    result = build_report(  # the statistics tables and the manifests: all a report reads
+        [str(d.resolve()) for d in dirs],
+        out / "report.html",
+        pdf=out / "report.pdf",
+        tables=read_statistics(stats),
+        manifests=[read_manifest(d) for d in dirs],
     )
     return out / "report.html", out / "report.pdf", result
 
@@ -255,7 +262,7 @@ def test_cli_report_gives_the_same_bytes(runs: tuple, report: tuple, tmp_path: P
 
 def test_single_run_and_missing_tables_say_no_data(runs: tuple, tmp_path: Path) -> None:
     a, _, _, _ = runs
-    tables = load_statistics([a])  # the main run alone: analysed afresh into a temporary folder
+    tables = load_statistics(open_runs([a]))  # the main run alone: analysed afresh into a temporary folder
     assert set(tables["overview"]["run_id"]) == {json.loads((a / "manifest.json").read_text())["run_id"]}
     assert not (a / "stats").exists()
     tables = dict(tables)
@@ -286,7 +293,7 @@ def test_empty_statistics_never_crash(runs: tuple, tmp_path: Path) -> None:
 
 def test_missing_run_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(ReportError, match="does not exist"):
-        build_report([tmp_path / "nope"], tmp_path / "r.html")
+        make_report([tmp_path / "nope"], tmp_path / "r.html")
     import sys
 
     from fivehundred.cli.main import main
@@ -320,25 +327,3 @@ def test_report_of_a_tournament(tmp_path: Path) -> None:
     rows = next(rows for name, _, rows in parsed.tables if name == "tournament_entries")
     shown = {r[1]["data-value"]: _value(r[6]["data-value"]) for r in rows}  # entry -> rating
     assert shown == dict(entries.select("entry", "rating").iter_rows())
-
-
-def test_the_runs_own_statistics_are_reused(
-    runs: tuple, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """``RUN_DIR/stats`` covering exactly the requested runs is read; otherwise the runs are analysed."""
-    import shutil
-
-    import fivehundred.pipelines.analysis as pipelines_analysis
-
-    a = tmp_path / "a"
-    shutil.copytree(runs[0], a)
-    analyze([a])  # default out: a/stats
-    calls: list[object] = []
-    real = pipelines_analysis.analyze
-    monkeypatch.setattr(
-        pipelines_analysis, "analyze", lambda *args, **kw: calls.append(args) or real(*args, **kw)
-    )
-    tables = load_statistics([a])
-    assert calls == [] and tables["overview"].height == 1
-    both = load_statistics([a, runs[1]])  # a/stats lacks the second run: analysed afresh
-    assert len(calls) == 1 and both["overview"].height == 2

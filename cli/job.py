@@ -5,7 +5,7 @@ seed and strategies under a second rule variant so that the report can show vari
 deal; it analyses both (with the misère what-if on a sample of deals) and writes ``report.html`` and
 ``report.pdf``.  Every step is a library call of its own module
 (:func:`pipelines.simulate.run_simulation`, :func:`pipelines.analysis.analyze`,
-:func:`reports.build_report`); one embedded Ray instance serves both simulations.  Running the same
+:func:`cli.statistics.make_report`); one embedded Ray instance serves both simulations.  Running the same
 command again resumes the simulations from their finished chunks.
 """
 
@@ -68,11 +68,11 @@ def run_main_job(
     main run, so every game pairs); ``workers=0`` plays in-process without Ray; ``compare_variant``
     ``None`` or ``""`` skips the compared run.
     """
+    from fivehundred.cli.statistics import make_report
     from fivehundred.pipelines.analysis import analyze
     from fivehundred.pipelines.chunks import RayPool
     from fivehundred.pipelines.runconfig import load_config
     from fivehundred.pipelines.simulate import run_simulation
-    from fivehundred.reports import build_report
 
     say = progress or (lambda _msg: None)
     root = Path(out)
@@ -115,7 +115,7 @@ def run_main_job(
     result.seconds["analyze"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     say("writing the report ...")
-    rep = build_report(
+    rep = make_report(
         result.runs, root / "report.html", pdf=root / "report.pdf" if pdf else None, stats_dir=stats
     )
     result.html, result.pdf = rep.html, rep.pdf
