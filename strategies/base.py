@@ -85,15 +85,22 @@ def _load_entry_points() -> None:
             cls.name = ep.name
 
 
-def _import_builtins() -> None:
-    # Importing the modules registers their bots.
-    import fivehundred.strategies.random_bot  # noqa: F401
+#: The modules of the built-in bots, imported by name (they import this module to register their bots,
+#: so this module never imports them: no import cycle).
+BUILTIN_MODULES = (
+    "fivehundred.strategies.random_bot",
+    "fivehundred.strategies.heuristic",
+    "fivehundred.strategies.montecarlo",
+)
 
-    for mod in ("fivehundred.strategies.heuristic", "fivehundred.strategies.montecarlo"):
+
+def _import_builtins() -> None:
+    # Importing the modules registers their bots; random_bot must be there, the others may be left out.
+    for mod in BUILTIN_MODULES:
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError as exc:
-            if exc.name != mod:
+            if exc.name != mod or mod == BUILTIN_MODULES[0]:
                 raise
 
 
