@@ -35,7 +35,7 @@ def load_statistics(runs: Sequence[RunLog], stats_dir: Path | None = None, what_
         return read_statistics(Path(stats_dir))
     wanted = [r.manifest.run_id for r in runs]
     cached = Path(runs[0].path) / "stats"
-    if runs[0].local and all(isinstance(w, str) for w in wanted) and any(cached.glob("*.parquet")):
+    if runs[0].dir.local and all(isinstance(w, str) for w in wanted) and any(cached.glob("*.parquet")):
         tables = read_statistics(cached)
         if covers(tables, wanted):
             return tables

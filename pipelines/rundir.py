@@ -448,7 +448,8 @@ class RunLog:
     """A run directory opened for reading: its part files, a lazy scan and the manifest.
 
     ``manifest`` is the run's :class:`Manifest` (``native`` False and nothing set when the run has
-    none); ``path`` is the run directory as the user gave it (a local path or a URI).
+    none); ``path`` is the run directory as the user should see it (a local path or a URI); ``dir``
+    has the rest (``dir.local``, ``dir.name``, ``dir.deals_glob``).
     """
 
     dir: RunDir
@@ -459,21 +460,6 @@ class RunLog:
     def path(self) -> str:
         """The run directory as the user should see it."""
         return self.dir.display
-
-    @property
-    def name(self) -> str:
-        """The run directory's last path component."""
-        return self.dir.name
-
-    @property
-    def glob(self) -> str:
-        """The glob of the part files."""
-        return self.dir.deals_glob
-
-    @property
-    def local(self) -> bool:
-        """Whether the run is on this machine's filesystem."""
-        return self.dir.local
 
     def scan(self, files: list[str] | None = None) -> pl.LazyFrame:
         """A lazy frame over every part file (or the given ones)."""

@@ -66,7 +66,7 @@ def analyze(
     if what_if not in (None, "misere"):
         raise AnalysisError(f"unknown --what-if analysis {what_if!r} (known: misere)")
     runs = [open_run(p) for p in run_dirs]
-    if out_dir is None and not runs[0].log.local:
+    if out_dir is None and not runs[0].log.dir.local:
         raise AnalysisError(f"{runs[0].path}: a run on an object store needs an output folder (--out)")
     paths = [r.path for r in runs]  # local paths are resolved; URIs as given
     if len(set(paths)) != len(paths):
@@ -75,7 +75,7 @@ def analyze(
     seen: set[str] = set()
     for i, r in enumerate(runs):  # copies of one run keep apart in the tables: "<run_id> (<folder>)"
         if r.run_id in seen:
-            runs[i] = replace(r, run_id=f"{r.run_id} ({r.log.name})")
+            runs[i] = replace(r, run_id=f"{r.run_id} ({r.log.dir.name})")
         seen.add(runs[i].run_id)
     frames = [deal_frame(r) for r in runs]
     tables = build_tables(frames)

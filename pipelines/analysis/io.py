@@ -37,22 +37,14 @@ TABLE_NAMES = frozenset(
 class Run:
     """One run directory: its lazy deal log and what the manifest (if any) says about it."""
 
-    log: RunLog
+    path: str  # as the user should see it (a local path or a URI)
     scan: pl.LazyFrame
     run_id: str
     variant: str
     master_seed: int | None
+    manifest: Manifest  # nothing set when the run has none
     columns: tuple[str, ...]
-
-    @property
-    def path(self) -> str:
-        """The run directory as given (a local path or a URI)."""
-        return self.log.path
-
-    @property
-    def manifest(self) -> Manifest:
-        """The run's manifest (nothing set when it has none)."""
-        return self.log.manifest
+    log: RunLog
 
 
 def open_run(path: str | Path | RunLog) -> Run:
@@ -88,7 +80,8 @@ def open_run(path: str | Path | RunLog) -> Run:
         raise AnalysisError(f"{deals}: the deal log is empty")
     run_id = log.manifest.run_id or first["run_id"][0]
     variant = first["variant"][0]
-    return Run(log, scan, str(run_id), str(variant), log.manifest.master_seed, tuple(schema.names()))
+    seed = log.manifest.master_seed
+    return Run(log.path, scan, str(run_id), str(variant), seed, log.manifest, tuple(schema.names()), log)
 
 
 def _atomic_write(path: Path, write: Any) -> None:

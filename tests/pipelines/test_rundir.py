@@ -141,7 +141,7 @@ def test_a_simulation_on_an_object_store_reads_back_like_a_local_one(tmp_path: P
     run_simulation(sim_config(str(tmp_path / "local")))
     run_simulation(sim_config("bucket/run"), filesystem=fs)
     local, remote = open_log(tmp_path / "local"), open_log("bucket/run", filesystem=fs)
-    assert not remote.local and remote.files == local.files
+    assert not remote.dir.local and remote.files == local.files
     assert remote.manifest.totals == local.manifest.totals and remote.manifest.complete
     assert remote.scan().collect().equals(local.scan().collect())
     with pytest.raises(AnalysisError, match="needs an output folder"):
