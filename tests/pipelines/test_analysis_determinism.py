@@ -19,10 +19,10 @@ SCRIPT = """
 import sys
 from pathlib import Path
 from fivehundred.pipelines.analysis import analyze
-from fivehundred.reports import build_report
+from fivehundred.cli.statistics import make_report
 runs, out = [Path(p) for p in sys.argv[1:-1]], Path(sys.argv[-1])
 analyze(runs, out / "stats")
-build_report(runs, out / "report.html", stats_dir=out / "stats")
+make_report(runs, out / "report.html", stats_dir=out / "stats")
 """
 
 

@@ -8,8 +8,8 @@ import re
 import polars as pl
 import pytest
 
+from fivehundred.cli.statistics import make_report
 from fivehundred.pipelines.analysis import analyze
-from fivehundred.reports import build_report
 from fivehundred.reports.build import SECTIONS
 from fivehundred.reports.figures import effects_chart
 from tests.pipelines.test_analysis_logs import play_run, write_run
@@ -23,7 +23,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, pl.D
     write_run(root / "a", [{**r, "strategies": ["a", "c", "b", "d"]} for r in recs], "base")
     play_run(root / "b", "north-american", 6, 20, run_id="other")
     tables = analyze([root / "a", root / "b"], root / "stats")
-    build_report([root / "a", root / "b"], root / "report.html", stats_dir=root / "stats")
+    make_report([root / "a", root / "b"], root / "report.html", stats_dir=root / "stats")
     return (root / "report.html").read_text(), tables, ["base", "other"]
 
 
