@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parent
 #: This list belongs to the build: the engine reads what was compiled from the record below.
 CORE = (
     "sim/rng.py",
+    "sim/notation.py",
     "sim/cards.py",
     "sim/seeding.py",
     "sim/engine.py",

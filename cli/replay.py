@@ -28,11 +28,24 @@ def verify_cmd(
         int,
         typer.Option("--max-findings", min=0, help="Stop after this many findings (0: check every deal)."),
     ] = 0,
+    rules_only: Annotated[
+        bool,
+        typer.Option(
+            "--rules-only",
+            help="Check every rule of a log another program wrote (no seed, schema or manifest check).",
+        ),
+    ] = False,
+    variant: Annotated[
+        str | None,
+        typer.Option(
+            "--variant", help="The rules (name or TOML file), instead of the manifest or variant column."
+        ),
+    ] = None,
 ) -> None:
     """Replay every deal through the engine; print each finding with its deal id; exit 1 on any."""
     from fivehundred.pipelines.verify import verify_run
 
-    result = verify_run(run_dir, max_findings=max_findings or None)
+    result = verify_run(run_dir, max_findings=max_findings or None, rules_only=rules_only, variant=variant)
     for finding in result.findings:
         typer.echo(str(finding))
     typer.echo(result.summary())

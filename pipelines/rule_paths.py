@@ -4,7 +4,9 @@
 tests pin on hand-made positions (the joker named in NT and misère, the suitless joker led, the
 must-play joker in misère, the partner sitting out, the early stop of a misère, the slam floor, going
 out backwards, a team past 500 on defence not winning, ...).  It is how we show that a real run
-walks every path, not only the tests.  It reads only the deal-log columns.
+walks every path, not only the tests.  It reads only the deal-log columns: the texts through
+:mod:`sim.notation`, and the facts of the rules (who sat out, the declaring team, a slam, how the game
+ended) from the columns the engine logged, never recomputing them.
 """
 
 from __future__ import annotations
@@ -17,6 +19,18 @@ import polars as pl
 
 from fivehundred.pipelines.rundir import RunLog, open_log
 from fivehundred.sim.errors import UserError
+from fivehundred.sim.game import DEAL_LIMIT, FELL_TO_LOSS, REACHED_WIN
+from fivehundred.sim.notation import (
+    MISERE,
+    OPEN_MISERE,
+    PASS_TEXT,
+    SUITS,
+    bid_text,
+    is_joker,
+    parse_joker_suit,
+    split_card,
+    split_play,
+)
 from fivehundred.sim.rules import Rules, load_rules
 
 #: Every path counted, with the sentence that explains it.
@@ -45,6 +59,7 @@ PATHS: dict[str, str] = {
 _COLUMNS = (
     "variant", "dealer", "bids", "contract", "declarer", "joker_suit", "plays", "trick_winners",
     "declarer_tricks", "score_delta", "score_after", "game_over", "winner", "end_reason",
+    "declarer_team", "sitting_out", "slam",
 )  # fmt: skip
 
 
@@ -72,67 +87,62 @@ def _paths_of_deal(row: dict[str, Any], rules: Rules) -> list[str]:
         return ["thrown_in"]
     found.append("auction_won")
     bid = rules.bid(contract)
-    bids = row["bids"]
-    made_bids = [b for b in bids if b != "P"]
-    if "MIS" in made_bids:
-        i = made_bids.index("MIS")
+    made_bids = [b for b in row["bids"] if b != PASS_TEXT]
+    if MISERE in made_bids:
+        i = made_bids.index(MISERE)
         if i > 0 and rules.bid(made_bids[i - 1]).tricks == 7:
             found.append("misere_over_seven")
-    if "OMIS" in made_bids:
-        i = made_bids.index("OMIS")
+    if OPEN_MISERE in made_bids:
+        i = made_bids.index(OPEN_MISERE)
         if i == 0:
             found.append("open_misere_opening")
-        elif made_bids[i - 1] == "10D":
+        elif made_bids[i - 1] == bid_text(10, SUITS.index("D")):
             found.append("open_misere_over_10d")
-    if row["joker_suit"] is not None:
+    named = row["joker_suit"] is not None
+    if named:
         found.append("joker_named_misere" if bid.misere else "joker_named_nt")
     plays, winners = row["plays"], row["trick_winners"]
-    declarer = row["declarer"]
-    team_of_decl = declarer % rules.teams
+    per_trick = rules.players - len(row["sitting_out"])
     if bid.misere:
-        sitting = sum(1 for s in range(rules.players) if s != declarer and s % rules.teams == team_of_decl)
-        per_trick = rules.players - sitting
-        if sitting and len(plays) == per_trick * len(winners):
+        if row["sitting_out"]:
             found.append("misere_partner_sits_out")
         if len(winners) < rules.hand_size:
             found.append("misere_early_stop")
         if row["declarer_tricks"] == 0:
             found.append("misere_made")
-    else:
-        per_trick = rules.players
     if bid.no_trump:
-        led: set[str] = set()
-        jokers = {rules.deck.names[c] for c in rules.deck.jokers}
-        named = row["joker_suit"] is not None
+        led: set[int] = set()
+        named_suits = parse_joker_suit(row["joker_suit"])
         for t in range(len(winners)):
             trick = plays[t * per_trick : (t + 1) * per_trick]
-            lead = trick[0]
-            if "=" in lead:
-                suit = lead.split("=")[1]
+            card, suit = split_play(trick[0])
+            if suit >= 0:
                 found.append("joker_led_last_trick" if len(led) == 4 else "joker_led_unled_suit")
                 led.add(suit)
-            elif lead in jokers:
-                led.add((row["joker_suit"] or "?").split(",")[0])
+            elif is_joker(card):
+                led.add(named_suits[0] if named_suits else -1)
             else:
-                led.add(lead[-1])
+                led.add(split_card(card)[1])
             if bid.misere and not named and rules.joker_no_trump == "pagat" and t < rules.hand_size - 1:
-                if any(card in jokers for card in trick[1:]):
+                if any(is_joker(split_play(p)[0]) for p in trick[1:]):
                     found.append("joker_forced_in_misere")
     delta = row["score_delta"]
+    dteam = row["declarer_team"]
     if not bid.misere:
-        if row["declarer_tricks"] == rules.hand_size and bid.points < 250 and delta[team_of_decl] == 250:
+        floor = rules.slam_floor
+        if row["slam"] and bid.points < floor and delta[dteam] == floor:
             found.append("slam_floor")
-        if any(delta[t] > 0 for t in range(rules.teams) if t != team_of_decl):
+        if any(delta[t] > 0 for t in range(len(delta)) if t != dteam):
             found.append("defenders_scored")
     reason = row["end_reason"]
-    if reason == "reached_500":
+    if reason == REACHED_WIN:
         found.append("reached_500")
-    elif reason == "fell_to_-500":
+    elif reason == FELL_TO_LOSS:
         found.append("went_out_backwards")
-    elif reason == "deal_limit":
+    elif reason == DEAL_LIMIT:
         found.append("deal_limit")
     after = row["score_after"]
-    for t in range(rules.teams):
+    for t in range(len(after)):
         if after[t] >= rules.win_score and row["winner"] != t:
             found.append("past_500_on_defence")
             break

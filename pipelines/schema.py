@@ -1,4 +1,4 @@
-"""The deal log's Arrow schema (``DEAL_LOG.md``, schema version 1) and the one records -> Arrow converter."""
+"""The deal log's Arrow schema (``docs/deal-log.md``, schema version 2) and the records -> Arrow converter."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ from typing import Any
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 1
+#: Version 2 added the facts the engine logs so that analyses never re-derive a rule (``bid_seats``
+#: .. ``suit_lengths``); version 1 logs lack them and are refused by ``analyze`` (docs/deal-log.md).
+SCHEMA_VERSION = 2
 
-#: The stable core columns of DEAL_LOG.md, then this project's extra columns.
+#: The stable core columns, then the extra columns (docs/deal-log.md has every column's meaning).
 DEAL_LOG_SCHEMA = pa.schema(
     [
         ("schema_version", pa.int16()),
@@ -35,12 +37,27 @@ DEAL_LOG_SCHEMA = pa.schema(
         ("score_after", pa.list_(pa.int32())),
         ("game_over", pa.bool_()),
         ("winner", pa.int8()),
-        # Extra columns (allowed beside the core by DEAL_LOG.md).
+        # Extra columns.
         ("end_reason", pa.string()),  # reached_500 | fell_to_-500 | deal_limit, on the game's last deal
         ("engine_version", pa.string()),
+        # Schema version 2: facts of the rules, written by the engine (sim.game.deal_record).
+        ("bid_seats", pa.list_(pa.int8())),
+        ("play_seats", pa.list_(pa.int8())),
+        ("declarer_team", pa.int8()),
+        ("made", pa.bool_()),
+        ("team_tricks", pa.list_(pa.int8())),
+        ("sitting_out", pa.list_(pa.int8())),
+        ("slam", pa.bool_()),
+        ("trumps_dealt", pa.int8()),
+        ("bowers_dealt", pa.int8()),
+        ("trumps_kitty", pa.int8()),
+        ("trumps_kept", pa.int8()),
+        ("suit_lengths", pa.list_(pa.int8())),
     ]
 )
 CORE_COLUMNS = tuple(DEAL_LOG_SCHEMA.names[:23])
+#: The columns schema version 2 added (the engine's facts).
+FACT_COLUMNS = tuple(DEAL_LOG_SCHEMA.names[DEAL_LOG_SCHEMA.names.index("bid_seats") :])
 
 
 #: The run-level columns the driver adds; workers return every other column of the schema.

@@ -23,11 +23,11 @@ from fivehundred.sim.engine import (  # noqa: E402 (the core is chosen before it
     IllegalAction,
     SeatView,
     State,
-    action_name,
     parse_action,
     step,
 )
 from fivehundred.sim.game import StrategyError, play_deal, play_game, settle  # noqa: E402
+from fivehundred.sim.notation import action_name  # noqa: E402
 from fivehundred.sim.rules import Bid, Rules, RulesError, available_variants, load_rules  # noqa: E402
 
 __all__ = [

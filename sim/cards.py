@@ -2,11 +2,11 @@
 
 A deck is an ordered tuple of card names; a card's int is its index in that tuple and a set of
 cards is an int bitmask (bit ``c`` set when card ``c`` is present).  Suits are ``0..3`` in the
-order ``S C D H`` (the bid order of RULES.md); ``NT`` is suit index 4 in contracts.
+order ``S C D H`` (the bid order of RULES.md); ``NT`` is suit index 4 in contracts.  Card names
+(``TH``, ``JK``, ``JK1``) are spelled by :mod:`sim.notation`, which owns every notation.
 
 Ranks are ordered ``2 .. 9 T 11 12 13 J Q K A``: the 6-player pack's 11, 12 and 13 sit between the
-ten and the jack (RULES.md section 11).  The joker is ``JK``; a two-joker deck has ``JK1`` (high)
-and ``JK2``.
+ten and the jack (RULES.md section 11).
 """
 
 from __future__ import annotations
@@ -16,26 +16,16 @@ from functools import cached_property
 from typing import Final
 
 from fivehundred.sim._mypyc import mypyc_attr
+from fivehundred.sim.notation import RANKS, card_text, joker_text
 
-SUITS: Final = "SCDH"
 SUIT_NAMES: Final = ("spades", "clubs", "diamonds", "hearts")
-NT: Final = 4
-#: Rank strength: higher wins.  The jack sits above 13 so that the 6-player pack orders correctly.
-RANK_ORDER = {
-    "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9, "T": 10,
-    "11": 11, "12": 12, "13": 13, "J": 14, "Q": 15, "K": 16, "A": 17,
-}  # fmt: skip
+#: Rank strength: higher wins (the notation's rank order, from 2).  The jack sits above 13 so that
+#: the 6-player pack orders correctly.
+RANK_ORDER: Final[dict[str, int]] = {r: i + 2 for i, r in enumerate(RANKS)}
 JACK = RANK_ORDER["J"]
 ACE = RANK_ORDER["A"]
 #: Suit of the same colour: spades<->clubs, diamonds<->hearts (the left bower's suit).
 SAME_COLOUR: Final = (1, 0, 3, 2)
-
-
-def suit_index(letter: str) -> int:
-    """Return the suit index of ``S``, ``C``, ``D`` or ``H`` (``NT`` gives 4)."""
-    if letter == "NT":
-        return NT
-    return SUITS.index(letter)
 
 
 @mypyc_attr(native_class=False)  # a plain Python class even when compiled: pickles, caches properties
@@ -155,11 +145,11 @@ def build_deck(ranks_by_suit: tuple[tuple[str, ...], ...], n_jokers: int) -> Dec
     ranks: list[int] = []
     for s, suit_ranks in enumerate(ranks_by_suit):
         for r in sorted(suit_ranks, key=RANK_ORDER.__getitem__):
-            names.append(f"{r}{SUITS[s]}")
+            names.append(card_text(r, s))
             suits.append(s)
             ranks.append(RANK_ORDER[r])
     for j in range(n_jokers):
-        names.append("JK" if n_jokers == 1 else f"JK{j + 1}")
+        names.append(joker_text(j, n_jokers))
         suits.append(-1)
         ranks.append(100 - j)
     return Deck(tuple(names), tuple(suits), tuple(ranks))

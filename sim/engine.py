@@ -1,6 +1,6 @@
 """The deal state: phases, legal actions, applying an action, and what each seat may see.
 
-Actions are small ints in one space:
+Actions are small ints in one space (laid out, and written as text, by :mod:`sim.notation`):
 
 - ``0 .. 63``: a card (to discard or to play);
 - ``JOKER_LEAD + 4 * j + s``: lead the suitless joker number ``j`` naming suit ``s`` (RULES.md §8);
@@ -17,7 +17,18 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
-from fivehundred.sim.cards import SAME_COLOUR, SUITS, Deck, bits
+from fivehundred.sim.cards import SAME_COLOUR, Deck, bits
+from fivehundred.sim.notation import (
+    BID,
+    JOKER_LEAD,
+    NAME_NONE,
+    NAME_SUIT,
+    PASS,
+    action_name,
+    parse_call,
+    parse_naming,
+    parse_play,
+)
 from fivehundred.sim.seeding import shuffled
 
 if TYPE_CHECKING:
@@ -34,12 +45,8 @@ PLAY: Final = 3
 DONE: Final = 4
 PHASE_NAMES: Final = ("auction", "kitty", "joker", "play", "done")
 
-# Action space.
-JOKER_LEAD: Final = 128
-NAME_SUIT: Final = 160
-NAME_NONE: Final = 164
-PASS: Final = 255
-BID: Final = 256
+# The action space's constants (JOKER_LEAD, NAME_SUIT, NAME_NONE, PASS, BID) belong to the
+# notation (sim/notation.py), which writes and reads actions; they are re-exported here.
 
 _NAMINGS: Final = (NAME_SUIT, NAME_SUIT + 1, NAME_SUIT + 2, NAME_SUIT + 3, NAME_NONE)
 _RIGHT_BOWER: Final = 1050
@@ -54,11 +61,12 @@ class ContractTables:
     """Per-contract tables: effective suit, suit masks and trick power of every card.
 
     ``power[c]`` is non-zero for cards that win regardless of the suit led (trumps, the suitless
-    joker); ``rank[c]`` ranks a card within its effective suit.  Built once per (deck, trump,
-    joker naming) and cached.
+    joker); ``rank[c]`` ranks a card within its effective suit; ``bowers`` is the mask of the right
+    and left bowers of a suit contract (0 otherwise).  Built once per (deck, trump, joker naming)
+    and cached.
     """
 
-    __slots__ = ("eff_suit", "power", "rank", "suit_mask", "suitless_jokers", "trump")
+    __slots__ = ("bowers", "eff_suit", "power", "rank", "suit_mask", "suitless_jokers", "trump")
 
     def __init__(self, deck: Deck, trump: int, named: tuple[int, ...]) -> None:
         eff = list(deck.suit)
@@ -83,9 +91,13 @@ class ContractTables:
                     eff[c] = trump
                     power[c] = _LEFT_BOWER
         masks = [0, 0, 0, 0]
+        bowers = 0
         for c, s in enumerate(eff):
             if s >= 0:
                 masks[s] |= 1 << c
+            if power[c] == _RIGHT_BOWER or power[c] == _LEFT_BOWER:
+                bowers |= 1 << c
+        self.bowers = bowers
         self.trump = trump if 0 <= trump < 4 else -1
         self.eff_suit = tuple(eff)
         self.power = tuple(power)
@@ -763,30 +775,12 @@ class SeatView:
         return None
 
 
-def action_name(rules: Rules, action: int) -> str:
-    """Log notation of an action: ``TH``, ``JK=H``, ``8H``, ``P``, or a named suit (``-`` = none)."""
-    if action < JOKER_LEAD:
-        return rules.deck.names[action]
-    if action < NAME_SUIT:
-        j, s = divmod(action - JOKER_LEAD, 4)
-        return f"{rules.deck.names[rules.deck.jokers[j]]}={SUITS[s]}"
-    if action < NAME_NONE:
-        return SUITS[action - NAME_SUIT]
-    if action == NAME_NONE:
-        return "-"
-    if action == PASS:
-        return "P"
-    return rules.ladder[action - BID].code
-
-
 def parse_action(rules: Rules, text: str, phase: int) -> int:
-    """Inverse of :func:`action_name` for a phase (``KeyError``/``ValueError`` on bad text)."""
+    """The action a log text stands for in a phase (the inverse of :func:`sim.notation.action_name`):
+    a call in the auction, a naming in the joker phase, a card (or a led joker) otherwise.
+    ``KeyError``/``ValueError`` on bad text (the notation's parsers)."""
     if phase == AUCTION:
-        return PASS if text == "P" else BID + rules.bid_index[text]
+        return parse_call(rules, text)
     if phase == JOKER:
-        return NAME_NONE if text == "-" else NAME_SUIT + SUITS.index(text)
-    if "=" in text:
-        name, suit = text.split("=")
-        j = rules.deck.jokers.index(rules.deck.card(name))
-        return JOKER_LEAD + 4 * j + SUITS.index(suit)
-    return rules.deck.card(text)
+        return parse_naming(text)
+    return parse_play(rules, text)

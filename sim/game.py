@@ -1,7 +1,7 @@
 """Whole games: deals in sequence, the dealer rotating, scores settled (RULES.md section 10).
 
 :func:`play_game` plays one game with one strategy object per seat and returns one record (a dict
-with the deal-log columns of ``DEAL_LOG.md`` except the run-level ``schema_version``, ``run_id``
+with the deal-log columns of ``docs/deal-log.md`` except the run-level ``schema_version``, ``run_id``
 and ``deal_id``) per deal.  The engine knows nothing of Ray or Parquet: the pipelines add the run
 columns and write the rows.
 """
@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from fivehundred.sim.cards import SUITS, bits
-from fivehundred.sim.engine import AUCTION, BID, DONE, ENGINE_VERSION, JOKER, KITTY, PLAY, State, action_name
+from fivehundred.sim.cards import bits
+from fivehundred.sim.engine import AUCTION, DONE, ENGINE_VERSION, JOKER, KITTY, PLAY, State
 from fivehundred.sim.errors import StrategyError
+from fivehundred.sim.notation import action_name, action_names, joker_suit_text
 from fivehundred.sim.rng import NoRng, Rng
 from fivehundred.sim.seeding import bot_rng, deal_seed, dealer_of, first_dealer
 
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
 REACHED_WIN: Final = "reached_500"
 FELL_TO_LOSS: Final = "fell_to_-500"
 DEAL_LIMIT: Final = "deal_limit"
+#: Every ``end_reason``, in the order the tables show them.
+END_REASONS: Final = (REACHED_WIN, FELL_TO_LOSS, DEAL_LIMIT)
 
 
 _NO_RNG: Final = NoRng()
@@ -130,18 +133,18 @@ def _bot_illegal(state: State, label: str, game_id: int, seat: int, action: Any)
 
 
 def deal_record(state: State, rules: Rules, game_id: int, seed: int) -> dict[str, Any]:
-    """The deal-log columns that a finished deal alone determines."""
+    """The deal-log columns that a finished deal alone determines (docs/deal-log.md), with the
+    engine's facts of :func:`deal_facts`."""
     names = rules.deck.names
     acts = action_names(rules)
     contract = state.contract
     joker_suit = None
     if contract is not None and state.jokers_named and max(state.jokers_named) >= 0:
-        # One entry per joker the declarer kept, in joker order ('-' = left unnamed, trailing '-'
-        # dropped), so that "JK1 unnamed, JK2 named H" ("-,H") differs from "JK1 named H" ("H").
+        # One entry per joker the declarer kept, in joker order, so that "JK1 unnamed, JK2 named H"
+        # ("-,H") differs from "JK1 named H" ("H").
         kept = (state.dealt[state.declarer] | state.kitty_dealt) & ~state.discards
         jokers = zip(rules.deck.jokers, state.jokers_named, strict=True)
-        named = [SUITS[s] if s >= 0 else "-" for c, s in jokers if kept >> c & 1]
-        joker_suit = ",".join(named).rstrip("-,")
+        joker_suit = joker_suit_text([s for c, s in jokers if kept >> c & 1])
     return {
         "game_id": game_id,
         "hand_no": state.hand_no,
@@ -159,22 +162,59 @@ def deal_record(state: State, rules: Rules, game_id: int, seed: int) -> dict[str
         "trick_winners": list(state.trick_winners),
         "declarer_tricks": state.declarer_tricks(),
         "engine_version": ENGINE_VERSION,
+        **deal_facts(state, rules),
     }
 
 
-def action_names(rules: Rules) -> tuple[str, ...]:
-    """Log notation of every action int of a rule set (index = action), built once per rules."""
-    return rules.derived("_action_names", _all_action_names)
-
-
-def _all_action_names(rules: Rules) -> tuple[str, ...]:
-    out = []
-    for a in range(BID + len(rules.ladder)):
-        try:
-            out.append(action_name(rules, a))
-        except (IndexError, ValueError):
-            out.append("?")
-    return tuple(out)
+def deal_facts(state: State, rules: Rules) -> dict[str, Any]:
+    """The facts of the rules about a finished deal, logged so that nothing downstream re-derives a
+    rule (docs/deal-log.md): who made each call and played each card, the declaring team, whether
+    the contract was made, each team's tricks, who sat out, a slam, the declarer's trumps (dealt,
+    bowers, in the kitty, kept) and suit lengths under the contract."""
+    contract = state.contract
+    teams = rules.teams
+    team_tricks = [0] * teams
+    for s, w in enumerate(state.tricks_won):
+        team_tricks[s % teams] += w
+    declarer_team: int | None = None
+    trumps_dealt: int | None = None
+    bowers_dealt: int | None = None
+    trumps_kitty: int | None = None
+    trumps_kept: int | None = None
+    suit_lengths: list[int] | None = None
+    slam: bool | None = None
+    masks: tuple[int, ...]
+    if contract is not None:
+        declarer_team = state.declarer % teams
+        dealt = state.dealt[state.declarer]
+        tables = state.tables
+        if tables is not None and 0 <= contract.trump < 4:
+            trumps = tables.suit_mask[contract.trump]
+            final = (dealt | state.kitty_dealt) & ~state.discards
+            trumps_dealt = (dealt & trumps).bit_count()
+            bowers_dealt = (dealt & tables.bowers).bit_count()
+            trumps_kitty = (state.kitty_dealt & trumps).bit_count()
+            trumps_kept = (final & trumps).bit_count()
+            masks = tables.suit_mask
+        else:
+            masks = rules.deck.printed_suit_masks
+        suit_lengths = [(dealt & m).bit_count() for m in masks]
+        if not contract.misere:
+            slam = state.declarer_tricks() == rules.hand_size
+    return {
+        "bid_seats": list(state.bid_seats),
+        "play_seats": list(state.play_seats),
+        "declarer_team": declarer_team,
+        "made": state.made(),
+        "team_tricks": team_tricks,
+        "sitting_out": [s for s in range(rules.players) if not state.active[s]],
+        "slam": slam,
+        "trumps_dealt": trumps_dealt,
+        "bowers_dealt": bowers_dealt,
+        "trumps_kitty": trumps_kitty,
+        "trumps_kept": trumps_kept,
+        "suit_lengths": suit_lengths,
+    }
 
 
 def new_deal(rules: Rules, master_seed: int, game_id: int, hand_no: int) -> tuple[State, int]:
@@ -239,12 +279,14 @@ def play_game(
 __all__ = [
     "AUCTION",
     "DEAL_LIMIT",
+    "END_REASONS",
     "FELL_TO_LOSS",
     "JOKER",
     "KITTY",
     "PLAY",
     "REACHED_WIN",
     "StrategyError",
+    "deal_facts",
     "deal_record",
     "new_deal",
     "play_deal",

@@ -18,8 +18,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
-from fivehundred.sim.cards import NT, Deck, standard_deck, suit_index
+from fivehundred.sim.cards import Deck, standard_deck
 from fivehundred.sim.errors import UserError
+from fivehundred.sim.notation import BLIND_MISERE, MISERE, NT, OPEN_MISERE, parse_bid
 
 T = TypeVar("T")
 
@@ -49,7 +50,7 @@ class Bid:
     """One rung of the bid ladder.
 
     ``rank`` orders bids (a bid must be strictly higher than the highest so far; blind misère
-    shares open misère's rank).  ``trump`` is a suit ``0..3``, :data:`sim.cards.NT`, or ``-1``
+    shares open misère's rank).  ``trump`` is a suit ``0..3``, :data:`sim.notation.NT`, or ``-1``
     for the misère bids.  ``tricks`` is 6..10, or 0 for misère.
     """
 
@@ -69,14 +70,13 @@ class Bid:
 
 
 def _bid_from_code(code: str, rank: int, points: int) -> Bid:
-    if code == "MIS":
+    if code == MISERE:
         return Bid(code, rank, points, 0, -1, misere=True)
-    if code == "OMIS":
+    if code == OPEN_MISERE:
         return Bid(code, rank, points, 0, -1, misere=True, open=True)
-    if code == "BMIS":
+    if code == BLIND_MISERE:
         return Bid(code, rank, points, 0, -1, misere=True, blind=True)
-    tricks = int(code[:-2] if code.endswith("NT") else code[:-1])
-    trump = NT if code.endswith("NT") else suit_index(code[-1])
+    tricks, trump = parse_bid(code)
     return Bid(code, rank, points, tricks, trump)
 
 
@@ -412,17 +412,22 @@ def build_ladder(misere: bool, open_misere: bool, nullo: bool, blind: bool) -> t
     """
     bids: list[Bid] = []
     for rank, (code, points) in enumerate(BASE_LADDER):
-        if code == "MIS":
+        if code == MISERE:
             if not misere:
                 continue
             points = 500 if nullo else points
-        if code == "OMIS":
+        if code == OPEN_MISERE:
             if blind:
-                bids.append(_bid_from_code("BMIS", rank, 500))
+                bids.append(_bid_from_code(BLIND_MISERE, rank, 500))
             if not (misere and open_misere):
                 continue
         bids.append(_bid_from_code(code, rank, points))
     return tuple(bids)
+
+
+#: Every bid any rule set can have, in rank order (blind misère just before open misère, which
+#: shares its rank), with the base points: the codes that statistics over any ladder know.
+ALL_BIDS: tuple[Bid, ...] = build_ladder(misere=True, open_misere=True, nullo=False, blind=True)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from fivehundred.sim.cards import bits
 from fivehundred.sim.engine import (
     BID,
     JOKER,
+    JOKER_LEAD,
     NAME_NONE,
     NAME_SUIT,
     PASS,
@@ -21,6 +22,7 @@ from fivehundred.sim.engine import (
     State,
     contract_tables,
 )
+from fivehundred.sim.notation import led_suit_of_action, played_card
 from fivehundred.sim.rng import Rng
 
 if TYPE_CHECKING:
@@ -315,9 +317,9 @@ def shown_voids(view: SeatView) -> list[int]:
     led = -1
     for i, (seat, a) in enumerate(plays):
         if i % active == 0:
-            led = (a - 128) % 4 if a >= 128 else eff[a]
+            led = led_suit_of_action(a) if a >= JOKER_LEAD else eff[a]
             continue
-        c = a if a < 128 else -1
+        c = a if a < JOKER_LEAD else -1
         if c < 0 or eff[c] != led:
             voids[seat] |= 1 << led
     return voids
@@ -594,11 +596,10 @@ def misere_total(info: RulesInfo, hand: int, live_frac: float) -> float:
 def played_by(view: SeatView) -> list[int]:
     """For each seat, the bitmask of cards it has played so far in this deal."""
     rules = view.rules
-    jokers = rules.deck.jokers
+    deck = rules.deck
     out = [0] * rules.players
     for seat, a in view.plays:
-        c = a if a < 128 else jokers[(a - 128) // 4]
-        out[seat] |= 1 << c
+        out[seat] |= 1 << played_card(deck, a)
     return out
 
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 from fivehundred.sim._mypyc import mypyc_attr
 from fivehundred.sim.cards import bits
 from fivehundred.sim.engine import BID, JOKER_LEAD, NAME_NONE, NAME_SUIT, PASS
+from fivehundred.sim.notation import led_suit_of_action
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import register
 from fivehundred.strategies.features import (
@@ -604,7 +605,7 @@ class HeuristicStrategy:
         for i in range(done, len(plays)):
             seat, a = plays[i]
             if i % active == 0:
-                led = (a - JOKER_LEAD) % 4 if a >= JOKER_LEAD else eff[a]
+                led = led_suit_of_action(a) if a >= JOKER_LEAD else eff[a]
             elif a >= JOKER_LEAD or eff[a] != led:
                 voids[seat] |= 1 << led
         hit[1] = len(plays)
@@ -634,7 +635,7 @@ class HeuristicStrategy:
         best_len = -1
         for a in legal:
             if a >= JOKER_LEAD:
-                n = (hand & ci.suit_mask[(a - JOKER_LEAD) % 4]).bit_count()
+                n = (hand & ci.suit_mask[led_suit_of_action(a)]).bit_count()
                 if n > best_len:
                     best, best_len = a, n
         return best
@@ -809,7 +810,7 @@ class HeuristicStrategy:
         for a in legal:
             if a < JOKER_LEAD:
                 continue
-            s = (a - JOKER_LEAD) % 4
+            s = led_suit_of_action(a)
             if exposed:
                 k = (exposed & masks[s]).bit_count()
             else:

@@ -18,6 +18,9 @@ from fivehundred.pipelines.analysis.frame import (
 from fivehundred.pipelines.analysis.games import comebacks
 from fivehundred.pipelines.analysis.intervals import wilson
 from fivehundred.pipelines.analysis.multiplicity import versus_rest
+from fivehundred.pipelines.schema import SCHEMA_VERSION
+from fivehundred.sim.game import END_REASONS
+from fivehundred.sim.notation import NT_TEXT, PASS_TEXT, SUITS
 
 
 def _contracts(frame: Frame, *columns: str) -> pl.DataFrame:
@@ -44,7 +47,7 @@ def overview(frames: Sequence[Frame]) -> pl.DataFrame:
     return out.with_columns(
         *wilson(pl.col("thrown_in"), pl.col("deals"), "thrown_in"),
         (pl.col("deals") / pl.col("games")).alias("deals_per_game"),
-        pl.lit(1, dtype=pl.Int16).alias("schema_version"),
+        pl.lit(SCHEMA_VERSION, dtype=pl.Int16).alias("schema_version"),
     ).with_columns(*wilson(pl.col("first_dealer_wins"), pl.col("decided_games"), "first_dealer_win")).select(
         "run_id", "variant", "master_seed", "deals", "games", "thrown_in", "contracts",
         "thrown_in_rate", "thrown_in_lo", "thrown_in_hi", "deals_per_game", "schema_version",
@@ -53,7 +56,6 @@ def overview(frames: Sequence[Frame]) -> pl.DataFrame:
     )  # fmt: skip
 
 
-END_REASONS = ("reached_500", "fell_to_-500", "deal_limit")
 GAME_ENDS_COLUMNS = (
     "run_id", "variant", "end_reason", "games", "total", "rate", "rate_lo", "rate_hi",
     "comebacks", "comeback_rate", "comeback_lo", "comeback_hi",
@@ -288,7 +290,7 @@ def success_by_variant(frames: Sequence[Frame]) -> pl.DataFrame:
 
 
 NUMERIC_FEATURES = ("trumps", "bowers", "joker", "aces", "voids", "longest", "kitty_trumps", "trumps_final")
-CALL_ORDER = {"-": -2, "P": -1, **{c: i for i, c in enumerate(ALL_CODES)}}
+CALL_ORDER = {"-": -2, PASS_TEXT: -1, **{c: i for i, c in enumerate(ALL_CODES)}}
 
 
 CODE_OF_RANK = dict(enumerate(ALL_CODES))
@@ -343,10 +345,10 @@ def success_by_feature(frames: Sequence[Frame]) -> pl.DataFrame:
         every = pl.concat(
             [
                 long.with_columns(pl.col("contract").alias("group")),
-                long.filter(pl.col("trump").is_in(["S", "C", "D", "H"])).with_columns(
+                long.filter(pl.col("trump").is_in(list(SUITS))).with_columns(
                     pl.lit("all-suit").alias("group")
                 ),
-                long.filter(pl.col("trump") == "NT").with_columns(pl.lit("all-NT").alias("group")),
+                long.filter(pl.col("trump") == NT_TEXT).with_columns(pl.lit("all-NT").alias("group")),
             ]
         )
         t = rate_points(

@@ -1,35 +1,35 @@
 """The per-deal frame every table is built from: one lazy query per run over the deal log.
 
 :func:`deal_frame` reads only the columns the statistics need from ``deals/*.parquet`` (streaming),
-derives the contract's level, trump, success and points, the declarer's seat, strategy and hand masks
-(:mod:`pipelines.analysis.features`), each team's points, tricks and score after the deal
-(``points_t<t>``, ``tricks_t<t>``, ``after_t<t>``), and returns one compact row per deal.
-:func:`call_seats` finds which seat made each auction call (vectorised over rows, one step per call
-position).
+derives the contract's level and trump (through :mod:`sim.notation`), the declarer's points, seat,
+strategy and hand masks (:mod:`pipelines.analysis.features`), each team's points, tricks and score
+after the deal (``points_t<t>``, ``tricks_t<t>``, ``after_t<t>``), and returns one compact row per
+deal.  Every fact of the rules (who made each call, the declaring team, whether the contract was
+made, each team's tricks, the declarer's trumps) is read from the columns the engine logged
+(docs/deal-log.md), never recomputed here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import polars as pl
-import pyarrow as pa
 
 from fivehundred.pipelines.analysis.features import hand_features, mask_of
 from fivehundred.pipelines.analysis.io import AnalysisError, Run
 from fivehundred.sim.errors import UserError
-from fivehundred.sim.rules import BASE_LADDER
+from fivehundred.sim.notation import LEVELS, MISERE_CODES, NT_TEXT, PASS_TEXT, SUITS, bid_level, bid_trump
+from fivehundred.sim.rules import ALL_BIDS
 
-MISERE_CODES = ("MIS", "OMIS", "BMIS")
 #: Every bid code of any ladder, in rank order (BMIS ranks with OMIS); the index codes calls.
-ALL_CODES: tuple[str, ...] = tuple(
-    c for code, _ in BASE_LADDER for c in (("BMIS", "OMIS") if code == "OMIS" else (code,))
-)
+ALL_CODES: tuple[str, ...] = tuple(b.code for b in ALL_BIDS)
 CODE_INDEX = {c: i for i, c in enumerate(ALL_CODES)}
 PASS_CODE = -1
-TRUMP_ORDER = ("S", "C", "D", "H", "NT", "MIS", "OMIS", "BMIS")
-LEVEL_ORDER = ("6", "7", "8", "9", "10", "MIS", "OMIS", "BMIS")
+TRUMP_ORDER = (*SUITS, NT_TEXT, *MISERE_CODES)
+LEVEL_ORDER = (*(str(n) for n in LEVELS), *MISERE_CODES)
+#: The level and trump of every contract code, as the tables show them (the notation's reading).
+LEVEL_OF = {c: bid_level(c) for c in ALL_CODES}
+TRUMP_OF = {c: bid_trump(c) for c in ALL_CODES}
 
 
 @dataclass(frozen=True)
@@ -46,9 +46,7 @@ def ladder_of(run: Run) -> Ladder:
     try:
         rules = sim.load_rules(run.variant)
     except (UserError, OSError):
-        points = dict(BASE_LADDER)
-        points["BMIS"] = 500
-        return Ladder(tuple((c, points[c]) for c in ALL_CODES if c != "BMIS"))
+        return Ladder(tuple((b.code, b.points) for b in ALL_BIDS if not b.blind))
     return Ladder(tuple((b.code, b.points) for b in rules.ladder))
 
 
@@ -84,14 +82,14 @@ def _shape(run: Run) -> tuple[int, int]:
 
 
 def contract_exprs(contract: pl.Expr) -> dict[str, pl.Expr]:
-    """Level (str), level number, trump (str), trump suit index and misère flag of a contract code."""
+    """Level (str), level number, trump (str) and misère flag of a contract code."""
     is_mis = contract.is_in(list(MISERE_CODES))
-    digits = contract.str.extract(r"^(\d+)", 1)
+    level = contract.replace_strict(LEVEL_OF, default=None, return_dtype=pl.String)
     return {
         "is_mis": is_mis,
-        "level": pl.when(is_mis).then(contract).otherwise(digits),
-        "level_n": digits.cast(pl.Int8),
-        "trump": pl.when(is_mis).then(contract).otherwise(contract.str.replace(r"^\d+", "")),
+        "level": level,
+        "level_n": pl.when(is_mis).then(None).otherwise(level).cast(pl.Int8),
+        "trump": contract.replace_strict(TRUMP_OF, default=None, return_dtype=pl.String),
     }
 
 
@@ -100,7 +98,7 @@ def deal_frame(run: Run) -> Frame:
     players, teams = _shape(run)
     c = contract_exprs(pl.col("contract"))
     declarer = pl.col("declarer").cast(pl.Int16)
-    code_map = {"P": PASS_CODE, **CODE_INDEX}
+    code_map = {PASS_TEXT: PASS_CODE, **CODE_INDEX}
     exprs: list[pl.Expr] = [
         pl.col("run_id"),
         pl.col("variant"),
@@ -122,21 +120,21 @@ def deal_frame(run: Run) -> Frame:
         c["level_n"].alias("level_n"),
         c["trump"].alias("trump"),
         c["trump"]
-        .replace_strict({"S": 0, "C": 1, "D": 2, "H": 3}, default=None, return_dtype=pl.Int8)
+        .replace_strict({letter: s for s, letter in enumerate(SUITS)}, default=None, return_dtype=pl.Int8)
         .alias("tidx"),
-        pl.when(c["is_mis"])
-        .then(pl.col("declarer_tricks") == 0)
-        .otherwise(pl.col("declarer_tricks") >= c["level_n"])
-        .alias("made"),
-        pl.col("score_delta").list.get(declarer % teams, null_on_oob=True).alias("dpoints"),
-        (declarer % teams).cast(pl.Int8).alias("dteam"),
+        pl.col("made"),
+        pl.col("score_delta").list.get(pl.col("declarer_team"), null_on_oob=True).alias("dpoints"),
+        pl.col("declarer_team").cast(pl.Int8).alias("dteam"),
         ((declarer - pl.col("dealer") + players) % players).cast(pl.Int8).alias("seat_rel"),
         pl.col("strategies").list.get(declarer, null_on_oob=True).alias("dstrategy"),
         mask_of(pl.col("hands").list.get(declarer, null_on_oob=True)).alias("dmask"),
         mask_of(pl.col("kitty")).alias("kmask"),
         mask_of(pl.col("discards")).alias("xmask"),
         pl.col("bids").list.eval(pl.element().replace_strict(code_map, return_dtype=pl.Int16)).alias("calls"),
+        pl.col("bid_seats"),
+        pl.col("bid_seats").list.first().alias("first_bidder"),
         pl.col("trick_winners").list.len().cast(pl.Int8).alias("tricks_played"),
+        *(pl.col(c) for c in ("trumps_dealt", "bowers_dealt", "trumps_kitty", "trumps_kept", "suit_lengths")),
     ]
     if "end_reason" in run.columns:
         exprs.append(pl.col("end_reason"))
@@ -145,13 +143,7 @@ def deal_frame(run: Run) -> Frame:
     for t in range(teams):
         exprs.append(pl.col("score_delta").list.get(t).alias(f"points_t{t}"))
         exprs.append(pl.col("score_after").list.get(t).alias(f"after_t{t}"))
-        exprs.append(
-            pl.col("trick_winners")
-            .list.eval(pl.element() % teams == t)
-            .list.sum()
-            .cast(pl.Int8)
-            .alias(f"tricks_t{t}")
-        )
+        exprs.append(pl.col("team_tricks").list.get(t).cast(pl.Int8).alias(f"tricks_t{t}"))
     # The joker's place when a teammate of the declarer holds it (misère features): any teammate's hand.
     if players > teams:
         held = [
@@ -170,7 +162,7 @@ def deal_frame(run: Run) -> Frame:
         raise AnalysisError(
             f"{run.path}/deals: a card or bid the analysis does not know ({str(exc).splitlines()[0]})"
         ) from exc
-    df = hand_features(df.with_columns(call_seats(df, players, teams)))
+    df = hand_features(df.with_columns(partner_calls(df, teams))).drop("bid_seats")
     hist = (
         df.filter(pl.col("contract").is_not_null())
         .group_by(
@@ -216,74 +208,31 @@ def chunks(run: Run, rows: int = CHUNK_ROWS) -> list[pl.LazyFrame]:
     return out
 
 
-def padded_calls(df: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """The ``calls`` lists as a rows × max-length int16 array padded with -9, and the lengths."""
-    arr = df["calls"].to_arrow()
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    offsets = arr.offsets.to_numpy().astype(np.int64)
-    lengths = np.diff(offsets)
-    width = int(lengths.max()) if len(lengths) else 0
-    flat = arr.values.to_numpy(zero_copy_only=False)[offsets[0] : offsets[-1]].astype(np.int16)
-    out = np.full((len(lengths), max(width, 1)), -9, dtype=np.int16)
-    if width:
-        rows = np.repeat(np.arange(len(lengths)), lengths)
-        starts = np.cumsum(lengths) - lengths
-        cols = np.arange(len(flat)) - np.repeat(starts, lengths)
-        out[rows, cols] = flat
-    return out, lengths
-
-
-def call_seats(df: pl.DataFrame, players: int, teams: int) -> list[pl.Series]:
+def partner_calls(df: pl.DataFrame, teams: int) -> pl.Series:
     """The partner's highest call per deal (``partner_call``: a bid code, ``P``, or ``-`` when no
-    teammate spoke; null when all passed).
-
-    The auction starts left of the dealer and goes clockwise, skipping players who have passed;
-    a declarer's raise (a variant) is the high bidder's next turn, so the same walk finds it.
-    Rows are ordered by auction length so that step ``i`` works on the prefix still bidding.
-    """
-    calls, lengths = padded_calls(df)
-    order = np.argsort(-lengths, kind="stable")
-    calls = calls[order]
-    n = len(order)
-    # NEXT[active seats bitmask, seat] = the next seat clockwise still in the auction.
-    nxt_table = np.zeros((1 << players, players), dtype=np.int64)
-    for active_bits in range(1 << players):
-        for seat in range(players):
-            nxt_table[active_bits, seat] = next(
-                (
-                    (seat + k) % players
-                    for k in range(1, players + 1)
-                    if active_bits >> ((seat + k) % players) & 1
-                ),
-                seat,
+    teammate spoke; null when all passed), from the calls and the seats the engine logged
+    (``bid_seats``; team ``t`` holds the seats ``s % teams == t``, docs/deal-log.md)."""
+    declarer = pl.col("declarer").cast(pl.Int16)
+    seat = pl.col("bid_seats").cast(pl.Int16)
+    best = (
+        df.select(pl.int_range(pl.len()).alias("_r"), "declarer", "calls", "bid_seats")
+        .explode("calls", "bid_seats")
+        .filter((seat != declarer) & (seat % teams == declarer % teams))
+        .group_by("_r")
+        .agg(pl.col("calls").max().alias("_best"))
+    )
+    names = {PASS_CODE: PASS_TEXT, **{i: c for i, c in enumerate(ALL_CODES)}}
+    return (
+        df.select(pl.int_range(pl.len()).alias("_r"), "declarer")
+        .join(best, on="_r", how="left")
+        .sort("_r")
+        .select(
+            pl.when(pl.col("declarer").is_null())
+            .then(None)
+            .otherwise(
+                pl.col("_best").replace_strict(names, default=None, return_dtype=pl.String).fill_null("-")
             )
-    dealer = df["dealer"].to_numpy().astype(np.int64)[order]
-    declarer = df["declarer"].fill_null(-1).to_numpy().astype(np.int64)[order]
-    # Bitmask of the declarer's teammates (not the declarer); 0 when all passed.
-    mates = np.zeros(n, dtype=np.int64)
-    for seat in range(players):
-        mates |= np.where(
-            (declarer >= 0) & (declarer != seat) & (declarer % teams == seat % teams), 1 << seat, 0
+            .alias("partner_call")
         )
-    cur = (dealer + 1) % players
-    active = np.full(n, (1 << players) - 1, dtype=np.int64)
-    best = np.full(n, -3, dtype=np.int64)  # -3: no teammate spoke, -1: only passes, else best code
-    for i in range(calls.shape[1]):
-        m = int(np.count_nonzero(lengths > i))
-        c, call = cur[:m], calls[:m, i].astype(np.int64)
-        mate = (mates[:m] >> c) & 1
-        np.maximum(best[:m], np.where(mate == 1, call, -3), out=best[:m])
-        act = active[:m]
-        act &= ~((call == PASS_CODE).astype(np.int64) << c)
-        cur[:m] = nxt_table[act, c]
-    codes = np.empty(n, dtype=np.int16)
-    codes[order] = best + 3  # 0/1: no teammate spoke, 2: passes only, 3..: a bid
-    names = dict(enumerate(["-", "-", "P", *ALL_CODES]))
-    series = pl.Series("partner_call", codes).replace_strict(names, return_dtype=pl.String)
-    # Integer codes named by Polars: no object array (3-player logs hold only '-' and nulls).
-    return [
-        pl.select(pl.when(df["declarer"].is_null()).then(None).otherwise(series))
         .to_series()
-        .alias("partner_call")
-    ]
+    )

@@ -15,8 +15,8 @@ import polars as pl
 
 from fivehundred.pipelines.analysis.frame import Frame
 from fivehundred.pipelines.analysis.intervals import bootstrap_table, wilson
+from fivehundred.sim.game import END_REASONS
 
-END_REASONS = ("reached_500", "fell_to_-500", "deal_limit")
 #: A game is a comeback when its eventual winner trailed by at least this many points after some deal.
 COMEBACK_POINTS = 100
 QUANTILES = (("q10", 0.10), ("q25", 0.25), ("median", 0.50), ("q75", 0.75), ("q90", 0.90))

@@ -76,7 +76,6 @@ def misere_features(hand: pl.Expr, joker_place: pl.Expr, joker_suit: pl.Expr) ->
     """Misère features of a 10-card hand mask: ``f_high_<suit>``, ``f_voids``, ``f_low_cards``,
     ``f_joker`` (its place, given by ``joker_place``).  A joker named to a suit is that suit's
     highest card (``JK``)."""
-    nt = pl.lit(None, dtype=pl.Int8)
     has_joker = (hand & pl.lit(F.JOKERS, dtype=U64)) != 0
     out = []
     for s, letter in enumerate(F.SUITS):
@@ -88,7 +87,7 @@ def misere_features(hand: pl.Expr, joker_place: pl.Expr, joker_suit: pl.Expr) ->
             .alias(f"f_high_{letter}")
         )
     out += [
-        F.voids(hand, nt).alias("f_voids"),
+        F.voids(hand).alias("f_voids"),
         F.popcount(hand & pl.lit(F.LOW, dtype=U64)).alias("f_low_cards"),
         joker_place.alias("f_joker"),
     ]

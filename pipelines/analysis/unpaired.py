@@ -26,10 +26,12 @@ from fivehundred.pipelines.analysis.intervals import (
     seed_of,
     wilson_interval,
 )
+from fivehundred.sim.game import END_REASONS
+from fivehundred.sim.notation import LEVELS as TRICK_LEVELS
+from fivehundred.sim.notation import NT_TEXT
 
-LEVELS = ("6", "7", "8", "9", "10")
+LEVELS = tuple(str(n) for n in TRICK_LEVELS)
 KINDS = ("suit", "NT", "misere")
-END_REASONS = ("reached_500", "fell_to_-500", "deal_limit")
 COLUMNS = (
     "base_run", "run_id", "base_variant", "variant", "base_table", "table", "method", "note",
     "metric", "stat", "unit", "base_n", "base_k", "base_mean", "base_lo", "base_hi",
@@ -87,8 +89,8 @@ def summarise(f: Frame) -> list[Metric]:
     h = f.hist.with_columns(
         pl.when(pl.col("is_mis"))
         .then(pl.lit("misere"))
-        .when(pl.col("trump") == "NT")
-        .then(pl.lit("NT"))
+        .when(pl.col("trump") == NT_TEXT)
+        .then(pl.lit(NT_TEXT))
         .otherwise(pl.lit("suit"))
         .alias("kind")
     )

@@ -21,10 +21,12 @@ from fivehundred.pipelines.analysis.io import AnalysisError
 from fivehundred.pipelines.analysis.multiplicity import p_from_se, two_proportion_p, with_adjusted
 from fivehundred.pipelines.analysis.tidy import lineup_text
 from fivehundred.pipelines.analysis.unpaired import compare_unpaired
+from fivehundred.sim.game import END_REASONS
+from fivehundred.sim.notation import LEVELS as TRICK_LEVELS
+from fivehundred.sim.notation import MISERE, NT_TEXT, OPEN_MISERE, SUITS
 
-LEVELS = ("6", "7", "8", "9", "10")
-TRUMPS = ("S", "C", "D", "H", "NT")
-END_REASONS = ("reached_500", "fell_to_-500", "deal_limit")
+LEVELS = tuple(str(n) for n in TRICK_LEVELS)
+TRUMPS = (*SUITS, NT_TEXT)
 #: The columns that say which two runs (and bots) a comparison row is about.
 TAG_COLUMNS = ("base_run", "run_id", "base_variant", "variant", "base_lineup", "lineup")
 EFFECT_COLUMNS = (
@@ -57,7 +59,7 @@ def deal_metrics(f: Frame) -> pl.DataFrame:
     """Per-deal metrics of one run, keyed by (game_id, hand_no); per-team metrics for every team
     (``abs_margin`` is the spread between the best and the worst team's points on the deal)."""
     c = pl.col("contract")
-    fb_team = ((pl.col("dealer").cast(pl.Int16) + 1) % f.players) % f.teams
+    fb_team = pl.col("first_bidder").cast(pl.Int16) % f.teams
     d_team = pl.col("dealer").cast(pl.Int16) % f.teams
 
     def team_pts(team: pl.Expr) -> pl.Expr:
@@ -160,7 +162,7 @@ def _success_rows(base: Frame, other: Frame) -> list[dict]:
     difference (Newcombe) and a two-proportion test; see :data:`SUCCESS_NOTE`."""
     rows = []
     groups: list[tuple[str, pl.Expr]] = [("success_rate", pl.lit(True))]
-    groups += [(f"success_{lv}", pl.col("level") == lv) for lv in (*LEVELS, "MIS", "OMIS")]
+    groups += [(f"success_{lv}", pl.col("level") == lv) for lv in (*LEVELS, MISERE, OPEN_MISERE)]
     for name, cond in groups:
         ka, na = (
             base.df.filter(cond & pl.col("contract").is_not_null())

@@ -12,20 +12,19 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from fivehundred.pipelines.analysis import features as F
 from fivehundred.pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, rate_points
 from fivehundred.pipelines.analysis.frame import Frame
 from fivehundred.pipelines.analysis.intervals import bootstrap_table
 from fivehundred.pipelines.analysis.io import AnalysisError
 from fivehundred.pipelines.analysis.misere import misere_features, misere_long
 from fivehundred.pipelines.analysis.multiplicity import versus_rest
-from fivehundred.sim.cards import SUITS
 from fivehundred.sim.engine import State
 from fivehundred.sim.errors import UserError
 from fivehundred.sim.game import play_deal
+from fivehundred.sim.notation import MISERE, OPEN_MISERE, joker_suit_text, universal_mask
 from fivehundred.sim.seeding import bot_rng
 
-WHATIF_CONTRACTS = ("MIS", "OMIS")
+WHATIF_CONTRACTS = (MISERE, OPEN_MISERE)
 SEAT_REL = 1
 
 
@@ -64,11 +63,6 @@ def sample_deals(df: pl.DataFrame, sample: int) -> pl.DataFrame:
     return d[idx]
 
 
-def _to_mask(rules: Any, engine_mask: int) -> int:
-    names = rules.deck.names
-    return sum(F.CARD_VALUES[names[c]] for c in range(len(names)) if engine_mask >> c & 1)
-
-
 def replay(frame: Frame, spec: str, sample: int) -> pl.DataFrame:
     """One row per (sampled deal, forced contract): made, points, actual points, hand and joker."""
     from fivehundred.strategies import label, make
@@ -84,8 +78,7 @@ def replay(frame: Frame, spec: str, sample: int) -> pl.DataFrame:
     hands = dict(zip(logged["deal_id"].to_list(), logged["hands"].to_list(), strict=True))
     bots = [make(spec) for _ in range(rules.players)]
     labels = [label(spec)] * rules.players
-    names = rules.deck.names
-    jokers = [i for i, n in enumerate(names) if n.startswith("JK")]
+    jokers = rules.deck.jokers
     out: dict[str, list[Any]] = {
         k: []
         for k in ("deal_id", "contract", "made", "dpoints", "actual", "hand", "joker_place", "joker_suit")
@@ -94,19 +87,19 @@ def replay(frame: Frame, spec: str, sample: int) -> pl.DataFrame:
         seat = (r["dealer"] + SEAT_REL) % rules.players
         base = State.deal(rules, r["seed"], r["dealer"])
         base.hand_no = r["hand_no"]
-        dealt = [names[c] for c in range(len(names)) if base.dealt[seat] >> c & 1]
+        dealt = rules.deck.names_of(base.dealt[seat])
         if sorted(dealt) != sorted(hands[r["deal_id"]][seat]):
             raise AnalysisError(
                 f"{frame.run.path}: deal {r['deal_id']} does not re-deal from its seed with the rules of "
                 f"{frame.run.variant!r}; cannot replay it"
             )
-        team = seat % rules.teams
-        mates = [s for s in range(rules.players) if s % rules.teams == team and s != seat]
+        team = rules.team_of(seat)
         for code in contracts:
             st = base.clone()
             st.force_contract(code, seat)
             rngs = [bot_rng(r["seed"], s) for s in range(rules.players)]
             play_deal(st, bots, rngs, r["game_id"], labels)
+            mates = [s for s in range(rules.players) if not st.active[s]]  # a misère's partners sit out
             held = any((base.dealt[seat] | base.kitty_dealt) >> j & 1 for j in jokers)
             if held and any(j in st.discard_order for j in jokers):
                 place = "discarded"
@@ -116,13 +109,13 @@ def replay(frame: Frame, spec: str, sample: int) -> pl.DataFrame:
                 place = "partner"
             else:
                 place = "defender"
-            named = "".join(SUITS[s] for s in st.jokers_named if s >= 0) or None
+            named = joker_suit_text(st.jokers_named)
             out["deal_id"].append(r["deal_id"])
             out["contract"].append(code)
-            out["made"].append(st.declarer_tricks() == 0)
+            out["made"].append(bool(st.made()))
             out["dpoints"].append(int(st.score_delta[team]))
             out["actual"].append(int(r[f"points_t{team}"]))
-            out["hand"].append(_to_mask(rules, base.dealt[seat]))
+            out["hand"].append(universal_mask(rules.deck, base.dealt[seat]))
             out["joker_place"].append(place)
             out["joker_suit"].append(named)
     schema = {

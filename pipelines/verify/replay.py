@@ -1,0 +1,162 @@
+"""One deal as a player reads it (``fivehundred replay``): the row re-run through the engine for the
+seats of each call and card, printed as plain text."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from fivehundred.pipelines.verify.codec import Mismatch, rerun
+from fivehundred.pipelines.verify.run import RunError, RunLog, open_run, reading, rules_of_run
+from fivehundred.sim.notation import SUITS, is_joker, is_misere, split_card
+
+
+@dataclass(frozen=True)
+class Trick:
+    """One trick: its number (from 1), the leader, (seat, card) in play order, and the winner."""
+
+    number: int
+    leader: int
+    cards: tuple[tuple[int, str], ...]
+    winner: int
+
+
+@dataclass(frozen=True)
+class DealReplay:
+    """One deal as a player reads it (see :meth:`to_text`)."""
+
+    run: str
+    deal_id: int
+    game_id: int
+    hand_no: int
+    variant: str
+    dealer: int
+    strategies: tuple[str, ...]
+    hands: tuple[tuple[str, ...], ...]
+    kitty: tuple[str, ...]
+    auction: tuple[tuple[int, str], ...]
+    contract: str | None
+    declarer: int | None
+    discards: tuple[str, ...]
+    joker_suit: str | None
+    tricks: tuple[Trick, ...]
+    declarer_tricks: int | None
+    score_delta: tuple[int, ...]
+    score_after: tuple[int, ...]
+    game_over: bool
+    winner: int | None
+    end_reason: str | None
+    problem: str | None = None
+
+    def to_text(self) -> str:
+        """The deal as plain text, one block per section."""
+        out = [
+            f"Deal {self.deal_id} — game {self.game_id}, hand {self.hand_no} ({self.variant}), "
+            f"dealer seat {self.dealer}"
+        ]
+        n = len(self.hands)
+        teams = len(self.score_delta)  # one entry per team in the log
+        out.append("")
+        out.append("Hands as dealt:")
+        for s, h in enumerate(self.hands):
+            strat = self.strategies[s] if s < len(self.strategies) else "?"
+            out.append(f"  seat {s} (team {s % teams}, {strat}): {_hand_text(h)}")
+        out.append(f"  kitty: {' '.join(self.kitty)}")
+        out.append("")
+        out.append("Auction: " + ", ".join(f"{seat}:{call}" for seat, call in self.auction))
+        if self.contract is None:
+            out.append("All passed: the deal is thrown in, no score.")
+        else:
+            out.append(f"Contract: {self.contract} by seat {self.declarer}")
+            out.append(f"Discards: {' '.join(self.discards)}")
+            if self.joker_suit:
+                out.append(f"Joker named as: {self.joker_suit}")
+            if self.tricks:
+                playing = {seat for t in self.tricks for seat, _ in t.cards}
+                out_seats = [s for s in range(n) if s not in playing]
+                if out_seats and is_misere(self.contract):
+                    who = ", ".join(map(str, out_seats))
+                    out.append(
+                        f"Seat(s) {who} sit out: the misère declarer's partner(s) lay their hands down."
+                    )
+            out.append("")
+            out.append("Tricks (leader first):")
+            for t in self.tricks:
+                cards = "  ".join(f"{seat}:{card}" for seat, card in t.cards)
+                out.append(f"  {t.number:2d}. led by {t.leader}: {cards}  -> won by seat {t.winner}")
+            out.append(f"Declaring side took {self.declarer_tricks} trick(s).")
+        out.append("")
+        delta = ", ".join(f"team {t} {d:+d}" for t, d in enumerate(self.score_delta))
+        after = ", ".join(f"team {t} {d}" for t, d in enumerate(self.score_after))
+        out.append(f"Score: {delta}; totals {after}")
+        if self.game_over:
+            who = f"team {self.winner} wins" if self.winner is not None else "no winner"
+            out.append(f"Game over ({self.end_reason or 'ended'}): {who}.")
+        if self.problem:
+            out.append("")
+            out.append(f"WARNING: the engine does not accept this deal as logged: {self.problem}")
+        return "\n".join(out)
+
+
+_RANK_SHOW = {"T": "10"}
+
+
+def _hand_text(cards: tuple[str, ...]) -> str:
+    """``S: A K 9  C: 7 5  D: —  H: Q J  JK`` with ranks high to low (cards are in deck order)."""
+    parts = []
+    jokers = [c for c in cards if is_joker(c)]
+    printed = [split_card(c) for c in cards if not is_joker(c)]
+    for s, letter in enumerate(SUITS):
+        ranks = [r for r, suit in printed if suit == s]
+        parts.append(f"{letter}: {' '.join(_RANK_SHOW.get(r, r) for r in reversed(ranks)) or '-'}")
+    return "  ".join(parts + jokers)
+
+
+def replay_deal(run_dir: str | Path | RunLog, deal_id: int) -> DealReplay:
+    """Read deal ``deal_id`` of a run and re-run it through the engine for the seats and tricks."""
+    run = open_run(run_dir)
+    with reading(run):
+        df = run.scan().filter(pl.col("deal_id") == deal_id).collect()
+        n = run.scan().select(pl.len()).collect().item() if df.height == 0 else 0
+    if df.height == 0:
+        raise RunError(f"{run.path}: no deal with id {deal_id} (the log has {n} deals, ids 0..{n - 1})")
+    row = df.row(0, named=True)
+    rules = rules_of_run(run, row.get("variant"))
+    problem = None
+    auction = [(-1, c) for c in row["bids"] or ()]
+    tricks: list[Trick] = []
+    try:
+        rr = rerun(rules, row)
+        auction = rr.auction
+        per = rr.state.n_active
+        for k in range(0, len(rr.plays), per):
+            chunk = tuple(rr.plays[k : k + per])
+            tricks.append(Trick(k // per + 1, chunk[0][0], chunk, rr.state.trick_winners[k // per]))
+    except Mismatch as exc:
+        problem = exc.message
+    return DealReplay(
+        run=str(run.path),
+        deal_id=row["deal_id"],
+        game_id=row["game_id"],
+        hand_no=row["hand_no"],
+        variant=row.get("variant") or rules.name,
+        dealer=row["dealer"],
+        strategies=tuple(row.get("strategies") or ()),
+        hands=tuple(tuple(h) for h in row["hands"]),
+        kitty=tuple(row["kitty"]),
+        auction=tuple(auction),
+        contract=row["contract"],
+        declarer=row["declarer"],
+        discards=tuple(row["discards"] or ()),
+        joker_suit=row["joker_suit"],
+        tricks=tuple(tricks),
+        declarer_tricks=row["declarer_tricks"],
+        score_delta=tuple(row["score_delta"] or ()),
+        score_after=tuple(row["score_after"] or ()),
+        game_over=bool(row["game_over"]),
+        winner=row["winner"],
+        end_reason=row.get("end_reason"),
+        problem=problem,
+    )
