@@ -12,6 +12,7 @@ from fivehundred.pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, 
 from fivehundred.pipelines.analysis.frame import MISERE_CODES, Frame
 from fivehundred.pipelines.analysis.intervals import wilson
 from fivehundred.pipelines.analysis.multiplicity import versus_rest
+from fivehundred.sim.notation import RANKS, SUITS
 
 U64 = pl.UInt64
 JOKER_PLACES = ("named", "unnamed", "partner", "defender", "discarded")
@@ -78,7 +79,7 @@ def misere_features(hand: pl.Expr, joker_place: pl.Expr, joker_suit: pl.Expr) ->
     highest card (``JK``)."""
     has_joker = (hand & pl.lit(F.JOKERS, dtype=U64)) != 0
     out = []
-    for s, letter in enumerate(F.SUITS):
+    for s, letter in enumerate(SUITS):
         named_here = has_joker & joker_suit.fill_null("").str.contains(letter, literal=True)
         out.append(
             pl.when(named_here)
@@ -96,7 +97,7 @@ def misere_features(hand: pl.Expr, joker_place: pl.Expr, joker_suit: pl.Expr) ->
 
 def high_order(col: pl.Expr) -> pl.Expr:
     """Sort key of a ``high_*`` value (void lowest, the named joker highest)."""
-    keys = ["void", *F.RANKS, "JK"]
+    keys = ["void", *RANKS, "JK"]
     return col.replace_strict({k: F.rank_order(k) for k in keys}, return_dtype=pl.Int16)
 
 
@@ -113,7 +114,7 @@ def misere_long(d: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
 
     parts = [
         hist(f"f_high_{s}", f"high_{s}", pl.col(f"f_high_{s}"), high_order(pl.col(f"f_high_{s}")))
-        for s in F.SUITS
+        for s in SUITS
     ]
     for name in ("voids", "low_cards"):
         col = pl.col(f"f_{name}")

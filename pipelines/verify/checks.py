@@ -26,7 +26,7 @@ from fivehundred.sim.game import DEAL_LIMIT, deal_facts, settle
 from fivehundred.sim.rules import Rules, RulesError, load_rules
 from fivehundred.sim.seeding import deal_seed, dealer_of
 
-#: Columns the replay needs (the stable core of DEAL_LOG.md).
+#: Columns the replay needs (the core of docs/deal-log.md).
 REPLAY_COLUMNS = (
     "deal_id",
     "game_id",

@@ -12,6 +12,7 @@ from fivehundred import sim
 from fivehundred.pipelines.schema import records_to_table
 from fivehundred.sim.game import play_game
 from fivehundred.strategies import make
+from tests.sim.helpers import auction_seats, hand_facts
 
 
 def record(
@@ -42,7 +43,32 @@ def record(
             dt = sum(1 for w in tw if w == declarer)
         else:
             dt = sum(1 for w in tw if w % 2 == declarer % 2)
+    players = len(hands)
+    teams = len(score_delta or [0, 0])
+    facts: dict[str, Any] = {
+        "bid_seats": auction_seats(bids, dealer, players),
+        "play_seats": [],
+        "declarer_team": None if contract is None else declarer % teams,
+        "made": None,
+        "team_tricks": [sum(1 for w in tw if w % teams == t) for t in range(teams)],
+        "sitting_out": [],
+        "slam": None,
+        **hand_facts([], [], [], None),
+        "suit_lengths": None,
+    }
+    if contract is not None:
+        misere = contract in ("MIS", "OMIS", "BMIS")
+        facts["made"] = dt == 0 if misere else dt >= int(contract.rstrip("SCDHNT"))
+        if misere:
+            facts["sitting_out"] = [
+                s for s in range(players) if s != declarer and s % teams == declarer % teams
+            ]
+        else:
+            facts["slam"] = dt == len(hands[declarer])
+        trump = None if misere or contract.endswith("NT") else contract[-1]
+        facts.update(hand_facts(hands[declarer], kitty, discards or [], trump))
     return {
+        **facts,
         "game_id": game_id,
         "hand_no": hand_no,
         "seed": 1000 * game_id + hand_no,

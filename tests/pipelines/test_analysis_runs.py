@@ -191,9 +191,9 @@ def test_errors_are_one_line(runs: dict, tmp_path: Path) -> None:
     foreign = write_table(tmp_path / "foreign", pa.table({"a": [1, 2]}))
     assert "not a fivehundred deal log" in err([foreign])
     recs = runs["pagat"][1][:5]
-    table = records_to_table(recs, "v2", 0)
-    table = table.set_column(0, "schema_version", pa.array([2] * len(recs), pa.int16()))
-    assert "schema_version 2" in err([write_table(tmp_path / "v2", table)])
+    table = records_to_table(recs, "v3", 0)
+    table = table.set_column(0, "schema_version", pa.array([3] * len(recs), pa.int16()))
+    assert "schema_version 3, this analysis reads version 2" in err([write_table(tmp_path / "v3", table)])
     msg = err([runs["pagat"][0], runs["other_seed"][0]])
     assert "cannot be paired" in msg and "dealt differently" in msg
     assert "unknown --what-if" in err([runs["pagat"][0]], what_if="nullo")

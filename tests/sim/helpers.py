@@ -93,3 +93,51 @@ def first_legal_to_end(state: State) -> None:
     """Finish a deal by always taking the first legal action."""
     while state.phase != DONE:
         state.apply(state.legal_actions()[0])
+
+
+# ------------------------------------------------------------------ the rules by card name (test oracle)
+
+SAME_COLOUR = {"S": "C", "C": "S", "D": "H", "H": "D"}
+
+
+def is_trump(name: str, trump: str) -> bool:
+    """RULES.md section 6 by name: the trump suit, the jack of the same colour and the jokers."""
+    if name.startswith("JK"):
+        return True
+    rank, suit = name[:-1], name[-1]
+    return suit == trump or (rank == "J" and suit == SAME_COLOUR[trump])
+
+
+def effective_suit(name: str, trump: str | None) -> str | None:
+    """The suit a card counts in under a suit trump (None: no trump; jokers in no suit)."""
+    if trump is not None and is_trump(name, trump):
+        return trump
+    return None if name.startswith("JK") else name[-1]
+
+
+def auction_seats(bids: list[str], dealer: int, players: int) -> list[int]:
+    """The seat of each call: from the dealer's left, clockwise, skipping players who passed."""
+    seats, passed, seat = [], set(), (dealer + 1) % players
+    for call in bids:
+        seats.append(seat)
+        if call == "P":
+            passed.add(seat)
+        if len(passed) == players:
+            break
+        seat = (seat + 1) % players
+        while seat in passed and len(passed) < players:
+            seat = (seat + 1) % players
+    return seats
+
+
+def hand_facts(hand: list[str], kitty: list[str], discards: list[str], trump: str | None) -> dict:
+    """``trumps_dealt`` .. ``suit_lengths`` of a declarer's hand, by card name."""
+    out: dict = dict.fromkeys(("trumps_dealt", "bowers_dealt", "trumps_kitty", "trumps_kept"))
+    if trump is not None:
+        kept = [c for c in hand + kitty if c not in discards]
+        out["trumps_dealt"] = sum(is_trump(c, trump) for c in hand)
+        out["bowers_dealt"] = sum(c in (f"J{trump}", f"J{SAME_COLOUR[trump]}") for c in hand)
+        out["trumps_kitty"] = sum(is_trump(c, trump) for c in kitty)
+        out["trumps_kept"] = sum(is_trump(c, trump) for c in kept)
+    out["suit_lengths"] = [sum(effective_suit(c, trump) == s for c in hand) for s in "SCDH"]
+    return out

@@ -11,19 +11,12 @@ from fivehundred.sim.game import deal_facts
 from fivehundred.sim.notation import SUITS, is_joker, split_card
 from fivehundred.sim.rules import Rules
 from fivehundred.strategies import make
+from tests.sim.helpers import SAME_COLOUR, is_trump
 
-SAME_COLOUR = {"S": "C", "C": "S", "D": "H", "H": "D"}
 FACTS = (
     "bid_seats", "play_seats", "declarer_team", "made", "team_tricks", "sitting_out", "slam",
     "trumps_dealt", "bowers_dealt", "trumps_kitty", "trumps_kept", "suit_lengths",
 )  # fmt: skip
-
-
-def _is_trump(name: str, trump: str) -> bool:
-    if is_joker(name):
-        return True
-    rank, suit = split_card(name)
-    return SUITS[suit] == trump or (rank == "J" and SUITS[suit] == SAME_COLOUR[trump])
 
 
 def _records(rules: Rules, games: int, bot: str = "random") -> list[dict]:
@@ -75,13 +68,13 @@ def _check(rules: Rules, r: dict) -> None:
     if 0 <= bid.trump < 4:
         t = SUITS[bid.trump]
         kept = [c for c in dealt + r["kitty"] if c not in r["discards"]]
-        assert r["trumps_dealt"] == sum(_is_trump(c, t) for c in dealt)
+        assert r["trumps_dealt"] == sum(is_trump(c, t) for c in dealt)
         assert r["bowers_dealt"] == sum(c in (f"J{t}", f"J{SAME_COLOUR[t]}") for c in dealt)
-        assert r["trumps_kitty"] == sum(_is_trump(c, t) for c in r["kitty"])
-        assert r["trumps_kept"] == sum(_is_trump(c, t) for c in kept)
+        assert r["trumps_kitty"] == sum(is_trump(c, t) for c in r["kitty"])
+        assert r["trumps_kept"] == sum(is_trump(c, t) for c in kept)
 
         def eff(c: str) -> str | None:
-            return t if _is_trump(c, t) else SUITS[split_card(c)[1]]
+            return t if is_trump(c, t) else SUITS[split_card(c)[1]]
     else:
         assert r["trumps_dealt"] is r["bowers_dealt"] is r["trumps_kitty"] is r["trumps_kept"] is None
 
