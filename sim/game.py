@@ -145,7 +145,7 @@ def deal_record(state: State, rules: Rules, game_id: int, seed: int) -> dict[str
         kept = (state.dealt[state.declarer] | state.kitty_dealt) & ~state.discards
         jokers = zip(rules.deck.jokers, state.jokers_named, strict=True)
         joker_suit = joker_suit_text([s for c, s in jokers if kept >> c & 1])
-    return {
+    rec: dict[str, Any] = {
         "game_id": game_id,
         "hand_no": state.hand_no,
         "seed": seed,
@@ -162,8 +162,9 @@ def deal_record(state: State, rules: Rules, game_id: int, seed: int) -> dict[str
         "trick_winners": list(state.trick_winners),
         "declarer_tricks": state.declarer_tricks(),
         "engine_version": ENGINE_VERSION,
-        **deal_facts(state, rules),
     }
+    put_deal_facts(rec, state, rules)
+    return rec
 
 
 def deal_facts(state: State, rules: Rules) -> dict[str, Any]:
@@ -171,50 +172,63 @@ def deal_facts(state: State, rules: Rules) -> dict[str, Any]:
     rule (docs/deal-log.md): who made each call and played each card, the declaring team, whether
     the contract was made, each team's tricks, who sat out, a slam, the declarer's trumps (dealt,
     bowers, in the kitty, kept) and suit lengths under the contract."""
-    contract = state.contract
-    teams = rules.teams
+    out: dict[str, Any] = {}
+    put_deal_facts(out, state, rules)
+    return out
+
+
+def put_deal_facts(out: dict[str, Any], state: State, rules: Rules) -> None:
+    """Write the columns of :func:`deal_facts` into ``out`` (the log writer's per-deal fast path)."""
+    comp = state.comp
+    teams = comp.teams
+    won = state.tricks_won
     team_tricks = [0] * teams
-    for s, w in enumerate(state.tricks_won):
-        team_tricks[s % teams] += w
-    declarer_team: int | None = None
-    trumps_dealt: int | None = None
-    bowers_dealt: int | None = None
-    trumps_kitty: int | None = None
-    trumps_kept: int | None = None
-    suit_lengths: list[int] | None = None
-    slam: bool | None = None
+    for s in range(comp.n):
+        team_tricks[s % teams] += won[s]
+    out["bid_seats"] = list(state.bid_seats)
+    out["play_seats"] = list(state.play_seats)
+    out["team_tricks"] = team_tricks
+    contract = state.contract
+    if contract is None:
+        out["declarer_team"] = None
+        out["made"] = None
+        out["sitting_out"] = []
+        out["slam"] = None
+        out["trumps_dealt"] = out["bowers_dealt"] = out["trumps_kitty"] = out["trumps_kept"] = None
+        out["suit_lengths"] = None
+        return
+    d = state.declarer
+    dteam = d % teams
+    delta = state.score_delta
+    out["declarer_team"] = dteam
+    out["made"] = delta[dteam] > 0 if delta is not None else None
+    if contract.misere:
+        active = state.active
+        out["sitting_out"] = [s for s in range(comp.n) if not active[s]]
+        out["slam"] = None
+    else:
+        out["sitting_out"] = []
+        out["slam"] = team_tricks[dteam] == comp.hand_size
+    dealt = state.dealt[d]
+    tables = state.tables
     masks: tuple[int, ...]
-    if contract is not None:
-        declarer_team = state.declarer % teams
-        dealt = state.dealt[state.declarer]
-        tables = state.tables
-        if tables is not None and 0 <= contract.trump < 4:
-            trumps = tables.suit_mask[contract.trump]
-            final = (dealt | state.kitty_dealt) & ~state.discards
-            trumps_dealt = (dealt & trumps).bit_count()
-            bowers_dealt = (dealt & tables.bowers).bit_count()
-            trumps_kitty = (state.kitty_dealt & trumps).bit_count()
-            trumps_kept = (final & trumps).bit_count()
-            masks = tables.suit_mask
-        else:
-            masks = rules.deck.printed_suit_masks
-        suit_lengths = [(dealt & m).bit_count() for m in masks]
-        if not contract.misere:
-            slam = state.declarer_tricks() == rules.hand_size
-    return {
-        "bid_seats": list(state.bid_seats),
-        "play_seats": list(state.play_seats),
-        "declarer_team": declarer_team,
-        "made": state.made(),
-        "team_tricks": team_tricks,
-        "sitting_out": [s for s in range(rules.players) if not state.active[s]],
-        "slam": slam,
-        "trumps_dealt": trumps_dealt,
-        "bowers_dealt": bowers_dealt,
-        "trumps_kitty": trumps_kitty,
-        "trumps_kept": trumps_kept,
-        "suit_lengths": suit_lengths,
-    }
+    if tables is not None and 0 <= contract.trump < 4:
+        trumps = tables.suit_mask[contract.trump]
+        kitty = state.kitty_dealt
+        out["trumps_dealt"] = (dealt & trumps).bit_count()
+        out["bowers_dealt"] = (dealt & tables.bowers).bit_count()
+        out["trumps_kitty"] = (kitty & trumps).bit_count()
+        out["trumps_kept"] = ((dealt | kitty) & ~state.discards & trumps).bit_count()
+        masks = tables.suit_mask
+    else:
+        out["trumps_dealt"] = out["bowers_dealt"] = out["trumps_kitty"] = out["trumps_kept"] = None
+        masks = rules.deck.printed_suit_masks
+    out["suit_lengths"] = [
+        (dealt & masks[0]).bit_count(),
+        (dealt & masks[1]).bit_count(),
+        (dealt & masks[2]).bit_count(),
+        (dealt & masks[3]).bit_count(),
+    ]
 
 
 def new_deal(rules: Rules, master_seed: int, game_id: int, hand_no: int) -> tuple[State, int]:
