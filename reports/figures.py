@@ -24,6 +24,7 @@ from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
 
 from fivehundred.reports.tables import NoData, Tables, need, pct, signed
+from fivehundred.sim.notation import MISERE, MISERE_CODES
 
 #: Colours of runs / series (colour-blind friendly, Okabe-Ito).
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
@@ -397,7 +398,7 @@ def misere_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     contracts = sorted(
         set(bid.get_column("contract").to_list())
         | set(whatif.get_column("contract").to_list() if whatif is not None else []),
-        key=lambda c: ("MIS", "OMIS", "BMIS").index(c) if c in ("MIS", "OMIS", "BMIS") else 9,
+        key=lambda c: MISERE_CODES.index(c) if c in MISERE_CODES else 9,
     )
     fig = _fig(10, 5.4 if show_feat else 2.8)
     grid = fig.subplots(2 if show_feat else 1, 3, squeeze=False)
@@ -466,7 +467,7 @@ def misere_chart(tables: Tables, runs: Sequence[str]) -> Chart:
                 (
                     name,
                     t.filter(
-                        (pl.col("feature") == feature) & (pl.col("contract") == "MIS") & (pl.col("n") > 0)
+                        (pl.col("feature") == feature) & (pl.col("contract") == MISERE) & (pl.col("n") > 0)
                     ),
                 )
                 for name, t in show_feat

@@ -160,10 +160,9 @@ def deal_record(state: State, rules: Rules, game_id: int, seed: int) -> dict[str
         "joker_suit": joker_suit,
         "plays": [acts[a] for a in state.plays],
         "trick_winners": list(state.trick_winners),
-        "declarer_tricks": state.declarer_tricks(),
         "engine_version": ENGINE_VERSION,
     }
-    put_deal_facts(rec, state, rules)
+    put_deal_facts(rec, state, rules)  # and declarer_tricks, from the same team tricks
     return rec
 
 
@@ -174,22 +173,26 @@ def deal_facts(state: State, rules: Rules) -> dict[str, Any]:
     bowers, in the kitty, kept) and suit lengths under the contract."""
     out: dict[str, Any] = {}
     put_deal_facts(out, state, rules)
+    del out["declarer_tricks"]  # a core column, not one of the facts
     return out
 
 
 def put_deal_facts(out: dict[str, Any], state: State, rules: Rules) -> None:
-    """Write the columns of :func:`deal_facts` into ``out`` (the log writer's per-deal fast path)."""
+    """Write the columns of :func:`deal_facts`, and ``declarer_tricks``, into ``out`` (the log
+    writer's per-deal fast path)."""
     comp = state.comp
     teams = comp.teams
     won = state.tricks_won
     team_tricks = [0] * teams
     for s in range(comp.n):
         team_tricks[s % teams] += won[s]
-    out["bid_seats"] = list(state.bid_seats)
-    out["play_seats"] = list(state.play_seats)
+    # The finished state's own lists (nothing changes them once the deal is done): no copies.
+    out["bid_seats"] = state.bid_seats
+    out["play_seats"] = state.play_seats
     out["team_tricks"] = team_tricks
     contract = state.contract
     if contract is None:
+        out["declarer_tricks"] = None
         out["declarer_team"] = None
         out["made"] = None
         out["sitting_out"] = []
@@ -200,35 +203,53 @@ def put_deal_facts(out: dict[str, Any], state: State, rules: Rules) -> None:
     d = state.declarer
     dteam = d % teams
     delta = state.score_delta
+    misere = contract.misere
+    trump = contract.trump
     out["declarer_team"] = dteam
     out["made"] = delta[dteam] > 0 if delta is not None else None
-    if contract.misere:
+    if misere:
         active = state.active
+        out["declarer_tricks"] = won[d]
         out["sitting_out"] = [s for s in range(comp.n) if not active[s]]
         out["slam"] = None
     else:
+        out["declarer_tricks"] = team_tricks[dteam]
         out["sitting_out"] = []
         out["slam"] = team_tricks[dteam] == comp.hand_size
-    dealt = state.dealt[d]
+    # One pass over the declarer's cards (table look-ups, no popcounts): suit lengths and trumps.
+    lengths = [0, 0, 0, 0]
     tables = state.tables
-    masks: tuple[int, ...]
-    if tables is not None and 0 <= contract.trump < 4:
-        trumps = tables.suit_mask[contract.trump]
-        kitty = state.kitty_dealt
-        out["trumps_dealt"] = (dealt & trumps).bit_count()
-        out["bowers_dealt"] = (dealt & tables.bowers).bit_count()
-        out["trumps_kitty"] = (kitty & trumps).bit_count()
-        out["trumps_kept"] = ((dealt | kitty) & ~state.discards & trumps).bit_count()
-        masks = tables.suit_mask
+    if tables is not None and 0 <= trump < 4:
+        eff = tables.eff_suit  # every card has a suit under a trump (the jokers are trumps)
+        bowers = tables.bowers
+        n_trumps = n_bowers = 0
+        for c in bits(state.dealt[d]):
+            s = eff[c]
+            lengths[s] += 1
+            if s == trump:
+                n_trumps += 1
+                if bowers >> c & 1:
+                    n_bowers += 1
+        n_kitty = 0
+        for c in bits(state.kitty_dealt):
+            if eff[c] == trump:
+                n_kitty += 1
+        n_gone = 0
+        for c in state.discard_order:
+            if eff[c] == trump:
+                n_gone += 1
+        out["trumps_dealt"] = n_trumps
+        out["bowers_dealt"] = n_bowers
+        out["trumps_kitty"] = n_kitty
+        out["trumps_kept"] = n_trumps + n_kitty - n_gone
     else:
+        printed = rules.deck.suit  # no trump: printed suits, the jokers in none
+        for c in bits(state.dealt[d]):
+            s = printed[c]
+            if s >= 0:
+                lengths[s] += 1
         out["trumps_dealt"] = out["bowers_dealt"] = out["trumps_kitty"] = out["trumps_kept"] = None
-        masks = rules.deck.printed_suit_masks
-    out["suit_lengths"] = [
-        (dealt & masks[0]).bit_count(),
-        (dealt & masks[1]).bit_count(),
-        (dealt & masks[2]).bit_count(),
-        (dealt & masks[3]).bit_count(),
-    ]
+    out["suit_lengths"] = lengths
 
 
 def new_deal(rules: Rules, master_seed: int, game_id: int, hand_no: int) -> tuple[State, int]:

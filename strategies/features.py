@@ -22,7 +22,7 @@ from fivehundred.sim.engine import (
     State,
     contract_tables,
 )
-from fivehundred.sim.notation import led_suit_of_action, played_card
+from fivehundred.sim.notation import NT, led_suit_of_action, played_card
 from fivehundred.sim.rng import Rng
 
 if TYPE_CHECKING:
@@ -30,8 +30,6 @@ if TYPE_CHECKING:
 
     from fivehundred.sim.engine import SeatView
     from fivehundred.sim.rules import Bid, Rules
-
-_NT: Final = 4
 
 
 class CardInfo:
@@ -162,7 +160,7 @@ class RulesInfo:
         #: Raw-holding memos of :func:`suit_estimates`: trump holding -> (tricks, ruff), natural suit
         #: holding -> per-trump side values, NT value and stopper.
         self.trump_masks = [self.suit_info[t].suit_mask[t] for t in range(4)]
-        self.nat_masks = list(self.suit_info[_NT].suit_mask)
+        self.nat_masks = list(self.suit_info[NT].suit_mask)
         self.trump_raw: list[dict[int, tuple[float, int]]] = [{} for _ in range(4)]
         self.suit_raw: list[dict[int, tuple[float | int, ...]]] = [{} for _ in range(4)]
         #: :func:`play_sides` per declarer seat.
@@ -400,14 +398,14 @@ def _side_eval(info: RulesInfo, t: int, s: int, top: int, length: int, ruffing: 
             missing += 1
             if missing >= 3:
                 break
-    if t == _NT and length >= 5 and top >> order[0] & 1:
+    if t == NT and length >= 5 and top >> order[0] & 1:
         total += 0.6 * (length - 4)  # a long running suit
     return total
 
 
 def _stopper(info: RulesInfo, s: int, top: int, length: int) -> int:
     """1 if a no-trump holding stops suit ``s`` (A, Kx or Qxx), else 0."""
-    order = info.side_order[_NT][s]
+    order = info.side_order[NT][s]
     for depth in range(min(3, len(order))):
         if top >> order[depth] & 1 and length > depth:
             return 1
@@ -490,14 +488,14 @@ def _suit_row(info: RulesInfo, s: int, m: int) -> tuple[float | int, ...]:
             if x is None:
                 x = d[key] = _side_eval(info, t, s, top, length, bool(ruff))
             row.append(x)
-    mt = m & info.masks[_NT][s]
+    mt = m & info.masks[NT][s]
     length = mt.bit_count()
-    top = mt & info.top_masks[_NT][s]
+    top = mt & info.top_masks[NT][s]
     key = top << 5 | length
-    d = info.side_memo[_NT][s][0]
+    d = info.side_memo[NT][s][0]
     x = d.get(key)
     if x is None:
-        x = d[key] = _side_eval(info, _NT, s, top, length, False)
+        x = d[key] = _side_eval(info, NT, s, top, length, False)
     row.append(x)
     st = info.stop_memo[s].get(key)
     if st is None:
@@ -540,7 +538,7 @@ def misere_danger(info: RulesInfo, hand: int, live_frac: float) -> list[tuple[fl
     how many of the seat's own cards sit below it.  Jokers are always fully dangerous.  Only cards
     with some danger are listed.
     """
-    ci = info.suit_info[_NT]
+    ci = info.suit_info[NT]
     out: list[tuple[float, int]] = []
     for c in info.jokers:
         if hand >> c & 1:
@@ -557,7 +555,7 @@ def misere_danger(info: RulesInfo, hand: int, live_frac: float) -> list[tuple[fl
         if part is None:
             part = []
             i = 0
-            for c in reversed(info.side_order[_NT][s]):  # lowest first
+            for c in reversed(info.side_order[NT][s]):  # lowest first
                 if m >> c & 1:
                     below = (ci.lower[c] & ~m).bit_count() * live_frac
                     d = (below - i - 0.5) / 1.5

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 from fivehundred.sim._mypyc import mypyc_attr
 from fivehundred.sim.cards import bits
 from fivehundred.sim.engine import BID, JOKER_LEAD, NAME_NONE, NAME_SUIT, PASS
-from fivehundred.sim.notation import led_suit_of_action
+from fivehundred.sim.notation import NT, led_suit_of_action
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import register
 from fivehundred.strategies.features import (
@@ -47,7 +47,6 @@ if TYPE_CHECKING:
     from fivehundred.sim.engine import SeatView
     from fivehundred.sim.rules import Bid, Rules
 
-_NT: Final = 4
 #: Misère danger of a joker in the bidder's hand (it will be discarded).
 _JOKER_MISERE: Final = 0.5
 #: Misère defence: below this chance of catching the exposed declarer now, unblock a high card first.
@@ -292,8 +291,8 @@ class HeuristicStrategy:
             else:
                 if b.trump < 4:
                     est[b.trump] -= 0.8
-                    if est[_NT] > 0:
-                        est[_NT] -= 0.4
+                    if est[NT] > 0:
+                        est[NT] -= 0.4
         return est
 
     def bid(self, view: SeatView, legal: Sequence[int], rng: Rng | random.Random) -> int:
@@ -392,10 +391,10 @@ class HeuristicStrategy:
             danger = misere_danger(info, hand, min(1.0, frac))
             if danger:
                 return danger[0][1]
-            ci = info.suit_info[_NT]
+            ci = info.suit_info[NT]
             return _highest(legal, ci.strength)
         t = contract.trump
-        ci = info.suit_info[t if t < 4 else _NT]
+        ci = info.suit_info[t if t < 4 else NT]
         outside = info.full & ~hand
         trumps = hand & ci.trump_mask
         n_trumps = trumps.bit_count()
@@ -409,7 +408,7 @@ class HeuristicStrategy:
                 length = (hand & ci.suit_mask[s]).bit_count()
                 if not ci.higher[c] & outside & ~ci.trump_mask:
                     v = 500 + ci.strength[c]  # a winner in its suit
-                elif t == _NT:
+                elif t == NT:
                     v = ci.strength[c] + 6 * length
                     # keep a guard under a king/queen
                     if (ci.higher[c] & hand & ci.suit_mask[s]) and length <= 3:
@@ -429,7 +428,7 @@ class HeuristicStrategy:
         if not contract.misere and NAME_NONE in legal:
             return NAME_NONE
         info = rules_info(view.rules)
-        ci = info.suit_info[_NT]
+        ci = info.suit_info[NT]
         hand = view.hand
         best = legal[0]
         best_len = -1

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from fivehundred.sim.notation import RANKS, UNIVERSAL_BIT, is_joker
+from fivehundred.sim.notation import JOKER, RANKS, UNIVERSAL_BIT, is_joker
 
 RANK_POS = {r: i for i, r in enumerate(RANKS)}
 JOKERS = 0
@@ -65,7 +65,7 @@ def rank_order(value: str) -> int:
     """Sort key of a ``high_*`` value: void lowest, then ranks, the named joker highest."""
     if value == "void":
         return -1
-    if value == "JK":
+    if value == JOKER:
         return len(RANKS)
     return RANK_POS[value]
 

@@ -18,7 +18,17 @@ import polars as pl
 from fivehundred.pipelines.analysis.features import hand_features, mask_of
 from fivehundred.pipelines.analysis.io import AnalysisError, Run
 from fivehundred.sim.errors import UserError
-from fivehundred.sim.notation import LEVELS, MISERE_CODES, NT_TEXT, PASS_TEXT, SUITS, bid_level, bid_trump
+from fivehundred.sim.notation import (
+    LEVELS,
+    MISERE_CODES,
+    NT_TEXT,
+    PASS_TEXT,
+    SUITS,
+    UNIVERSAL_BIT,
+    bid_level,
+    bid_trump,
+    is_joker,
+)
 from fivehundred.sim.rules import ALL_BIDS
 
 #: Every bid code of any ladder, in rank order (BMIS ranks with OMIS); the index codes calls.
@@ -29,6 +39,7 @@ TRUMP_ORDER = (*SUITS, NT_TEXT, *MISERE_CODES)
 LEVEL_ORDER = (*(str(n) for n in LEVELS), *MISERE_CODES)
 #: The level and trump of every contract code, as the tables show them (the notation's reading).
 LEVEL_OF = {c: bid_level(c) for c in ALL_CODES}
+JOKER_NAMES = [n for n in UNIVERSAL_BIT if is_joker(n)]
 TRUMP_OF = {c: bid_trump(c) for c in ALL_CODES}
 
 
@@ -149,7 +160,7 @@ def deal_frame(run: Run) -> Frame:
         held = [
             pl.col("hands")
             .list.get((declarer + teams * k) % players, null_on_oob=True)
-            .list.eval(pl.element().str.starts_with("JK"))
+            .list.eval(pl.element().is_in(JOKER_NAMES))
             .list.any()
             for k in range(1, players // teams)
         ]

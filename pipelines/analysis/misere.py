@@ -12,7 +12,7 @@ from fivehundred.pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, 
 from fivehundred.pipelines.analysis.frame import MISERE_CODES, Frame
 from fivehundred.pipelines.analysis.intervals import wilson
 from fivehundred.pipelines.analysis.multiplicity import versus_rest
-from fivehundred.sim.notation import RANKS, SUITS
+from fivehundred.sim.notation import JOKER, RANKS, SUITS
 
 U64 = pl.UInt64
 JOKER_PLACES = ("named", "unnamed", "partner", "defender", "discarded")
@@ -83,7 +83,7 @@ def misere_features(hand: pl.Expr, joker_place: pl.Expr, joker_suit: pl.Expr) ->
         named_here = has_joker & joker_suit.fill_null("").str.contains(letter, literal=True)
         out.append(
             pl.when(named_here)
-            .then(pl.lit("JK"))
+            .then(pl.lit(JOKER))
             .otherwise(F.highest_in_suit(hand, s))
             .alias(f"f_high_{letter}")
         )
@@ -97,7 +97,7 @@ def misere_features(hand: pl.Expr, joker_place: pl.Expr, joker_suit: pl.Expr) ->
 
 def high_order(col: pl.Expr) -> pl.Expr:
     """Sort key of a ``high_*`` value (void lowest, the named joker highest)."""
-    keys = ["void", *RANKS, "JK"]
+    keys = ["void", *RANKS, JOKER]
     return col.replace_strict({k: F.rank_order(k) for k in keys}, return_dtype=pl.Int16)
 
 
@@ -141,7 +141,7 @@ def misere_by_feature(frames: Sequence[Frame]) -> pl.DataFrame:
         final = (pl.col("dmask") | pl.col("kmask")) & ~pl.col("xmask")
         in_final = (final & joker) != 0
         place = (
-            pl.when(in_final & pl.col("joker_suit").str.contains("[SCDH]").fill_null(False))
+            pl.when(in_final & pl.col("joker_suit").is_not_null())
             .then(pl.lit("named"))
             .when(in_final)
             .then(pl.lit("unnamed"))

@@ -15,6 +15,7 @@ import fivehundred.sim.engine  # noqa: F401 (sim.engine below)
 from fivehundred import sim
 from fivehundred.sim import DONE, JOKER_LEAD, NAME_SUIT, PLAY, Rules, State, load_rules, step
 from fivehundred.sim.game import new_deal
+from fivehundred.sim.notation import played_card
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -150,7 +151,7 @@ def test_random_play_is_a_whole_legal_deal(switches: dict, seed: int) -> None:
     n_trick = 3 if s.contract.misere else 4
     plays = [a for a in s.plays]
     assert len(plays) == n_trick * len(s.trick_winners)
-    played_cards = [p if p < 128 else rules.deck.jokers[(p - 128) // 4] for p in plays]
+    played_cards = [played_card(rules.deck, p) for p in plays]
     assert len(set(played_cards)) == len(played_cards)  # every played card distinct
     assert s.discards.bit_count() == rules.kitty_size and s.played & s.discards == 0
     if s.contract.misere:

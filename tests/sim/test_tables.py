@@ -30,6 +30,7 @@ from fivehundred.sim import (
 )
 from fivehundred.sim import parse_action as parse
 from fivehundred.sim.game import FELL_TO_LOSS, REACHED_WIN, deal_record, play_game
+from fivehundred.sim.notation import played_card
 from fivehundred.sim.seeding import shuffled
 from fivehundred.strategies.base import make
 
@@ -624,7 +625,7 @@ def test_random_deal_is_whole_and_legal(name: str, seed: int, switches: dict) ->
     size = n - len(partners) if s.contract.misere else n
     assert all(len(t) == size and len(set(t)) == size for t in tricks)
     assert not current  # the last trick is complete
-    played = [p if p < 128 else rules.deck.jokers[(p - 128) // 4] for p in s.plays]
+    played = [played_card(rules.deck, p) for p in s.plays]
     assert len(set(played)) == len(played) == size * len(tricks)
     assert s.discards.bit_count() == rules.kitty_size and s.played & s.discards == 0
     if s.contract.misere:

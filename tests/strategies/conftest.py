@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from fivehundred.sim.engine import AUCTION, DONE, JOKER, KITTY, NAME_NONE, NAME_SUIT, PLAY, State
 from fivehundred.sim.game import new_deal
+from fivehundred.sim.notation import played_card
 from fivehundred.sim.rules import Rules
 from fivehundred.strategies.base import make
 
@@ -57,7 +58,7 @@ def shuffle_hidden(state: State, seat: int, rng: random.Random) -> State:
     n = rules.players
     played_by = [0] * n
     for s, a in zip(state.play_seats, state.plays, strict=True):
-        c = a if a < 128 else rules.deck.jokers[(a - 128) // 4]
+        c = played_card(rules.deck, a)
         played_by[s] |= 1 << c
     exposed = state.view(seat).exposed
     decl = state.declarer

@@ -9,6 +9,7 @@ import pytest
 from fivehundred.sim import load_rules
 from fivehundred.sim.engine import BID, KITTY, PASS, PLAY, contract_tables
 from fivehundred.sim.game import new_deal
+from fivehundred.sim.notation import JOKER_LEAD
 from fivehundred.strategies.base import make
 
 from .conftest import decision_points
@@ -122,11 +123,11 @@ def _opponents_out_of_trumps(state, seat: int) -> bool:  # type: ignore[no-untyp
     out = set()
     for i in range(0, len(state.plays) - len(state.trick), state.n_active):
         first = state.plays[i]
-        if first >= 128 or eff[first] != trump:
+        if first >= JOKER_LEAD or eff[first] != trump:
             continue
         for k in range(1, state.n_active):
             who, card = state.play_seats[i + k], state.plays[i + k]
-            if card < 128 and eff[card] != trump:
+            if card < JOKER_LEAD and eff[card] != trump:
                 out.add(who)
     return all(s in out for s in range(RULES.players) if s % 2 != seat % 2)
 
@@ -252,7 +253,7 @@ def test_open_misere_defence_leads_under_the_exposed_hand() -> None:
             if under and dm.bit_count() >= 2:
                 unblocking |= {c for c in mine if t.rank[c] > top}
         legal = state.legal_actions()
-        if not catching or legal[-1] >= 128:
+        if not catching or legal[-1] >= JOKER_LEAD:
             continue  # (a defender who may lead the suitless joker leads it first)
         card = BOT.play(view, legal, random.Random(1))
         assert card in catching or card in unblocking, "did not lead under the exposed hand"
@@ -312,9 +313,9 @@ def test_misere_defender_leads_the_suitless_joker(code: str) -> None:
         if seat == state.declarer or state.trick:
             continue
         legal = state.legal_actions()
-        if legal[-1] < 128 or len(legal) == 1:
+        if legal[-1] < JOKER_LEAD or len(legal) == 1:
             continue
         card = BOT.play(state.view(seat), legal, random.Random(1))
-        assert card >= 128, "kept the joker"
+        assert card >= JOKER_LEAD, "kept the joker"
         checked += 1
     assert checked > 3

@@ -9,6 +9,7 @@ import pytest
 from fivehundred.sim import load_rules
 from fivehundred.sim.engine import PLAY
 from fivehundred.sim.game import new_deal
+from fivehundred.sim.notation import JOKER_LEAD
 from fivehundred.strategies.base import make
 from fivehundred.strategies.features import rebuild_state, sample_hidden, shown_voids
 from fivehundred.strategies.montecarlo import MonteCarloStrategy
@@ -83,7 +84,7 @@ def test_touching_cards_are_one_candidate() -> None:
         assert set(cands) <= set(legal)
         # Every legal card is represented by a candidate of the same effective suit.
         eff = state.tables.eff_suit
-        assert {eff[c] for c in legal if c < 128} == {eff[c] for c in cands if c < 128}
+        assert {eff[c] for c in legal if c < JOKER_LEAD} == {eff[c] for c in cands if c < JOKER_LEAD}
         merged += len(cands) < len(legal)
     assert merged > 10
 
