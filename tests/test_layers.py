@@ -44,7 +44,17 @@ def scan(root: Path) -> tuple[set[str], list[Edge], list[str]]:
     bare: list[str] = []
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        tree = ast.parse(path.read_text(), str(path))
+        typing_only = {  # imports under ``if TYPE_CHECKING:`` are for annotations, never run
+            id(n)
+            for block in ast.walk(tree)
+            if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
+            for stmt in block.body
+            for n in ast.walk(stmt)
+        }
+        for node in ast.walk(tree):
+            if id(node) in typing_only:
+                continue
             where = f"{path.relative_to(root)}:{getattr(node, 'lineno', 0)}"
             targets: list[str] = []
             if isinstance(node, ast.Import):

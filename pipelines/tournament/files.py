@@ -4,7 +4,7 @@
 
     OUT/manifest.json            the run's manifest (kind "tournament"): config, rules, entries, board
                                  seed, totals, the chunks done (the commit point)
-    OUT/deals/<chunk>.parquet    the deal log (DEAL_LOG.md) plus `board`, `match_id`, `entries`
+    OUT/deals/<chunk>.parquet    the deal log (docs/deal-log.md) plus `board`, `match_id`, `entries`
     OUT/pairs/<chunk>.parquet    one row per game pair (what resuming needs)
     OUT/tables/matches.parquet   per-match results; entries.parquet: per-entry results and ratings
     OUT/tables/tournament.md     both tables in Markdown
