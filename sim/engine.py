@@ -112,6 +112,42 @@ def contract_tables(deck: Deck, trump: int, named: tuple[int, ...]) -> ContractT
     return ContractTables(deck, trump, named)
 
 
+def playable_mask(hand: int, suit_cards: int, suitless: int, joker_forced: bool) -> int:
+    """The cards of ``hand`` that may be played to a trick whose led suit holds ``suit_cards``.
+
+    Follow suit if able (RULES.md §7); a void player plays any card, except that a suitless joker
+    must be played when ``joker_forced`` (misère with the ``pagat`` joker, §8).  ``suitless`` is
+    the mask of the suitless jokers.  Shared by the engine and the double-dummy solver
+    (:mod:`sim.dd`), which passes masks of its own card numbering.
+    """
+    follow = hand & suit_cards
+    if follow:
+        return follow
+    jk = hand & suitless
+    if jk and joker_forced:
+        return jk
+    return hand
+
+
+def joker_lead_suits(comp: CompiledRules, tricks_played: int, led_suits: int, other_cards: bool) -> int:
+    """Bitmask of the suits a suitless joker may name when led (RULES.md §8 and the switches).
+
+    ``led_suits`` is the mask of suits led so far in the deal, ``other_cards`` whether the leader
+    holds a card other than suitless jokers.  Shared by the engine and :mod:`sim.dd`.
+    """
+    last = tricks_played == comp.hand_size - 1
+    if comp.joker_lead_only_last_trick:
+        suits = 15 if last else 0
+    elif comp.joker_north_american:
+        suits = 15
+    else:
+        unled = 15 & ~led_suits
+        suits = unled if unled else (15 if last else 0)
+    if not suits and not other_cards:
+        suits = 15  # only jokers left (two-joker deck): any suit rather than no move
+    return suits
+
+
 class CompiledRules:
     """Tables derived once from a :class:`~sim.rules.Rules`: auction legality and the deal plan."""
 
@@ -359,34 +395,22 @@ class State:
         t = self.tables
         assert t is not None
         if self.trick:
-            follow = hand & t.suit_mask[self.led]
-            if follow:
-                return bits(follow)
-            jk = hand & t.suitless_jokers
-            contract = self.contract
-            if jk and contract is not None and contract.misere and self.comp.joker_pagat:
-                return bits(jk)  # RULES.md §8: in misère a void player must play it
-            return bits(hand)
+            return bits(playable_mask(hand, t.suit_mask[self.led], t.suitless_jokers, self.joker_forced()))
         jk = hand & t.suitless_jokers
         if not jk:
             return bits(hand)
         acts = list(bits(hand ^ jk))
-        comp = self.comp
-        last = self.tricks_played == comp.hand_size - 1
-        if comp.joker_lead_only_last_trick:
-            suits = 15 if last else 0
-        elif comp.joker_north_american:
-            suits = 15
-        else:
-            unled = 15 & ~self.led_suits
-            suits = unled if unled else (15 if last else 0)
-        if not suits and not acts:
-            suits = 15  # only jokers left (two-joker deck): any suit rather than no move
-        for j, c in enumerate(comp.jokers):
+        suits = joker_lead_suits(self.comp, self.tricks_played, self.led_suits, hand != jk)
+        for j, c in enumerate(self.comp.jokers):
             if jk >> c & 1:
                 base = JOKER_LEAD + 4 * j
                 acts.extend(base + s for s in range(4) if suits >> s & 1)
         return tuple(acts)
+
+    def joker_forced(self) -> bool:
+        """Whether a player void in the suit led must play a suitless joker (misère, ``pagat`` joker)."""
+        contract = self.contract
+        return contract is not None and contract.misere and self.comp.joker_pagat
 
     # ---------------------------------------------------------------- transitions
 
