@@ -34,6 +34,7 @@ CORE = (
     "sim/seeding.py",
     "sim/engine.py",
     "sim/game.py",
+    "sim/dd.py",
     "strategies/random_bot.py",
     "strategies/features.py",
     "strategies/heuristic.py",

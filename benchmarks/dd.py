@@ -1,0 +1,103 @@
+"""Double-dummy solver speed: full solves from the opening lead, solves per CPU second (per core).
+
+    python benchmarks/dd.py [--deals 200] [--seed 1] [--variant pagat-au]
+
+Each deal ``i`` is dealt from ``deal_seed(seed, 0, i)``; the auction, the discard and the joker
+naming are the ``heuristic`` bot's in every seat (deals everyone passes are skipped).  Every fifth
+deal is forced to misère (``MIS``, declarer the seat left of the dealer; skipped by a variant without
+it) and every fifth, offset by one, to ``7NT``, so that the mix always holds suit, NT and misère
+contracts.  The position at the opening lead is solved with :func:`sim.dd.dd_tricks`; only the
+solving is timed (``time.process_time``).  It prints per-kind counts, mean DD tricks and solve
+rates, the slowest solve, the peak memory (``ru_maxrss``) and, last, ``solves_per_second_per_core=``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from sim import PLAY, State, core, load_rules
+from sim.dd import Position, dd_tricks
+from sim.rules import Rules
+from sim.seeding import bot_rng, deal_seed, dealer_of
+from strategies import make
+
+
+def opening_positions(rules: Rules, deals: int, seed: int) -> list[Position]:
+    """The opening-lead positions of ``deals`` deals (fewer when some are thrown in)."""
+    bots = [make("heuristic") for _ in range(rules.players)]
+    out: list[Position] = []
+    for i in range(deals):
+        dseed = deal_seed(seed, 0, i)
+        state = State.deal(rules, dseed, dealer_of(seed, 0, i, rules.players))
+        forced = ""
+        if i % 5 == 4 and "MIS" in rules.bid_index:
+            forced = "MIS"
+        elif i % 5 == 3:
+            forced = "7NT"
+        if forced:
+            state.force_contract(forced, (state.dealer + 1) % rules.players)
+        rngs = [bot_rng(dseed, s) for s in range(rules.players)]
+        while not state.done and state.phase != PLAY:
+            seat = state.turn
+            bot = bots[seat]
+            method = (bot.bid, bot.discard, bot.name_joker)[state.phase]
+            state.apply(method(state.view(seat), state.legal_actions(), rngs[seat]))
+        if state.phase == PLAY:
+            out.append(Position.from_state(state))
+    return out
+
+
+def kind(pos: Position) -> str:
+    """``suit``, ``NT`` or ``misere``."""
+    if pos.contract.misere:
+        return "misere"
+    return "NT" if pos.contract.no_trump else "suit"
+
+
+def main() -> None:
+    """Parse the arguments, solve the positions, print the figures."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=int, default=200, help="deals to deal (thrown-in ones are skipped)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--variant", default="pagat-au")
+    args = ap.parse_args()
+
+    rules = load_rules(args.variant)
+    positions = opening_positions(rules, args.deals, args.seed)
+    info = core()
+    print(f"engine core: {info['core']}" + (f" ({info['reason']})" if info["reason"] else ""))
+    stats: dict[str, list[float]] = {}
+    slowest = (0.0, "")
+    total = 0.0
+    for pos in positions:
+        start = time.process_time()
+        value = dd_tricks(pos)
+        spent = time.process_time() - start
+        total += spent
+        k = kind(pos)
+        row = stats.setdefault(k, [0, 0.0, 0.0])
+        row[0] += 1
+        row[1] += value
+        row[2] += spent
+        if spent > slowest[0]:
+            slowest = (spent, f"{pos.contract.code} by seat {pos.declarer}")
+    print(f"variant {rules.name}: {len(positions)} positions from {args.deals} deals (seed {args.seed})")
+    for k in ("suit", "NT", "misere"):
+        if k in stats:
+            count, tricks, spent = stats[k]
+            rate = count / spent if spent else float("inf")
+            print(f"{k:>7s}: {count:4.0f} solves, mean dd_tricks {tricks / count:.2f}, {rate:,.0f} solves/s")
+    print(f"slowest solve: {slowest[0] * 1000:.1f} ms ({slowest[1]})")
+    print(f"peak memory (ru_maxrss): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    rate = len(positions) / total if total else 0.0
+    print(f"solves_per_second_per_core={rate:.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,607 @@
+"""Double-dummy (DD) solver: the tricks a position makes with all hands open and perfect play.
+
+The declaring side maximises the tricks it takes, the defenders minimise them; every trick counts
+(overtricks too).  In misère the question is whether the declarer can avoid every trick: the value
+is 0 when it can, else 1 (play stops at the declarer's first trick, RULES.md §7).
+
+- :class:`Position` is a play position (at a trick boundary or within a trick), built from an
+  engine :class:`~sim.engine.State` with :meth:`Position.from_state`.
+- :func:`dd_tricks` is the declaring side's total tricks at the end of the deal under DD play.
+- :func:`move_values` gives that value after each legal action of the seat to move.
+
+The rules are the engine's: the legal plays come from :func:`sim.engine.playable_mask` and
+:func:`sim.engine.joker_lead_suits`, the card order from :class:`~sim.engine.ContractTables`.
+
+The search (compiled with mypyc like the engine core; the same source runs pure) answers
+null-window questions "can the counted side take at least ``t`` of the remaining tricks?" and
+narrows ``t`` to the exact value.  Within one solve the cards in play are renumbered so that each
+effective suit (trumps with the bowers and the joker; a suitless-joker pseudo-suit) is a run of
+bits in order of strength: a trick's winner is a comparison of small ints, and cards of one seat
+with no other unplayed card between them (equivalent cards) are searched once.  A transposition
+table at trick boundaries (bounded: cleared when it holds :data:`TT_LIMIT` entries) keeps a lower
+and upper bound and the best lead for each (cards of every seat, leader, led suits if a suitless
+joker is still out); quick tricks (top cards the leader can cash) cut the search early.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from ._mypyc import mypyc_attr
+from .cards import bits
+from .engine import JOKER_LEAD, PLAY, State, compiled, contract_tables, joker_lead_suits, playable_mask
+from .rules import Bid, Rules  # at run time: the compiled dataclass resolves its field types
+
+#: Entries of the transposition table before it is cleared (about 120 bytes each: ~25 MB).
+TT_LIMIT: Final = 200_000
+
+_JOKERS: Final = 4  # the pseudo-suit of the suitless jokers in the solver's numbering
+_NAMING: Final = 64  # a lead of a suitless joker naming suit s is coded card + 64 * (s + 1)
+
+
+@mypyc_attr(native_class=False)
+@dataclass(frozen=True)
+class Position:
+    """A play position: every hand open, the contract and what the deal's history leaves relevant.
+
+    ``hands`` holds each seat's remaining cards as a bitmask of engine card ints (a misère
+    declarer's sitting-out partners: 0; they are ignored).  ``leader`` led (or is to lead) the
+    current trick; ``trick`` holds the cards played to it so far in play order and ``led`` its
+    effective suit (``-1`` when ``trick`` is empty; it tells the suit a led suitless joker named).
+    ``led_suits`` is the mask of suits led so far in the deal (the suitless joker's lead rule),
+    ``tricks_played`` the completed tricks, ``declarer_tricks`` the tricks the declaring side
+    (the declarer alone in misère) has won so far, ``jokers_named`` the suit the declarer named
+    for each joker (``-1``: none).
+    """
+
+    rules: Rules
+    contract: Bid
+    declarer: int
+    leader: int
+    hands: tuple[int, ...]
+    jokers_named: tuple[int, ...]
+    led_suits: int = 0
+    tricks_played: int = 0
+    declarer_tricks: int = 0
+    trick: tuple[int, ...] = ()
+    led: int = -1
+
+    @classmethod
+    def from_state(cls, state: State) -> Position:
+        """The position of an engine state in the play phase."""
+        if state.phase != PLAY or state.contract is None:
+            raise ValueError("a DD position needs a state in the play phase")
+        n = state.comp.n
+        trick = tuple(state.trick)
+        won = state.declarer_tricks()
+        return cls(
+            rules=state.rules,
+            contract=state.contract,
+            declarer=state.declarer,
+            leader=state.trick_seats[0] if trick else state.turn,
+            hands=tuple(state.hands[s] if state.active[s] else 0 for s in range(n)),
+            jokers_named=tuple(state.jokers_named),
+            led_suits=state.led_suits,
+            tricks_played=state.tricks_played,
+            declarer_tricks=won if won is not None else 0,
+            trick=trick,
+            led=state.led if trick else -1,
+        )
+
+    @property
+    def active(self) -> tuple[bool, ...]:
+        """Which seats play (in misère the declarer's partners sit out)."""
+        rules = self.rules
+        team = self.declarer % rules.teams
+        return tuple(
+            not self.contract.misere or s == self.declarer or s % rules.teams != team
+            for s in range(rules.players)
+        )
+
+    @property
+    def turn(self) -> int:
+        """The seat to move."""
+        active = self.active
+        seat = self.leader
+        for _ in self.trick:
+            seat = (seat + 1) % len(active)
+            while not active[seat]:
+                seat = (seat + 1) % len(active)
+        return seat
+
+    @property
+    def tricks_left(self) -> int:
+        """Tricks not completed yet (the current one included)."""
+        return self.hands[self.turn].bit_count()
+
+    def legal_actions(self) -> tuple[int, ...]:
+        """The legal actions of the seat to move, as the engine's action ints (ascending)."""
+        comp = compiled(self.rules)
+        t = contract_tables(self.rules.deck, self.contract.trump, self.jokers_named)
+        hand = self.hands[self.turn]
+        if self.trick:
+            forced = self.contract.misere and comp.joker_pagat
+            return bits(playable_mask(hand, t.suit_mask[self.led], t.suitless_jokers, forced))
+        jk = hand & t.suitless_jokers
+        acts = list(bits(hand ^ jk))
+        if jk:
+            suits = joker_lead_suits(comp, self.tricks_played, self.led_suits, hand != jk)
+            for j, c in enumerate(comp.jokers):
+                if jk >> c & 1:
+                    acts.extend(JOKER_LEAD + 4 * j + s for s in range(4) if suits >> s & 1)
+        return tuple(acts)
+
+
+def dd_tricks(pos: Position) -> int:
+    """The declaring side's total tricks at the end of the deal under double-dummy play.
+
+    Tricks already won (``pos.declarer_tricks``) count.  Misère: 0 when the declarer can avoid
+    every trick, else 1.
+    """
+    if pos.contract.misere and pos.declarer_tricks > 0:
+        return 1
+    solver = _Solver(pos)
+    return pos.declarer_tricks + solver.exact()
+
+
+def move_values(pos: Position) -> dict[int, int]:
+    """:func:`dd_tricks` after each legal action (engine action ints) of the seat to move."""
+    acts = pos.legal_actions()
+    if pos.contract.misere and pos.declarer_tricks > 0:
+        return dict.fromkeys(acts, 1)
+    solver = _Solver(pos)
+    deck = pos.rules.deck
+    out: dict[int, int] = {}
+    for a in acts:
+        if a >= JOKER_LEAD:
+            j, s = divmod(a - JOKER_LEAD, 4)
+            card, naming = deck.jokers[j], s
+        else:
+            card, naming = a, -1
+        out[a] = pos.declarer_tricks + solver.value_after(card, naming)
+    return out
+
+
+class _Solver:
+    """The search over one position, in the solver's own card numbering (see the module doc)."""
+
+    def __init__(self, pos: Position) -> None:
+        rules = pos.rules
+        contract = pos.contract
+        comp = compiled(rules)
+        tables = contract_tables(rules.deck, contract.trump, pos.jokers_named)
+        n = rules.players
+        active = pos.active
+        self.n = n
+        self.comp = comp
+        self.misere: bool = contract.misere
+        self.forced: bool = contract.misere and comp.joker_pagat
+        # led_suits matters only to the pagat lead rule of a suitless joker
+        self.ls_matters: bool = comp.joker_pagat and not comp.joker_lead_only_last_trick
+        self.hand_size: int = rules.hand_size
+        self.nact: int = sum(active)
+        self.next: list[int] = []
+        for s in range(n):
+            t = (s + 1) % n
+            while not active[t]:
+                t = (t + 1) % n
+            self.next.append(t)
+        team = pos.declarer % rules.teams
+        self.counted: list[bool] = [
+            (s == pos.declarer) if contract.misere else (s % rules.teams == team) for s in range(n)
+        ]
+        self.maxer: list[bool] = [self.counted[s] != contract.misere for s in range(n)]
+        # Renumber the cards in play: effective suit by effective suit, weakest first.
+        in_play = 0
+        for s in range(n):
+            if active[s]:
+                in_play |= pos.hands[s]
+        for c in pos.trick:
+            in_play |= 1 << c
+        keyed: list[tuple[int, int, int]] = []
+        for c in bits(in_play):
+            e = tables.eff_suit[c]
+            block = e if e >= 0 else _JOKERS
+            keyed.append((block, tables.power[c] or tables.rank[c], c))
+        keyed.sort()
+        self.to_engine: list[int] = []
+        self.block_of: list[int] = []
+        self.block_mask: list[int] = [0, 0, 0, 0, 0]
+        self.pw: list[int] = []  # winning score for trumps and suitless jokers, else 0
+        internal: dict[int, int] = {}
+        trump = tables.trump
+        for i, (block, _key, c) in enumerate(keyed):
+            internal[c] = i
+            self.to_engine.append(c)
+            self.block_of.append(block)
+            self.block_mask[block] |= 1 << i
+            self.pw.append(192 + i if block == _JOKERS else (128 + i if block == trump else 0))
+        self.internal = internal
+        self.suitless: int = self.block_mask[_JOKERS]
+        self.power_mask: int = self.suitless | (self.block_mask[trump] if trump >= 0 else 0)
+        self.trump: int = trump
+        self.hands: list[int] = [0] * n
+        for s in range(n):
+            if active[s]:
+                for c in bits(pos.hands[s]):
+                    self.hands[s] |= 1 << internal[c]
+        self.rem: int = 0
+        for h in self.hands:
+            self.rem |= h
+        # Relative-rank codes: for each block, the owners (seat + 1, 3 bits each) of its cards still
+        # in hands, weakest first.  Positions with equal codes are the same up to renaming cards.
+        self.codes: list[int] = [0, 0, 0, 0, 0]
+        for s in range(n):
+            h = self.hands[s]
+            while h:
+                low = h & -h
+                h ^= low
+                i = low.bit_length() - 1
+                b = self.block_of[i]
+                p = (self.rem & self.block_mask[b] & (low - 1)).bit_count()
+                self.codes[b] |= (s + 1) << (3 * p)
+        self.trick_mask: int = 0
+        for c in pos.trick:
+            self.trick_mask |= 1 << internal[c]
+        self.led_suits: int = pos.led_suits
+        self.declarer: int = pos.declarer
+        self.tt: dict[tuple[int, int, int, int, int, int], int] = {}
+        self.nodes: int = 0
+        # The frame the search starts from: the current trick.
+        self.k: int = len(pos.trick)
+        self.seat: int = pos.turn
+        self.led: int = pos.led
+        self.best: int = -1
+        self.win: int = -1
+        seat = pos.leader
+        for c in pos.trick:
+            i = internal[c]
+            sc = self._score(i, pos.led)
+            if sc > self.best:
+                self.best = sc
+                self.win = seat
+            seat = self.next[seat]
+        self.left: int = self.hands[self.seat].bit_count()
+        self.tp: int = rules.hand_size - self.left
+
+    # ------------------------------------------------------------------ drivers
+
+    def exact(self) -> int:
+        """The counted side's tricks from the current frame on (misère: 0 or 1)."""
+        if self.misere:
+            return 1 if self._probe(1) else 0
+        lo = 0
+        hi = self.left
+        while lo < hi:
+            t = (lo + hi + 1) // 2
+            if self._probe(t):
+                lo = t
+            else:
+                hi = t - 1
+        return lo
+
+    def _probe(self, target: int) -> bool:
+        if self.k == 0:
+            return self._lead(self.seat, target)
+        return self._play(self.k, self.seat, target, self.led, self.best, self.win)
+
+    def value_after(self, card: int, naming: int) -> int:
+        """:meth:`exact` after the seat to move plays engine ``card`` (``naming``: a led joker's suit)."""
+        i = self.internal[card]
+        bit = 1 << i
+        seat = self.seat
+        saved = (self.k, self.seat, self.led, self.best, self.win, self.led_suits, self.left, self.tp)
+        saved_trick = self.trick_mask
+        if self.k == 0:
+            self.led = naming if naming >= 0 else self.block_of[i]
+            self.led_suits |= 1 << self.led
+        sc = self._score(i, self.led)
+        if sc > self.best:
+            self.best = sc
+            self.win = seat
+        old_code = self._take(seat, i)
+        self.trick_mask |= bit
+        gained = 0
+        if self.k + 1 == self.nact:
+            winner = self.win
+            self.trick_mask = 0
+            self.left -= 1
+            self.tp += 1
+            self.k = 0
+            self.seat = winner
+            self.best = -1
+            self.win = -1
+            if self.counted[winner]:
+                gained = 1
+            if self.misere and gained:
+                value = 1
+            else:
+                value = gained + self.exact()
+        else:
+            self.k += 1
+            self.seat = self.next[seat]
+            value = self.exact()
+        self._give(seat, i, old_code)
+        self.trick_mask = saved_trick
+        self.k, self.seat, self.led, self.best, self.win, self.led_suits, self.left, self.tp = saved
+        return value
+
+    # ------------------------------------------------------------------ search
+
+    def _take(self, seat: int, c: int) -> int:
+        """Remove card ``c`` from ``seat``'s hand (and its block's code); return the old code."""
+        bit = 1 << c
+        b = self.block_of[c]
+        codes = self.codes
+        old = codes[b]
+        p = 3 * (self.rem & self.block_mask[b] & (bit - 1)).bit_count()
+        codes[b] = (old >> (p + 3) << p) | (old & ((1 << p) - 1))
+        self.hands[seat] ^= bit
+        self.rem ^= bit
+        return old
+
+    def _give(self, seat: int, c: int, old: int) -> None:
+        """Undo :meth:`_take`."""
+        bit = 1 << c
+        self.codes[self.block_of[c]] = old
+        self.hands[seat] ^= bit
+        self.rem ^= bit
+
+    def _score(self, c: int, led: int) -> int:
+        p = self.pw[c]
+        if p:
+            return p
+        return 64 + c if self.block_of[c] == led else 0
+
+    def _lead(self, leader: int, target: int) -> bool:
+        """At a trick boundary, ``leader`` to lead: can the counted side take ``target`` more tricks?"""
+        if target <= 0:
+            return True
+        left = self.left
+        if target > left:
+            return False
+        self.nodes += 1
+        hands = self.hands
+        if left == 1:
+            return self._last(leader) >= target
+        rem = self.rem
+        ls = self.led_suits if (self.ls_matters and rem & self.suitless) else 0
+        codes = self.codes
+        key = (codes[0], codes[1], codes[2], codes[3], codes[4], leader * 16 + ls)
+        entry = self.tt.get(key, -1)
+        lo = 0
+        hi = left
+        hint = -1
+        if entry >= 0:
+            lo = entry & 15
+            hi = entry >> 4 & 15
+            if lo >= target:
+                return True
+            if hi < target:
+                return False
+            hint = (entry >> 8) - 1
+        maxer = self.maxer[leader]
+        if self.misere:
+            jk = self.suitless & rem
+            if jk and hands[self.declarer] >> (jk.bit_length() - 1) & 1:
+                return True  # the declarer holds the top suitless joker: it must win a trick
+        else:
+            sure = self._sure(leader)
+            if maxer and sure >= target:
+                self._store(key, max(lo, sure), hi, hint)
+                return True
+            if not maxer and left - sure < target:
+                self._store(key, lo, min(hi, left - sure), hint)
+                return False
+        result = not maxer
+        found = -1
+        saved_ls = self.led_suits
+        nxt = self.next[leader]
+        for m in self._lead_moves(leader, hint):
+            c = m & 63
+            naming = m >> 6
+            led = naming - 1 if naming else self.block_of[c]
+            old = self._take(leader, c)
+            self.trick_mask = 1 << c
+            self.led_suits = saved_ls | 1 << led
+            r = self._play(1, nxt, target, led, self._score(c, led), leader)
+            self._give(leader, c, old)
+            self.trick_mask = 0
+            self.led_suits = saved_ls
+            if r == maxer:
+                result = r
+                found = m
+                break
+        if result:
+            lo = max(lo, target)
+        else:
+            hi = min(hi, target - 1)
+        self._store(key, lo, hi, self._rel(found) if found >= 0 else hint)
+        return result
+
+    def _store(self, key: tuple[int, int, int, int, int, int], lo: int, hi: int, move: int) -> None:
+        tt = self.tt
+        if len(tt) >= TT_LIMIT:
+            tt.clear()
+        tt[key] = lo | hi << 4 | (move + 1) << 8
+
+    def _play(self, k: int, seat: int, target: int, led: int, best: int, win: int) -> bool:
+        """Within a trick: ``k`` cards played, ``seat`` to follow; ``best``/``win``: score and seat winning."""
+        hands = self.hands
+        hand = hands[seat]
+        legal = playable_mask(hand, self.block_mask[led], self.suitless, self.forced)
+        maxer = self.maxer[seat]
+        last = k + 1 == self.nact
+        nxt = self.next[seat]
+        for c in self._follow_moves(seat, legal, led, best, win):
+            bit = 1 << c
+            sc = self._score(c, led)
+            nb = best
+            nw = win
+            if sc > best:
+                nb = sc
+                nw = seat
+            old = self._take(seat, c)
+            if last:
+                tm = self.trick_mask
+                self.trick_mask = 0
+                self.left -= 1
+                self.tp += 1
+                if self.counted[nw]:
+                    r = True if self.misere else self._lead(nw, target - 1)
+                else:
+                    r = self._lead(nw, target)
+                self.left += 1
+                self.tp -= 1
+                self.trick_mask = tm
+            else:
+                self.trick_mask |= bit
+                r = self._play(k + 1, nxt, target, led, nb, nw)
+                self.trick_mask ^= bit
+            self._give(seat, c, old)
+            if r == maxer:
+                return r
+        return not maxer
+
+    def _last(self, leader: int) -> int:
+        """The last trick, one card in each active hand: 1 if the counted side wins it."""
+        hands = self.hands
+        c = hands[leader].bit_length() - 1
+        led = self.block_of[c]
+        best = self._score(c, led)
+        win = leader
+        seat = self.next[leader]
+        while seat != leader:
+            x = hands[seat].bit_length() - 1
+            sc = self._score(x, led)
+            if sc > best:
+                best = sc
+                win = seat
+            seat = self.next[seat]
+        return 1 if self.counted[win] else 0
+
+    def _sure(self, leader: int) -> int:
+        """Tricks the leader can cash at once: top cards of each suit it holds (not ruffable)."""
+        hand = self.hands[leader]
+        rem = self.rem
+        side = self.maxer[leader]
+        opp_power = 0
+        for s in range(self.n):
+            if self.maxer[s] != side:
+                opp_power |= self.hands[s]
+        opp_power &= self.power_mask
+        total = 0
+        for b in range(5):
+            cards = self.block_mask[b] & rem
+            if not cards or not cards & hand:
+                continue
+            if b == _JOKERS:
+                top = hand >> (cards.bit_length() - 1) & 1
+                if top and joker_lead_suits(self.comp, self.tp, self.led_suits, hand != hand & cards):
+                    total += 1  # one suitless joker (a second one may not be leadable after it)
+                continue
+            if b != self.trump and opp_power:
+                continue
+            while cards and hand >> (cards.bit_length() - 1) & 1:
+                total += 1
+                cards ^= 1 << (cards.bit_length() - 1)
+        return total
+
+    def _runs(self, cards: int) -> list[int]:
+        """The lowest card of each run of ``cards`` (no other unplayed card between: equivalent)."""
+        out: list[int] = []
+        u = self.rem | self.trick_mask
+        prev = -1
+        block = -1
+        while cards:
+            low = cards & -cards
+            c = low.bit_length() - 1
+            cards ^= low
+            b = self.block_of[c]
+            if b == block and not u & (low - (2 << prev)):
+                prev = c
+                continue
+            out.append(c)
+            prev = c
+            block = b
+        return out
+
+    def _lead_moves(self, leader: int, hint: int) -> list[int]:
+        """Lead moves, most promising first (the table's hint, then winners, then low cards)."""
+        hand = self.hands[leader]
+        jk = hand & self.suitless
+        reps = self._runs(hand ^ jk)
+        out: list[int] = []
+        rest: list[int] = []
+        others = self.rem & ~hand
+        ruff = False
+        if not self.misere:
+            side = self.maxer[leader]
+            for s in range(self.n):
+                if self.maxer[s] != side and self.hands[s] & self.power_mask:
+                    ruff = True
+        for c in reps:
+            b = self.block_of[c]
+            higher = others & self.block_mask[b] & ~((2 << c) - 1)
+            if not self.misere and not higher and (b == self.trump or not ruff):
+                out.append(c)
+            else:
+                rest.append(c)
+        if jk:
+            joker_moves: list[int] = []
+            suits = joker_lead_suits(self.comp, self.tp, self.led_suits, hand != jk)
+            for c in self._runs(jk):
+                alone = not (self.suitless & self.rem & ~(1 << c))
+                void_done = False
+                for s in range(4):
+                    if not suits >> s & 1:
+                        continue
+                    if alone and not others & self.block_mask[s]:
+                        if void_done:
+                            continue  # naming another suit nobody holds: the same lead
+                        void_done = True
+                    joker_moves.append(c + _NAMING * (s + 1))
+            if self.misere:
+                rest.extend(joker_moves)
+            else:
+                out = joker_moves + out
+        out.extend(rest)
+        if hint >= 0:
+            for i in range(len(out)):
+                if self._rel(out[i]) == hint:
+                    m = out.pop(i)
+                    out.insert(0, m)
+                    break
+        return out
+
+    def _rel(self, m: int) -> int:
+        """A lead move in relative terms (block, place among the block's cards in hands, naming)."""
+        c = m & 63
+        b = self.block_of[c]
+        p = (self.rem & self.block_mask[b] & ((1 << c) - 1)).bit_count()
+        return p | b << 4 | (m >> 6) << 7
+
+    def _follow_moves(self, seat: int, legal: int, led: int, best: int, win: int) -> list[int]:
+        """Cards to play to a trick, most promising first."""
+        reps = self._runs(legal)
+        if len(reps) <= 1:
+            return reps
+        winners: list[int] = []
+        losers: list[int] = []
+        for c in reps:
+            if self._score(c, led) > best:
+                winners.append(c)
+            else:
+                losers.append(c)
+        if self.misere:
+            if seat == self.declarer:
+                losers.reverse()  # shed the highest card that still loses
+                return losers + winners
+            if win == self.declarer:
+                losers.reverse()
+                return losers + winners
+            return reps
+        if self.maxer[win] == self.maxer[seat]:
+            return losers + winners  # partner winning: low first
+        return winners + losers  # cheapest winner first
