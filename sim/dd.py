@@ -246,6 +246,7 @@ class _Solver:
             self.trick_mask |= 1 << internal[c]
         self.led_suits: int = pos.led_suits
         self.declarer: int = pos.declarer
+        self.guess: int = contract.tricks + 1 - pos.declarer_tricks
         self.tt: dict[tuple[int, int, int, int, int, int], int] = {}
         self.nodes: int = 0
         # The frame the search starts from: the current trick.
@@ -270,21 +271,24 @@ class _Solver:
     def exact(self) -> int:
         """The counted side's tricks from the current frame on (misère: 0 or 1)."""
         if self.misere:
-            return 1 if self._probe(1) else 0
+            return 1 if self._search(0, 1) >= 1 else 0
+        # MTD(f): null-window searches from a guess (the contract's level plus one) to the value
         lo = 0
         hi = self.left
+        g = max(0, min(hi, self.guess))
         while lo < hi:
-            t = (lo + hi + 1) // 2
-            if self._probe(t):
-                lo = t
+            beta = g + 1 if g == lo else g
+            g = self._search(beta - 1, beta)
+            if g < beta:
+                hi = g
             else:
-                hi = t - 1
+                lo = g
         return lo
 
-    def _probe(self, target: int) -> bool:
+    def _search(self, alpha: int, beta: int) -> int:
         if self.k == 0:
-            return self._lead(self.seat, target)
-        return self._play(self.k, self.seat, target, self.led, self.best, self.win)
+            return self._lead(self.seat, alpha, beta)
+        return self._play(self.k, self.seat, alpha, beta, self.led, self.best, self.win)
 
     def value_after(self, card: int, naming: int) -> int:
         """:meth:`exact` after the seat to move plays engine ``card`` (``naming``: a led joker's suit)."""
@@ -354,17 +358,20 @@ class _Solver:
             return p
         return 64 + c if self.block_of[c] == led else 0
 
-    def _lead(self, leader: int, target: int) -> bool:
-        """At a trick boundary, ``leader`` to lead: can the counted side take ``target`` more tricks?"""
-        if target <= 0:
-            return True
+    def _lead(self, leader: int, alpha: int, beta: int) -> int:
+        """At a trick boundary, ``leader`` to lead: the counted side's tricks from here, fail-soft.
+
+        A result ``<= alpha`` is an upper bound, ``>= beta`` a lower bound, else the exact value.
+        """
         left = self.left
-        if target > left:
-            return False
+        if left <= 1:
+            return self._last(leader) if left else 0
+        if beta <= 0:
+            return 0
+        if alpha >= left:
+            return left
         self.nodes += 1
         hands = self.hands
-        if left == 1:
-            return self._last(leader) >= target
         rem = self.rem
         ls = self.led_suits if (self.ls_matters and rem & self.suitless) else 0
         codes = self.codes
@@ -376,25 +383,32 @@ class _Solver:
         if entry >= 0:
             lo = entry & 15
             hi = entry >> 4 & 15
-            if lo >= target:
-                return True
-            if hi < target:
-                return False
+            if lo >= beta or lo == hi:
+                return lo
+            if hi <= alpha:
+                return hi
             hint = (entry >> 8) - 1
-        maxer = self.maxer[leader]
         if self.misere:
             jk = self.suitless & rem
             if jk and hands[self.declarer] >> (jk.bit_length() - 1) & 1:
-                return True  # the declarer holds the top suitless joker: it must win a trick
+                return 1  # the declarer holds the top suitless joker: it must win a trick
         else:
-            sure = self._sure(leader)
-            if maxer and sure >= target:
-                self._store(key, max(lo, sure), hi, hint)
-                return True
-            if not maxer and left - sure < target:
-                self._store(key, lo, min(hi, left - sure), hint)
-                return False
-        result = not maxer
+            sure_max, sure_min = self._bounds(leader)
+            if sure_max > lo or left - sure_min < hi:
+                lo = max(lo, sure_max)
+                hi = min(hi, left - sure_min)
+                if lo >= beta or lo == hi:
+                    self._store(key, lo, hi, hint)
+                    return lo
+                if hi <= alpha:
+                    self._store(key, lo, hi, hint)
+                    return hi
+        a = max(alpha, lo)
+        b = min(beta, hi)
+        a0 = a
+        b0 = b
+        maxer = self.maxer[leader]
+        best = -1 if maxer else 99
         found = -1
         saved_ls = self.led_suits
         nxt = self.next[leader]
@@ -405,20 +419,33 @@ class _Solver:
             old = self._take(leader, c)
             self.trick_mask = 1 << c
             self.led_suits = saved_ls | 1 << led
-            r = self._play(1, nxt, target, led, self._score(c, led), leader)
+            v = self._play(1, nxt, a, b, led, self._score(c, led), leader)
             self._give(leader, c, old)
             self.trick_mask = 0
             self.led_suits = saved_ls
-            if r == maxer:
-                result = r
+            if maxer:
+                if v > best:
+                    best = v
+                    found = m
+                    if best >= b:
+                        break
+                    if best > a:
+                        a = best
+            elif v < best:
+                best = v
                 found = m
-                break
-        if result:
-            lo = max(lo, target)
+                if best <= a:
+                    break
+                if best < b:
+                    b = best
+        if best <= a0:
+            hi = min(hi, best)
+        elif best >= b0:
+            lo = max(lo, best)
         else:
-            hi = min(hi, target - 1)
+            lo = hi = best
         self._store(key, lo, hi, self._rel(found) if found >= 0 else hint)
-        return result
+        return best
 
     def _store(self, key: tuple[int, int, int, int, int, int], lo: int, hi: int, move: int) -> None:
         tt = self.tt
@@ -426,15 +453,18 @@ class _Solver:
             tt.clear()
         tt[key] = lo | hi << 4 | (move + 1) << 8
 
-    def _play(self, k: int, seat: int, target: int, led: int, best: int, win: int) -> bool:
-        """Within a trick: ``k`` cards played, ``seat`` to follow; ``best``/``win``: score and seat winning."""
-        hands = self.hands
-        hand = hands[seat]
+    def _play(self, k: int, seat: int, alpha: int, beta: int, led: int, best: int, win: int) -> int:
+        """Within a trick: ``k`` cards played, ``seat`` to play, ``best``/``win`` the score and seat
+        winning so far; the counted side's tricks from this trick on, fail-soft like :meth:`_lead`."""
+        hand = self.hands[seat]
         legal = playable_mask(hand, self.block_mask[led], self.suitless, self.forced)
         maxer = self.maxer[seat]
         last = k + 1 == self.nact
         nxt = self.next[seat]
-        for c in self._follow_moves(seat, legal, led, best, win):
+        a = alpha
+        b = beta
+        value = -1 if maxer else 99
+        for c in self._follow_moves(seat, legal, led, best, win, k):
             bit = 1 << c
             sc = self._score(c, led)
             nb = best
@@ -449,20 +479,31 @@ class _Solver:
                 self.left -= 1
                 self.tp += 1
                 if self.counted[nw]:
-                    r = True if self.misere else self._lead(nw, target - 1)
+                    v = 1 if self.misere else 1 + self._lead(nw, a - 1, b - 1)
                 else:
-                    r = self._lead(nw, target)
+                    v = self._lead(nw, a, b)
                 self.left += 1
                 self.tp -= 1
                 self.trick_mask = tm
             else:
                 self.trick_mask |= bit
-                r = self._play(k + 1, nxt, target, led, nb, nw)
+                v = self._play(k + 1, nxt, a, b, led, nb, nw)
                 self.trick_mask ^= bit
             self._give(seat, c, old)
-            if r == maxer:
-                return r
-        return not maxer
+            if maxer:
+                if v > value:
+                    value = v
+                    if value >= b:
+                        return value
+                    if value > a:
+                        a = value
+            elif v < value:
+                value = v
+                if value <= a:
+                    return value
+                if value < b:
+                    b = value
+        return value
 
     def _last(self, leader: int) -> int:
         """The last trick, one card in each active hand: 1 if the counted side wins it."""
@@ -481,32 +522,88 @@ class _Solver:
             seat = self.next[seat]
         return 1 if self.counted[win] else 0
 
-    def _sure(self, leader: int) -> int:
-        """Tricks the leader can cash at once: top cards of each suit it holds (not ruffable)."""
-        hand = self.hands[leader]
+    def _bounds(self, leader: int) -> tuple[int, int]:
+        """Tricks each side is sure of from here: ``(maximising side, minimising side)``.
+
+        A trump (or suitless joker) above every one the other side holds wins the trick it is
+        played to, and every card is played by the end (not in misère, which does not use this):
+        a seat holding ``j`` of them gives its side ``j`` tricks.  The leader can also cash its
+        top cards at once (:meth:`_cash`).
+        """
+        hands = self.hands
+        power = self.power_mask & self.rem
+        top_max = 0
+        top_min = 0
+        for s in range(self.n):
+            if self.maxer[s]:
+                top_max |= hands[s] & power
+            else:
+                top_min |= hands[s] & power
+        sure_max = 0
+        sure_min = 0
+        if power:
+            floor_max = 1 << top_min.bit_length()  # maximiser's power cards above this win
+            floor_min = 1 << top_max.bit_length()
+            for s in range(self.n):
+                h = hands[s] & power
+                if not h:
+                    continue
+                if self.maxer[s]:
+                    over = (h & ~(floor_max - 1)).bit_count()
+                    if over > sure_max:
+                        sure_max = over
+                else:
+                    over = (h & ~(floor_min - 1)).bit_count()
+                    if over > sure_min:
+                        sure_min = over
+        cash = self._cash(leader)
+        if self.maxer[leader]:
+            sure_max = max(sure_max, cash)
+        else:
+            sure_min = max(sure_min, cash)
+        return sure_max, sure_min
+
+    @staticmethod
+    def _top_run(hand: int, cards: int) -> int:
+        """How many of the top ``cards`` ``hand`` holds without a break."""
+        run = 0
+        while cards:
+            top = cards.bit_length() - 1
+            if not hand >> top & 1:
+                break
+            run += 1
+            cards ^= 1 << top
+        return run
+
+    def _cash(self, leader: int) -> int:
+        """Tricks the leader can cash at once: top trumps (drawing the opponents' trumps), then the
+        top cards of side suits when no opponent can ruff them."""
+        hands = self.hands
+        hand = hands[leader]
         rem = self.rem
         side = self.maxer[leader]
-        opp_power = 0
-        for s in range(self.n):
-            if self.maxer[s] != side:
-                opp_power |= self.hands[s]
-        opp_power &= self.power_mask
         total = 0
-        for b in range(5):
-            cards = self.block_mask[b] & rem
-            if not cards or not cards & hand:
-                continue
-            if b == _JOKERS:
-                top = hand >> (cards.bit_length() - 1) & 1
-                if top and joker_lead_suits(self.comp, self.tp, self.led_suits, hand != hand & cards):
-                    total += 1  # one suitless joker (a second one may not be leadable after it)
-                continue
-            if b != self.trump and opp_power:
-                continue
-            while cards and hand >> (cards.bit_length() - 1) & 1:
-                total += 1
-                cards ^= 1 << (cards.bit_length() - 1)
-        return total
+        can_ruff = False
+        if self.trump >= 0:
+            trumps = self.block_mask[self.trump] & rem
+            total = self._top_run(hand, trumps)
+            for s in range(self.n):
+                if self.maxer[s] != side and (hands[s] & trumps).bit_count() > total:
+                    can_ruff = True
+        else:
+            jokers = self.suitless & rem
+            if jokers:
+                if hand >> (jokers.bit_length() - 1) & 1:
+                    if joker_lead_suits(self.comp, self.tp, self.led_suits, hand != hand & jokers):
+                        total = 1  # one suitless joker (a second one may not be leadable after it)
+                for s in range(self.n):
+                    if self.maxer[s] != side and hands[s] & jokers:
+                        can_ruff = True
+        if not can_ruff:
+            for b in range(4):
+                if b != self.trump:
+                    total += self._top_run(hand, self.block_mask[b] & rem)
+        return min(total, self.left)
 
     def _runs(self, cards: int) -> list[int]:
         """The lowest card of each run of ``cards`` (no other unplayed card between: equivalent)."""
@@ -541,13 +638,21 @@ class _Solver:
             for s in range(self.n):
                 if self.maxer[s] != side and self.hands[s] & self.power_mask:
                     ruff = True
+        partners = 0
+        for s in range(self.n):
+            if s != leader and self.maxer[s] == self.maxer[leader]:
+                partners |= self.hands[s]
+        to_partner: list[int] = []
         for c in reps:
             b = self.block_of[c]
             higher = others & self.block_mask[b] & ~((2 << c) - 1)
             if not self.misere and not higher and (b == self.trump or not ruff):
                 out.append(c)
+            elif not self.misere and higher and partners >> (higher.bit_length() - 1) & 1:
+                to_partner.append(c)  # partner holds the top card of the suit
             else:
                 rest.append(c)
+        out.extend(to_partner)
         if jk:
             joker_moves: list[int] = []
             suits = joker_lead_suits(self.comp, self.tp, self.led_suits, hand != jk)
@@ -582,7 +687,7 @@ class _Solver:
         p = (self.rem & self.block_mask[b] & ((1 << c) - 1)).bit_count()
         return p | b << 4 | (m >> 6) << 7
 
-    def _follow_moves(self, seat: int, legal: int, led: int, best: int, win: int) -> list[int]:
+    def _follow_moves(self, seat: int, legal: int, led: int, best: int, win: int, k: int) -> list[int]:
         """Cards to play to a trick, most promising first."""
         reps = self._runs(legal)
         if len(reps) <= 1:
