@@ -1,0 +1,341 @@
+"""The double-dummy solver (sim/dd.py) against an exhaustive minimax over the engine's own State."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from sim import JOKER, JOKER_LEAD, KITTY, NAME_NONE, NAME_SUIT, PLAY, State, load_rules
+from sim.cards import SAME_COLOUR, SUITS
+from sim.dd import Position, dd_tricks, move_values
+
+ROOT = Path(__file__).resolve().parents[2]
+VARIANTS = ("pagat-au", "club-004", "north-american", "nullo", "two-jokers", "three-player", "six-player")
+
+
+def minimax(state: State) -> int:
+    """The declaring side's total tricks under perfect play, by trying every legal action."""
+    contract = state.contract
+    assert contract is not None
+    if state.done:
+        won = state.declarer_tricks() or 0
+        return min(won, 1) if contract.misere else won
+    seat = state.turn
+    rules = state.rules
+    ours = seat == state.declarer if contract.misere else seat % rules.teams == state.declarer % rules.teams
+    values = []
+    for action in state.legal_actions():
+        child = state.clone()
+        child.apply(action)
+        values.append(minimax(child))
+    return max(values) if ours != contract.misere else min(values)
+
+
+def ending(variant: str, contract: str, seed: int, left: int, naming: int = -1, mid: bool = False) -> State:
+    """A seeded deal with ``contract`` forced, random discards, the joker named ``naming`` (a suit,
+    ``-1`` none) when asked, then random play (keeping suitless jokers while it can) until ``left``
+    tricks remain; ``mid``: a card or two into that trick."""
+    rules = load_rules(variant)
+    rng = random.Random(seed)
+    state = State.deal(rules, rng.getrandbits(64), rng.randrange(rules.players))
+    state.force_contract(contract, rng.randrange(rules.players))
+    while state.phase == KITTY:
+        hand = [a for a in state.legal_actions() if a not in rules.deck.jokers]
+        state.apply(rng.choice(hand))
+    while state.phase == JOKER:
+        state.apply(NAME_SUIT + naming if naming >= 0 else NAME_NONE)
+    stop = rng.randrange(1, 3) if mid else 0
+    while not state.done and (
+        rules.hand_size - state.tricks_played > left
+        or (rules.hand_size - state.tricks_played == left and len(state.trick) < stop)
+    ):
+        legal = state.legal_actions()
+        keep = [a for a in legal if a < JOKER_LEAD and a not in rules.deck.jokers]
+        state.apply(rng.choice(keep or list(legal)))
+    return state
+
+
+def _cases() -> list[tuple[str, str, int, int, bool]]:
+    """(variant, contract, joker naming, tricks left, mid-trick) for every variant and kind."""
+    out = []
+    for v in VARIANTS:
+        rules = load_rules(v)
+        left = 2 if rules.players == 6 else 3
+        out += [(v, "8H", -1, left, False), (v, "7C", -1, left, True), (v, "8NT", -1, left, False)]
+        out += [(v, "7NT", -1, left, True)]
+        if rules.joker_no_trump == "pagat":
+            out += [(v, "8NT", 2, left, False), (v, "6NT", 0, left, True)]
+        for code in ("MIS", "OMIS", "BMIS"):
+            if code in rules.bid_index:
+                out += [(v, code, -1, left, False), (v, code, -1, left, True)]
+    out += [
+        ("pagat-au", "9S", -1, 4, False),
+        ("pagat-au", "7NT", -1, 4, False),
+        ("pagat-au", "MIS", -1, 4, True),
+    ]
+    return out
+
+
+@pytest.mark.parametrize(("variant", "contract", "naming", "left", "mid"), _cases())
+def test_matches_minimax(variant: str, contract: str, naming: int, left: int, mid: bool) -> None:
+    """dd_tricks and every move value equal the exhaustive minimax over the engine State."""
+    for seed in range(6):
+        state = ending(variant, contract, seed, left, naming, mid)
+        if state.done:
+            continue
+        pos = Position.from_state(state)
+        assert dd_tricks(pos) == minimax(state), (seed, pos)
+        values = move_values(pos)
+        assert set(values) == set(state.legal_actions())
+        for action, value in values.items():
+            child = state.clone()
+            child.apply(action)
+            assert value == minimax(child), (seed, action)
+
+
+def test_joker_lead_rules_are_searched() -> None:
+    """Endings where a defender or the declarer still holds the suitless joker, under the three lead
+    rules (pagat, lead only at the last trick, north_american), agree with the minimax."""
+    checked = 0
+    for variant in ("pagat-au", "club-004", "north-american", "two-jokers"):
+        rules = load_rules(variant)
+        for seed in range(40):
+            state = ending(variant, "7NT", 100 + seed, 3)
+            if state.done or not any(h & rules.deck.joker_mask for h in state.hands):
+                continue
+            checked += 1
+            assert dd_tricks(Position.from_state(state)) == minimax(state), (variant, seed)
+    assert checked >= 20
+
+
+def _swap_sides(pos: Position) -> Position:
+    """The same cards with the other team declaring (2-team tables, not misère)."""
+    new = (pos.declarer + 1) % pos.rules.players
+    return Position(
+        pos.rules, pos.contract, new, pos.leader, pos.hands, pos.jokers_named, pos.led_suits,
+        pos.tricks_played, pos.tricks_played - pos.declarer_tricks, pos.trick, pos.led,
+    )  # fmt: skip
+
+
+_HYP = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_TWO_TEAMS = ("pagat-au", "club-004", "north-american", "two-jokers", "six-player")
+_CONTRACTS = ("7S", "8C", "9D", "6H", "7NT", "8NT")
+
+
+@_HYP
+@given(variant=st.sampled_from(_TWO_TEAMS), contract=st.sampled_from(_CONTRACTS), seed=st.integers(0, 10**6))
+@example(variant="pagat-au", contract="7S", seed=0)  # a 5-trick suit ending: 5 + 0 = 5, checked below
+@example(variant="six-player", contract="8NT", seed=1)
+def test_sides_add_up(variant: str, contract: str, seed: int) -> None:
+    """The defenders' DD tricks as maximisers are the tricks left minus the declaring side's."""
+    state = ending(variant, contract, seed, 3 if variant == "six-player" else 5)
+    if state.done:
+        return
+    pos = Position.from_state(state)
+    ours = dd_tricks(pos) - pos.declarer_tricks
+    theirs = dd_tricks(_swap_sides(pos)) - (pos.tricks_played - pos.declarer_tricks)
+    assert ours + theirs == pos.tricks_left
+    if (variant, contract, seed) == ("pagat-au", "7S", 0):
+        assert (ours, theirs) == (5, 0)
+
+
+def _top_trump_swap(variant: str, contract: str, seed: int) -> tuple[int, int] | None:
+    """DD value before and after the declaring side swaps its lowest card for the defenders' top
+    trump, in a seeded ending at a trick boundary (None when the side already holds it)."""
+    state = ending(variant, contract, seed, 4 if load_rules(variant).players < 6 else 3)
+    if state.done or state.trick:
+        return None
+    pos = Position.from_state(state)
+    t = state.tables
+    assert t is not None
+    n = pos.rules.players
+    out = [
+        c
+        for c in range(pos.rules.deck.size)
+        if t.eff_suit[c] == t.trump and any(h >> c & 1 for h in pos.hands)
+    ]
+    if not out:
+        return None
+    top = max(out, key=lambda c: t.power[c])
+    holder = next(s for s in range(n) if pos.hands[s] >> top & 1)
+    ours = [s for s in range(n) if s % pos.rules.teams == pos.declarer % pos.rules.teams]
+    if holder in ours:
+        return None
+    seat = ours[0]
+    low = min(
+        (c for c in range(pos.rules.deck.size) if pos.hands[seat] >> c & 1),
+        key=lambda c: t.power[c] or t.rank[c],
+    )
+    hands = list(pos.hands)
+    hands[seat] ^= 1 << low | 1 << top
+    hands[holder] ^= 1 << low | 1 << top
+    better = Position(
+        pos.rules, pos.contract, pos.declarer, pos.leader, tuple(hands), pos.jokers_named, pos.led_suits,
+        pos.tricks_played, pos.declarer_tricks,
+    )  # fmt: skip
+    return dd_tricks(pos), dd_tricks(better)
+
+
+@_HYP
+@given(
+    variant=st.sampled_from(VARIANTS),
+    contract=st.sampled_from(("7S", "8C", "9D", "6H")),
+    seed=st.integers(0, 10**6),
+)
+@example(variant="pagat-au", contract="9D", seed=1)  # pinned: the swap gains two tricks, 7 -> 9
+def test_top_trump_never_hurts(variant: str, contract: str, seed: int) -> None:
+    """Giving the declaring side the top trump in place of one of its cards never lowers its value."""
+    got = _top_trump_swap(variant, contract, seed)
+    if got is None:
+        return
+    before, after = got
+    assert after >= before
+    if (variant, contract, seed) == ("pagat-au", "9D", 1):
+        assert (before, after) == (7, 9)
+
+
+def _relabel(pos: Position, rng: random.Random) -> Position | None:
+    """The position with a plain suit's remaining cards replaced by other cards of that suit in the
+    same order (same owners in the same rank order): an equivalent position."""
+    rules = pos.rules
+    deck = rules.deck
+    trump = pos.contract.trump
+    plain = [s for s in range(4) if not 0 <= trump < 4 or s not in (trump, SAME_COLOUR[trump])]
+    plain = [s for s in plain if s not in pos.jokers_named]
+    suit = rng.choice(plain)
+    cards = [c for c in range(deck.size) if deck.suit[c] == suit]  # rank order (deck order)
+    held = [(c, s) for c in cards for s in range(rules.players) if pos.hands[s] >> c & 1]
+    if pos.trick or not held:
+        return None
+    new_cards = sorted(rng.sample(cards, len(held)))
+    hands = list(pos.hands)
+    for c, s in held:
+        hands[s] &= ~(1 << c)
+    for (_c, s), n in zip(held, new_cards, strict=True):
+        hands[s] |= 1 << n
+    return Position(
+        rules, pos.contract, pos.declarer, pos.leader, tuple(hands), pos.jokers_named, pos.led_suits,
+        pos.tricks_played, pos.declarer_tricks,
+    )  # fmt: skip
+
+
+@_HYP
+@given(
+    variant=st.sampled_from(VARIANTS),
+    contract=st.sampled_from(("7S", "8D", "7NT", "MIS")),
+    seed=st.integers(0, 10**6),
+)
+@example(variant="pagat-au", contract="7NT", seed=5)  # 4 tricks left, 2 won: 6 either way, checked below
+def test_equal_cards_relabelled(variant: str, contract: str, seed: int) -> None:
+    """Which cards of a suit remain does not matter, only who holds them in what order."""
+    rules = load_rules(variant)
+    if contract not in rules.bid_index:
+        return
+    state = ending(variant, contract, seed, 4 if rules.players < 6 else 3)
+    if state.done:
+        return
+    pos = Position.from_state(state)
+    other = _relabel(pos, random.Random(seed))
+    if other is None:
+        return
+    assert dd_tricks(other) == dd_tricks(pos)
+    if (variant, contract, seed) == ("pagat-au", "7NT", 5):
+        assert dd_tricks(pos) == 6
+
+
+def _is_ours(pos: Position, seat: int) -> bool:
+    rules = pos.rules
+    if pos.contract.misere:
+        return seat == pos.declarer
+    return seat % rules.teams == pos.declarer % rules.teams
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_move_values_consistent(variant: str) -> None:
+    """The best move value of the seat to move (max for the declaring side, min for the defenders;
+    the other way round in misère) is the position's DD value."""
+    rules = load_rules(variant)
+    for seed, contract in enumerate(("8S", "7NT", "MIS", "9H")):
+        if contract not in rules.bid_index:
+            continue
+        state = ending(variant, contract, 200 + seed, 5 if rules.players < 6 else 3, mid=seed % 2 == 1)
+        if state.done:
+            continue
+        pos = Position.from_state(state)
+        values = move_values(pos).values()
+        best = max(values) if _is_ours(pos, pos.turn) != pos.contract.misere else min(values)
+        assert best == dd_tricks(pos)
+
+
+# Golden values: the opening-lead positions of benchmarks/dd.py (heuristic auction and discards,
+# every fifth deal forced to MIS, every fifth + 3 to 7NT), computed once with
+#   python -c "import benchmarks.dd as b; from sim import load_rules; from sim.dd import dd_tricks;
+#              print([(p.contract.code, p.declarer, dd_tricks(p)) for p in
+#                     b.opening_positions(load_rules('pagat-au'), 10, 5)])"
+# (the compiled solver; the pure one gives the same, test_pure_and_compiled_agree).
+GOLDEN = [
+    ("6S", 3, 9), ("6D", 0, 10), ("6H", 3, 10), ("7NT", 1, 4), ("MIS", 2, 1),
+    ("6D", 1, 7), ("6H", 0, 10), ("7C", 3, 10), ("7NT", 2, 6), ("MIS", 3, 1),
+]  # fmt: skip
+
+
+@pytest.mark.slow
+def test_golden_opening_leads() -> None:
+    """Full solves from the opening lead of fixed seeded deals give the pinned values."""
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.dd import opening_positions
+
+    got = [
+        (p.contract.code, p.declarer, dd_tricks(p)) for p in opening_positions(load_rules("pagat-au"), 10, 5)
+    ]
+    assert got == GOLDEN
+
+
+def test_position_from_state_and_errors() -> None:
+    """from_state refuses a state before play; the sitting-out partner's hand is dropped."""
+    rules = load_rules("pagat-au")
+    state = State.deal(rules, 7, 0)
+    with pytest.raises(ValueError, match="play phase"):
+        Position.from_state(state)
+    state = ending("pagat-au", "MIS", 3, 10)
+    pos = Position.from_state(state)
+    partner = (pos.declarer + 2) % 4
+    assert pos.hands[partner] == 0 and pos.active[partner] is False
+    assert pos.turn == pos.declarer and pos.tricks_left == 10
+    assert state.phase == PLAY and SUITS
+
+
+_PURE = """
+import random, sys
+sys.path.insert(0, ".")
+from tests.sim.test_dd import ending
+from sim.dd import Position, dd_tricks
+out = []
+for v in ("pagat-au", "two-jokers", "three-player", "six-player", "club-004"):
+    for i, c in enumerate(("8H", "7NT", "MIS")):
+        s = ending(v, c, 40 + i, 5 if v != "six-player" else 3)
+        out.append(-1 if s.done else dd_tricks(Position.from_state(s)))
+print(out)
+"""
+
+
+def test_pure_and_compiled_agree() -> None:
+    """The pure-Python solver gives the same values as this process's (compiled when installed)."""
+    env = {k: v for k, v in os.environ.items() if k != "FIVEHUNDRED_PURE"}
+    env["FIVEHUNDRED_PURE"] = "1"
+    pure = subprocess.run(
+        [sys.executable, "-c", _PURE], capture_output=True, text=True, env=env, cwd=ROOT, check=True
+    ).stdout.strip()
+    here: list[int] = []
+    for v in ("pagat-au", "two-jokers", "three-player", "six-player", "club-004"):
+        for i, c in enumerate(("8H", "7NT", "MIS")):
+            s = ending(v, c, 40 + i, 5 if v != "six-player" else 3)
+            here.append(-1 if s.done else dd_tricks(Position.from_state(s)))
+    assert pure == repr(here)
