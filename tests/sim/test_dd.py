@@ -62,7 +62,7 @@ def ending(variant: str, contract: str, seed: int, left: int, naming: int = -1, 
     return state
 
 
-def _cases() -> list[tuple[str, str, int, int, bool]]:
+def _cases() -> list[object]:
     """(variant, contract, joker naming, tricks left, mid-trick) for every variant and kind."""
     out = []
     for v in VARIANTS:
@@ -75,11 +75,9 @@ def _cases() -> list[tuple[str, str, int, int, bool]]:
         for code in ("MIS", "OMIS", "BMIS"):
             if code in rules.bid_index:
                 out += [(v, code, -1, left, False), (v, code, -1, left, True)]
-    out += [
-        ("pagat-au", "9S", -1, 4, False),
-        ("pagat-au", "7NT", -1, 4, False),
-        ("pagat-au", "MIS", -1, 4, True),
-    ]
+    slow = pytest.mark.slow  # 4 tricks left: the minimax takes seconds
+    for c, mid in (("9S", False), ("7NT", False), ("MIS", True)):
+        out.append(pytest.param("pagat-au", c, -1, 4, mid, marks=slow))
     return out
 
 
@@ -286,7 +284,6 @@ GOLDEN = [
 ]  # fmt: skip
 
 
-@pytest.mark.slow
 def test_golden_opening_leads() -> None:
     """Full solves from the opening lead of fixed seeded deals give the pinned values."""
     sys.path.insert(0, str(ROOT))
