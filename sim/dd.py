@@ -689,16 +689,20 @@ class _Solver:
 
     def _follow_moves(self, seat: int, legal: int, led: int, best: int, win: int, k: int) -> list[int]:
         """Cards to play to a trick, most promising first."""
-        reps = self._runs(legal)
-        if len(reps) <= 1:
+        if best >= 192:
+            beat = self.suitless & ~((2 << (best - 192)) - 1)
+        elif best >= 128:
+            beat = self.suitless | (self.power_mask & ~self.suitless & ~((2 << (best - 128)) - 1))
+        else:
+            beat = self.power_mask | (self.block_mask[led] & ~((2 << (best - 64)) - 1))
+        # no run of equivalent cards straddles the card winning the trick (it is unplayed)
+        winners = self._runs(legal & beat)
+        losers = self._runs(legal & ~beat)
+        if not winners or not losers:
+            reps = winners or losers
+            if self.misere and not winners and (seat == self.declarer or win == self.declarer):
+                reps.reverse()  # shed the highest card that still loses
             return reps
-        winners: list[int] = []
-        losers: list[int] = []
-        for c in reps:
-            if self._score(c, led) > best:
-                winners.append(c)
-            else:
-                losers.append(c)
         if self.misere:
             if seat == self.declarer:
                 losers.reverse()  # shed the highest card that still loses
@@ -706,7 +710,7 @@ class _Solver:
             if win == self.declarer:
                 losers.reverse()
                 return losers + winners
-            return reps
+            return losers + winners
         if self.maxer[win] == self.maxer[seat]:
             return losers + winners  # partner winning: low first
         return winners + losers  # cheapest winner first
