@@ -38,6 +38,18 @@ TT_LIMIT: Final = 200_000
 
 _JOKERS: Final = 4  # the pseudo-suit of the suitless jokers in the solver's numbering
 _NAMING: Final = 64  # a lead of a suitless joker naming suit s is coded card + 64 * (s + 1)
+#: Bits set in each 11-bit number (``int.bit_count`` is a method call in compiled code, this is not).
+_POP: Final = tuple(bin(v).count("1") for v in range(2048))
+
+
+def _popcount(x: int) -> int:
+    """Number of set bits of a mask below ``2**66``."""
+    pop = _POP
+    n = 0
+    while x:
+        n += pop[x & 2047]
+        x >>= 11
+    return n
 
 
 @mypyc_attr(native_class=False)
@@ -218,6 +230,7 @@ class _Solver:
             self.block_mask[block] |= 1 << i
             self.pw.append(192 + i if block == _JOKERS else (128 + i if block == trump else 0))
         self.internal = internal
+        self.base: list[int] = [(m & -m).bit_length() - 1 if m else 0 for m in self.block_mask]
         self.suitless: int = self.block_mask[_JOKERS]
         self.power_mask: int = self.suitless | (self.block_mask[trump] if trump >= 0 else 0)
         self.trump: int = trump
@@ -339,7 +352,7 @@ class _Solver:
         b = self.block_of[c]
         codes = self.codes
         old = codes[b]
-        p = 3 * (self.rem & self.block_mask[b] & (bit - 1)).bit_count()
+        p = 3 * _popcount((self.rem & self.block_mask[b] & (bit - 1)) >> self.base[b])
         codes[b] = (old >> (p + 3) << p) | (old & ((1 << p) - 1))
         self.hands[seat] ^= bit
         self.rem ^= bit
@@ -549,11 +562,11 @@ class _Solver:
                 if not h:
                     continue
                 if self.maxer[s]:
-                    over = (h & ~(floor_max - 1)).bit_count()
+                    over = _popcount(h & ~(floor_max - 1))
                     if over > sure_max:
                         sure_max = over
                 else:
-                    over = (h & ~(floor_min - 1)).bit_count()
+                    over = _popcount(h & ~(floor_min - 1))
                     if over > sure_min:
                         sure_min = over
         cash = self._cash(leader)
@@ -588,7 +601,7 @@ class _Solver:
             trumps = self.block_mask[self.trump] & rem
             total = self._top_run(hand, trumps)
             for s in range(self.n):
-                if self.maxer[s] != side and (hands[s] & trumps).bit_count() > total:
+                if self.maxer[s] != side and _popcount(hands[s] & trumps) > total:
                     can_ruff = True
         else:
             jokers = self.suitless & rem
@@ -684,7 +697,7 @@ class _Solver:
         """A lead move in relative terms (block, place among the block's cards in hands, naming)."""
         c = m & 63
         b = self.block_of[c]
-        p = (self.rem & self.block_mask[b] & ((1 << c) - 1)).bit_count()
+        p = _popcount(self.rem & self.block_mask[b] & ((1 << c) - 1))
         return p | b << 4 | (m >> 6) << 7
 
     def _follow_moves(self, seat: int, legal: int, led: int, best: int, win: int, k: int) -> list[int]:
@@ -696,21 +709,41 @@ class _Solver:
         else:
             beat = self.power_mask | (self.block_mask[led] & ~((2 << (best - 64)) - 1))
         # no run of equivalent cards straddles the card winning the trick (it is unplayed)
-        winners = self._runs(legal & beat)
-        losers = self._runs(legal & ~beat)
-        if not winners or not losers:
-            reps = winners or losers
-            if self.misere and not winners and (seat == self.declarer or win == self.declarer):
-                reps.reverse()  # shed the highest card that still loses
-            return reps
+        win_cards = legal & beat
+        lose_cards = legal & ~beat
+        out: list[int] = []
         if self.misere:
-            if seat == self.declarer:
-                losers.reverse()  # shed the highest card that still loses
-                return losers + winners
-            if win == self.declarer:
-                losers.reverse()
-                return losers + winners
-            return losers + winners
-        if self.maxer[win] == self.maxer[seat]:
-            return losers + winners  # partner winning: low first
-        return winners + losers  # cheapest winner first
+            if seat == self.declarer or win == self.declarer:
+                self._add_runs(out, lose_cards, True)  # shed the highest card that still loses
+            else:
+                self._add_runs(out, lose_cards, False)
+            self._add_runs(out, win_cards, False)
+        elif self.maxer[win] == self.maxer[seat]:
+            self._add_runs(out, lose_cards, False)  # partner winning: low first
+            self._add_runs(out, win_cards, False)
+        else:
+            self._add_runs(out, win_cards, False)  # cheapest winner first
+            self._add_runs(out, lose_cards, False)
+        return out
+
+    def _add_runs(self, out: list[int], cards: int, high_first: bool) -> None:
+        """Append one card of each run of equivalent ``cards`` (see :meth:`_runs`) to ``out``."""
+        if not cards:
+            return
+        if not high_first:
+            u = self.rem | self.trick_mask
+            prev = -1
+            block = -1
+            while cards:
+                low = cards & -cards
+                c = low.bit_length() - 1
+                cards ^= low
+                b = self.block_of[c]
+                if b != block or u & (low - (2 << prev)):
+                    out.append(c)
+                    block = b
+                prev = c
+            return
+        start = len(out)
+        for c in self._runs(cards):
+            out.insert(start, c)
