@@ -234,26 +234,39 @@ class _Solver:
         self.suitless: int = self.block_mask[_JOKERS]
         self.power_mask: int = self.suitless | (self.block_mask[trump] if trump >= 0 else 0)
         self.trump: int = trump
-        self.hands: list[int] = [0] * n
+        hands: list[int] = [0] * n
         for s in range(n):
             if active[s]:
                 for c in bits(pos.hands[s]):
-                    self.hands[s] |= 1 << internal[c]
+                    hands[s] |= 1 << internal[c]
         self.rem: int = 0
-        for h in self.hands:
+        for h in hands:
             self.rem |= h
         # Relative-rank codes: for each block, the owners (seat + 1, 3 bits each) of its cards still
         # in hands, weakest first.  Positions with equal codes are the same up to renaming cards.
-        self.codes: list[int] = [0, 0, 0, 0, 0]
+        codes = [0, 0, 0, 0, 0]
         for s in range(n):
-            h = self.hands[s]
+            h = hands[s]
             while h:
                 low = h & -h
                 h ^= low
                 i = low.bit_length() - 1
                 b = self.block_of[i]
                 p = (self.rem & self.block_mask[b] & (low - 1)).bit_count()
-                self.codes[b] |= (s + 1) << (3 * p)
+                codes[b] |= (s + 1) << (3 * p)
+        self.c0: int = codes[0]
+        self.c1: int = codes[1]
+        self.c2: int = codes[2]
+        self.c3: int = codes[3]
+        self.c4: int = codes[4]
+        hands += [0] * (6 - n)
+        # the hands are six attributes, not a list, for the same reason as the codes
+        self.h0: int = hands[0]
+        self.h1: int = hands[1]
+        self.h2: int = hands[2]
+        self.h3: int = hands[3]
+        self.h4: int = hands[4]
+        self.h5: int = hands[5]
         self.trick_mask: int = 0
         for c in pos.trick:
             self.trick_mask |= 1 << internal[c]
@@ -276,7 +289,7 @@ class _Solver:
                 self.best = sc
                 self.win = seat
             seat = self.next[seat]
-        self.left: int = self.hands[self.seat].bit_count()
+        self.left: int = hands[self.seat].bit_count()
         self.tp: int = rules.hand_size - self.left
 
     # ------------------------------------------------------------------ drivers
@@ -350,20 +363,70 @@ class _Solver:
         """Remove card ``c`` from ``seat``'s hand (and its block's code); return the old code."""
         bit = 1 << c
         b = self.block_of[c]
-        codes = self.codes
-        old = codes[b]
+        old = self._code(b)
         p = 3 * _popcount((self.rem & self.block_mask[b] & (bit - 1)) >> self.base[b])
-        codes[b] = (old >> (p + 3) << p) | (old & ((1 << p) - 1))
-        self.hands[seat] ^= bit
+        self._set_code(b, (old >> (p + 3) << p) | (old & ((1 << p) - 1)))
+        self._flip(seat, bit)
         self.rem ^= bit
         return old
 
     def _give(self, seat: int, c: int, old: int) -> None:
         """Undo :meth:`_take`."""
         bit = 1 << c
-        self.codes[self.block_of[c]] = old
-        self.hands[seat] ^= bit
+        self._set_code(self.block_of[c], old)
+        self._flip(seat, bit)
         self.rem ^= bit
+
+    def _hand(self, seat: int) -> int:
+        if seat == 0:
+            return self.h0
+        if seat == 1:
+            return self.h1
+        if seat == 2:
+            return self.h2
+        if seat == 3:
+            return self.h3
+        if seat == 4:
+            return self.h4
+        return self.h5
+
+    def _flip(self, seat: int, bit: int) -> None:
+        if seat == 0:
+            self.h0 ^= bit
+        elif seat == 1:
+            self.h1 ^= bit
+        elif seat == 2:
+            self.h2 ^= bit
+        elif seat == 3:
+            self.h3 ^= bit
+        elif seat == 4:
+            self.h4 ^= bit
+        else:
+            self.h5 ^= bit
+
+    def _code(self, b: int) -> int:
+        # the codes are five attributes, not a list: a compiled attribute holds an int unboxed
+        if b == 0:
+            return self.c0
+        if b == 1:
+            return self.c1
+        if b == 2:
+            return self.c2
+        if b == 3:
+            return self.c3
+        return self.c4
+
+    def _set_code(self, b: int, code: int) -> None:
+        if b == 0:
+            self.c0 = code
+        elif b == 1:
+            self.c1 = code
+        elif b == 2:
+            self.c2 = code
+        elif b == 3:
+            self.c3 = code
+        else:
+            self.c4 = code
 
     def _score(self, c: int, led: int) -> int:
         p = self.pw[c]
@@ -384,11 +447,9 @@ class _Solver:
         if alpha >= left:
             return left
         self.nodes += 1
-        hands = self.hands
         rem = self.rem
         ls = self.led_suits if (self.ls_matters and rem & self.suitless) else 0
-        codes = self.codes
-        key = (codes[0], codes[1], codes[2], codes[3], codes[4], leader * 16 + ls)
+        key = (self.c0, self.c1, self.c2, self.c3, self.c4, leader * 16 + ls)
         entry = self.tt.get(key, -1)
         lo = 0
         hi = left
@@ -403,7 +464,7 @@ class _Solver:
             hint = (entry >> 8) - 1
         if self.misere:
             jk = self.suitless & rem
-            if jk and hands[self.declarer] >> (jk.bit_length() - 1) & 1:
+            if jk and self._hand(self.declarer) >> (jk.bit_length() - 1) & 1:
                 return 1  # the declarer holds the top suitless joker: it must win a trick
         else:
             sure_max, sure_min = self._bounds(leader)
@@ -469,7 +530,7 @@ class _Solver:
     def _play(self, k: int, seat: int, alpha: int, beta: int, led: int, best: int, win: int) -> int:
         """Within a trick: ``k`` cards played, ``seat`` to play, ``best``/``win`` the score and seat
         winning so far; the counted side's tricks from this trick on, fail-soft like :meth:`_lead`."""
-        hand = self.hands[seat]
+        hand = self._hand(seat)
         legal = playable_mask(hand, self.block_mask[led], self.suitless, self.forced)
         maxer = self.maxer[seat]
         last = k + 1 == self.nact
@@ -520,14 +581,13 @@ class _Solver:
 
     def _last(self, leader: int) -> int:
         """The last trick, one card in each active hand: 1 if the counted side wins it."""
-        hands = self.hands
-        c = hands[leader].bit_length() - 1
+        c = self._hand(leader).bit_length() - 1
         led = self.block_of[c]
         best = self._score(c, led)
         win = leader
         seat = self.next[leader]
         while seat != leader:
-            x = hands[seat].bit_length() - 1
+            x = self._hand(seat).bit_length() - 1
             sc = self._score(x, led)
             if sc > best:
                 best = sc
@@ -543,22 +603,21 @@ class _Solver:
         a seat holding ``j`` of them gives its side ``j`` tricks.  The leader can also cash its
         top cards at once (:meth:`_cash`).
         """
-        hands = self.hands
         power = self.power_mask & self.rem
         top_max = 0
         top_min = 0
         for s in range(self.n):
             if self.maxer[s]:
-                top_max |= hands[s] & power
+                top_max |= self._hand(s) & power
             else:
-                top_min |= hands[s] & power
+                top_min |= self._hand(s) & power
         sure_max = 0
         sure_min = 0
         if power:
             floor_max = 1 << top_min.bit_length()  # maximiser's power cards above this win
             floor_min = 1 << top_max.bit_length()
             for s in range(self.n):
-                h = hands[s] & power
+                h = self._hand(s) & power
                 if not h:
                     continue
                 if self.maxer[s]:
@@ -591,8 +650,7 @@ class _Solver:
     def _cash(self, leader: int) -> int:
         """Tricks the leader can cash at once: top trumps (drawing the opponents' trumps), then the
         top cards of side suits when no opponent can ruff them."""
-        hands = self.hands
-        hand = hands[leader]
+        hand = self._hand(leader)
         rem = self.rem
         side = self.maxer[leader]
         total = 0
@@ -601,7 +659,7 @@ class _Solver:
             trumps = self.block_mask[self.trump] & rem
             total = self._top_run(hand, trumps)
             for s in range(self.n):
-                if self.maxer[s] != side and _popcount(hands[s] & trumps) > total:
+                if self.maxer[s] != side and _popcount(self._hand(s) & trumps) > total:
                     can_ruff = True
         else:
             jokers = self.suitless & rem
@@ -610,7 +668,7 @@ class _Solver:
                     if joker_lead_suits(self.comp, self.tp, self.led_suits, hand != hand & jokers):
                         total = 1  # one suitless joker (a second one may not be leadable after it)
                 for s in range(self.n):
-                    if self.maxer[s] != side and hands[s] & jokers:
+                    if self.maxer[s] != side and self._hand(s) & jokers:
                         can_ruff = True
         if not can_ruff:
             for b in range(4):
@@ -639,7 +697,7 @@ class _Solver:
 
     def _lead_moves(self, leader: int, hint: int) -> list[int]:
         """Lead moves, most promising first (the table's hint, then winners, then low cards)."""
-        hand = self.hands[leader]
+        hand = self._hand(leader)
         jk = hand & self.suitless
         reps = self._runs(hand ^ jk)
         out: list[int] = []
@@ -649,12 +707,12 @@ class _Solver:
         if not self.misere:
             side = self.maxer[leader]
             for s in range(self.n):
-                if self.maxer[s] != side and self.hands[s] & self.power_mask:
+                if self.maxer[s] != side and self._hand(s) & self.power_mask:
                     ruff = True
         partners = 0
         for s in range(self.n):
             if s != leader and self.maxer[s] == self.maxer[leader]:
-                partners |= self.hands[s]
+                partners |= self._hand(s)
         to_partner: list[int] = []
         for c in reps:
             b = self.block_of[c]
