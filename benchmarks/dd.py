@@ -21,11 +21,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sim import PLAY, State, core, load_rules
-from sim.dd import Position, dd_tricks
-from sim.rules import Rules
-from sim.seeding import bot_rng, deal_seed, dealer_of
-from strategies import make
+from fivehundred.sim import PLAY, State, core, load_rules
+from fivehundred.sim.dd import Position, dd_tricks
+from fivehundred.sim.rules import Rules
+from fivehundred.sim.seeding import bot_rng, deal_seed, dealer_of
+from fivehundred.strategies import make
 
 
 def opening_positions(rules: Rules, deals: int, seed: int) -> list[Position]:

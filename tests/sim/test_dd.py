@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from sim import JOKER, JOKER_LEAD, KITTY, NAME_NONE, NAME_SUIT, PLAY, State, load_rules
-from sim.cards import SAME_COLOUR, SUITS
-from sim.dd import Position, dd_tricks, move_values
+from fivehundred.sim import JOKER, JOKER_LEAD, KITTY, NAME_NONE, NAME_SUIT, PLAY, State, load_rules
+from fivehundred.sim.cards import SAME_COLOUR, SUITS
+from fivehundred.sim.dd import Position, dd_tricks, move_values
 
 ROOT = Path(__file__).resolve().parents[2]
 VARIANTS = ("pagat-au", "club-004", "north-american", "nullo", "two-jokers", "three-player", "six-player")
@@ -274,9 +274,9 @@ def test_move_values_consistent(variant: str) -> None:
 
 # Golden values: the opening-lead positions of benchmarks/dd.py (heuristic auction and discards,
 # every fifth deal forced to MIS, every fifth + 3 to 7NT), computed once with
-#   python -c "import benchmarks.dd as b; from sim import load_rules; from sim.dd import dd_tricks;
-#              print([(p.contract.code, p.declarer, dd_tricks(p)) for p in
-#                     b.opening_positions(load_rules('pagat-au'), 10, 5)])"
+#   python -c "import benchmarks.dd as b; from fivehundred.sim import load_rules;
+#              from fivehundred.sim.dd import dd_tricks; print([(p.contract.code, p.declarer,
+#              dd_tricks(p)) for p in b.opening_positions(load_rules('pagat-au'), 10, 5)])"
 # (the compiled solver; the pure one gives the same, test_pure_and_compiled_agree).
 GOLDEN = [
     ("6S", 3, 9), ("6D", 0, 10), ("6H", 3, 10), ("7NT", 1, 4), ("MIS", 2, 1),
@@ -313,7 +313,7 @@ _PURE = """
 import random, sys
 sys.path.insert(0, ".")
 from tests.sim.test_dd import ending
-from sim.dd import Position, dd_tricks
+from fivehundred.sim.dd import Position, dd_tricks
 out = []
 for v in ("pagat-au", "two-jokers", "three-player", "six-player", "club-004"):
     for i, c in enumerate(("8H", "7NT", "MIS")):
