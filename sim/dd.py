@@ -272,6 +272,8 @@ class _Solver:
             self.trick_mask |= 1 << internal[c]
         self.led_suits: int = pos.led_suits
         self.declarer: int = pos.declarer
+        self.sure_max: int = 0
+        self.sure_min: int = 0
         self.guess: int = contract.tricks + 1 - pos.declarer_tricks
         self.tt: dict[tuple[int, int, int, int, int, int], int] = {}
         self.nodes: int = 0
@@ -467,7 +469,9 @@ class _Solver:
             if jk and self._hand(self.declarer) >> (jk.bit_length() - 1) & 1:
                 return 1  # the declarer holds the top suitless joker: it must win a trick
         else:
-            sure_max, sure_min = self._bounds(leader)
+            self._bounds(leader)
+            sure_max = self.sure_max
+            sure_min = self.sure_min
             if sure_max > lo or left - sure_min < hi:
                 lo = max(lo, sure_max)
                 hi = min(hi, left - sure_min)
@@ -595,8 +599,9 @@ class _Solver:
             seat = self.next[seat]
         return 1 if self.counted[win] else 0
 
-    def _bounds(self, leader: int) -> tuple[int, int]:
-        """Tricks each side is sure of from here: ``(maximising side, minimising side)``.
+    def _bounds(self, leader: int) -> None:
+        """Tricks each side is sure of from here, set in ``sure_max`` and ``sure_min`` (maximising and
+        minimising side; attributes rather than a returned tuple, which would be an allocation).
 
         A trump (or suitless joker) above every one the other side holds wins the trick it is
         played to, and every card is played by the end (not in misère, which does not use this):
@@ -633,7 +638,8 @@ class _Solver:
             sure_max = max(sure_max, cash)
         else:
             sure_min = max(sure_min, cash)
-        return sure_max, sure_min
+        self.sure_max = sure_max
+        self.sure_min = sure_min
 
     @staticmethod
     def _top_run(hand: int, cards: int) -> int:
