@@ -33,7 +33,7 @@ from .cards import bits
 from .engine import JOKER_LEAD, PLAY, State, compiled, contract_tables, joker_lead_suits, playable_mask
 from .rules import Bid, Rules  # at run time: the compiled dataclass resolves its field types
 
-#: Entries of the transposition table before it is cleared (about 120 bytes each: ~25 MB).
+#: Entries of the transposition table before it is cleared (about 350 bytes each: at most ~70 MB).
 TT_LIMIT: Final = 200_000
 
 _JOKERS: Final = 4  # the pseudo-suit of the suitless jokers in the solver's numbering
