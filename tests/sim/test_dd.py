@@ -13,8 +13,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from fivehundred.sim import JOKER, JOKER_LEAD, KITTY, NAME_NONE, NAME_SUIT, PLAY, State, load_rules
-from fivehundred.sim.cards import SAME_COLOUR, SUITS
+from fivehundred.sim.cards import SAME_COLOUR
 from fivehundred.sim.dd import Position, dd_tricks, move_values
+from fivehundred.sim.notation import SUITS
 
 ROOT = Path(__file__).resolve().parents[2]
 VARIANTS = ("pagat-au", "club-004", "north-american", "nullo", "two-jokers", "three-player", "six-player")
