@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import signal
 import sys
 import time
 from pathlib import Path
@@ -10,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from fivehundred.cli.app import app
+from fivehundred.cli.app import app, sigterm_as_ctrl_c
 
 if TYPE_CHECKING:
     from fivehundred.pipelines.simulate import Progress
@@ -58,10 +57,6 @@ class _Bar:
             sys.stderr.write("\n")
             sys.stderr.flush()
             self.last = 0.0
-
-
-def _terminate(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
 
 
 @app.command("simulate")
@@ -114,16 +109,14 @@ def simulate_cmd(
         max_retries=max_retries,
     )
     bar = _Bar()
-    # SIGTERM (a scheduler, `kill`) stops like Ctrl-C: committed chunks recorded, Ray shut down.
-    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
-        summary = run_simulation(cfg, progress=bar, overwrite=overwrite)
+        with sigterm_as_ctrl_c():
+            summary = run_simulation(cfg, progress=bar, overwrite=overwrite)
     except KeyboardInterrupt:
         bar.close()
         typer.echo("interrupted: run the same command again to resume from the finished chunks", err=True)
         raise typer.Exit(130) from None
     finally:
-        signal.signal(signal.SIGTERM, previous)
         bar.close()
     resumed = f" ({summary.resumed_chunks} chunks were already done)" if summary.resumed_chunks else ""
     if summary.session_deals == 0:

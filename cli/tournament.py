@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from fivehundred.cli.app import app
+from fivehundred.cli.app import app, sigterm_as_ctrl_c
 
 
 class _LiveLine:
@@ -58,7 +58,8 @@ def tournament_cmd(
     executor = InProcessExecutor() if workers == 0 and not address else RayExecutor(workers or None, address)
     live = _LiveLine()
     try:
-        result = run_tournament(cfg, out_dir, executor=executor, on_progress=live)
+        with sigterm_as_ctrl_c():
+            result = run_tournament(cfg, out_dir, executor=executor, on_progress=live)
     except KeyboardInterrupt:
         live.close()
         typer.echo("interrupted: run the same command again to resume from the finished chunks", err=True)

@@ -28,7 +28,10 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import signal
 import socket
+import sys
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -42,6 +45,9 @@ from fivehundred.pipelines.schema import records_to_chunk_table, with_run_column
 from fivehundred.sim.errors import UserError
 from fivehundred.sim.game import play_game
 from fivehundred.sim.rules import Rules
+
+#: Ray's switch for multi-machine clusters (off: the node's IP is 127.0.0.1); set for the embedded instance.
+_LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 
 #: Object store of the embedded Ray instance (bytes): results stream through it, so it stays modest.
 EMBEDDED_OBJECT_STORE = 256 * 1024**2
@@ -150,6 +156,7 @@ class RayPool:
         self.window = 2
         self._started = False
         self._env_restore: dict[str, str | None] = {}
+        self._sigterm: Any = None
         self._remote: Any = None
         self._counted: Any = None
         self._encode: Any = None
@@ -157,6 +164,28 @@ class RayPool:
     def __enter__(self) -> RayPool:
         import ray
 
+        # ray.init installs its own SIGTERM handler (exit status 15 and a dump, or a node shutdown);
+        # the caller's handler (the CLI stops like Ctrl-C: manifest flushed, Ray shut down) is put back.
+        if threading.current_thread() is threading.main_thread():
+            self._sigterm = signal.getsignal(signal.SIGTERM)
+        try:
+            self._init(ray)
+        finally:
+            self._keep_sigterm()
+        if self.address and self.workers:
+            self.window = self.workers
+        else:
+            cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
+            self.window = max(2, 2 * cpus)
+        self._remote = self._task_remote(self.task)
+        return self
+
+    def _keep_sigterm(self) -> None:
+        """Put back the SIGTERM handler that was there before Ray started (a Python one only)."""
+        if callable(self._sigterm) and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, self._sigterm)
+
+    def _init(self, ray: Any) -> None:
         quiet = {"configure_logging": True, "logging_level": logging.ERROR, "log_to_driver": False}
         if ray.is_initialized():
             # The caller's own Ray session (e.g. a job that started one): it must be the one asked for.
@@ -167,20 +196,31 @@ class RayPool:
                 )
         elif self.address:
             _probe(self.address)
-            try:
-                ray.init(address=self.address, **quiet)
-            except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ValueError...
-                msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-                raise ClusterError(f"address '{self.address}': cannot join the Ray cluster ({msg})") from None
+            with _CapturedStderr() as log:  # Ray's C++ client logs every failed attempt there
+                try:
+                    ray.init(address=self.address, **quiet)
+                except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ValueError...
+                    raise cluster_error(self.address, exc, log.read()) from None
             self._started = True
         else:
-            # Only this embedded instance runs without token auth: it listens on localhost for us alone.
-            self._env_restore = {k: os.environ.get(k) for k in ("RAY_AUTH_MODE", "RAY_USAGE_STATS_ENABLED")}
+            # Only this embedded instance runs without token auth, so every socket of it listens on
+            # loopback alone: Ray binds its servers to 127.0.0.1 only when that is the node's IP, and on
+            # Linux it turns 127.0.0.1 into the machine's address unless "clusters" are off (its
+            # Windows/macOS mode: one machine, loopback) -- in this process (the constant, read at
+            # import) and in the processes it starts (the variable).  tests/pipelines/test_ray_security.py
+            # checks the listening sockets of every process of the instance.
+            keys = ("RAY_AUTH_MODE", "RAY_USAGE_STATS_ENABLED", _LOOPBACK_ENV)
+            self._env_restore = {k: os.environ.get(k) for k in keys}
             os.environ["RAY_AUTH_MODE"] = "disabled"
+            os.environ[_LOOPBACK_ENV] = "0"
             os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+            constants = ray._private.ray_constants
+            clusters = constants.ENABLE_RAY_CLUSTER
+            constants.ENABLE_RAY_CLUSTER = False
             try:
                 ray.init(
                     address="local",
+                    _node_ip_address="127.0.0.1",
                     num_cpus=self.workers or _cores(),
                     include_dashboard=False,
                     object_store_memory=self.object_store_memory,
@@ -189,14 +229,9 @@ class RayPool:
             except Exception as exc:
                 self._restore_env()
                 raise ClusterError(f"cannot start embedded Ray ({exc})") from None
+            finally:
+                constants.ENABLE_RAY_CLUSTER = clusters
             self._started = True
-        if self.address and self.workers:
-            self.window = self.workers
-        else:
-            cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
-            self.window = max(2, 2 * cpus)
-        self._remote = self._task_remote(self.task)
-        return self
 
     def _task_remote(self, fn: Callable[..., Any], **options: Any) -> Any:
         import ray
@@ -237,6 +272,9 @@ class RayPool:
             ray.shutdown()
             self._started = False
         self._restore_env()
+        if self._sigterm is not None and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, self._sigterm)  # not Ray's handler, now that Ray is gone
+            self._sigterm = None
 
     def submit(self, chunk: GameChunk) -> Any:
         """Start a chunk; returns its object ref."""
@@ -298,6 +336,63 @@ def _probe(address: str) -> None:
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         raise ClusterError(f"address '{address}': cannot reach a Ray head there ({reason})") from None
+
+
+_AUTH_FAILED = ("InvalidAuthToken", "UNAUTHENTICATED", "Unauthenticated")
+
+
+def _token_configured() -> bool:
+    """Whether this process would present a token (``RAY_AUTH_TOKEN``, its path, ``~/.ray/auth_token``)."""
+    if os.environ.get("RAY_AUTH_TOKEN"):
+        return True
+    path = os.environ.get("RAY_AUTH_TOKEN_PATH") or os.path.expanduser("~/.ray/auth_token")
+    return os.path.isfile(path)
+
+
+def cluster_error(address: str, exc: BaseException, log: str = "") -> ClusterError:
+    """One line for a failed join of the cluster at ``address``, saying when the token is at fault.
+
+    ``log`` is what Ray wrote on stderr meanwhile (its C++ client reports refused tokens only there).
+    """
+    text = f"{exc}\n{log}"
+    if any(mark in text for mark in _AUTH_FAILED) or "no token" in text.lower():
+        if not _token_configured() or "no token" in text.lower():
+            return ClusterError(
+                f"address '{address}': the cluster requires token authentication and no authentication "
+                "token is set (export RAY_AUTH_MODE=token and the cluster's RAY_AUTH_TOKEN; docs/simulate.md)"
+            )
+        return ClusterError(
+            f"address '{address}': the cluster refused the authentication token "
+            "(RAY_AUTH_TOKEN / RAY_AUTH_TOKEN_PATH is not the cluster's token)"
+        )
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return ClusterError(f"address '{address}': cannot join the Ray cluster ({first})")
+
+
+class _CapturedStderr:
+    """File descriptor 2 redirected to a temporary file; replayed on success, kept for the error."""
+
+    def __enter__(self) -> _CapturedStderr:
+        import tempfile
+
+        self.file = tempfile.TemporaryFile(mode="w+b")
+        sys.stderr.flush()
+        self.saved = os.dup(2)
+        os.dup2(self.file.fileno(), 2)
+        return self
+
+    def read(self) -> str:
+        self.file.flush()
+        self.file.seek(0)
+        return self.file.read().decode("utf-8", "replace")
+
+    def __exit__(self, kind: object, exc: object, tb: object) -> None:
+        sys.stderr.flush()
+        os.dup2(self.saved, 2)
+        os.close(self.saved)
+        if kind is None:  # joined: Ray's warnings are shown as usual
+            sys.stderr.write(self.read())
+        self.file.close()
 
 
 def _cores() -> int:

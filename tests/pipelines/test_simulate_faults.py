@@ -280,3 +280,117 @@ def test_a_two_node_cluster_with_a_node_killed_mid_run(tmp_path: Path) -> None:
     assert manifest["status"] == "complete" and len(manifest["chunks"]) == 50
     ref = reference(tmp_path, strategies="random", seed=4, games=600, chunk_size=12)
     assert_exactly_once_like(out, ref)
+
+
+def _descendants(root: int) -> set[int]:
+    """Live processes below ``root`` (Ray's GCS, raylet, agents and workers are all below the driver)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z":
+                children.setdefault(int(fields[1]), []).append(int(entry))
+    out: set[int] = set()
+    todo = list(children.get(root, []))
+    while todo:
+        pid = todo.pop()
+        out.add(pid)
+        todo.extend(children.get(pid, []))
+    return out
+
+
+def _terminate_when(proc: subprocess.Popen[str], manifest: Path, chunks: int) -> set[int]:
+    """SIGTERM the command once its manifest lists ``chunks`` chunks; the Ray processes it had then."""
+    deadline = time.monotonic() + 120
+    helpers: set[int] = set()
+    while time.monotonic() < deadline and proc.poll() is None:
+        helpers |= _descendants(proc.pid)
+        if manifest.exists() and len(json.loads(manifest.read_text())["chunks"]) >= chunks:
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, "the run ended before the signal: the test proved nothing"
+    proc.send_signal(signal.SIGTERM)
+    return helpers
+
+
+def _assert_stopped_like_ctrl_c(proc: subprocess.Popen[str], helpers: set[int]) -> None:
+    _, stderr = proc.communicate(timeout=90)
+    assert proc.returncode == 130, stderr
+    lines = stderr.strip().splitlines()
+    assert lines[-1].startswith("interrupted: run the same command again"), stderr
+    assert "Traceback" not in stderr and "SIGTERM" not in stderr, stderr
+    assert len(helpers) >= 2, "no Ray processes were seen: the run was not on Ray"
+    deadline = time.monotonic() + 15  # Ray was shut down: its processes end with the driver
+    while time.monotonic() < deadline and any(os.path.exists(f"/proc/{p}") for p in helpers):
+        alive = [p for p in helpers if os.path.exists(f"/proc/{p}")]
+        if all(Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z" for p in alive):
+            break
+        time.sleep(0.1)
+    left = [p for p in helpers if os.path.exists(f"/proc/{p}")]
+    for pid in left:  # never leave ours behind, even when the assertion below fails
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    assert not left, f"Ray processes outlived the driver: {left}"
+
+
+def test_sigterm_under_ray_stops_like_ctrl_c_and_resumes(tmp_path: Path) -> None:
+    """``kill`` of simulate on embedded Ray: status 130, the Ctrl-C line, manifest flushed, Ray gone."""
+    out = tmp_path / "terminated"
+    args = ["--games", "600", "--seed", "6", "--strategies", LONG, "--chunk-size", "3", "--workers", "2"]
+    cmd = [sys.executable, "-m", "fivehundred.cli.main", "simulate", *args, "--out", str(out)]
+    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    helpers = _terminate_when(proc, out / "manifest.json", 3)
+    _assert_stopped_like_ctrl_c(proc, helpers)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "running" and 3 <= len(manifest["chunks"]) < 200
+    assert not (out / ".tmp").exists() and not (out / ".lock").exists()
+    again = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=180)
+    assert again.returncode == 0, again.stderr
+    assert parts(out) == parts(reference(tmp_path, strategies=LONG, seed=6, games=600, chunk_size=3))
+
+
+TOURNAMENT = """
+name = "sigterm"
+seed = 5
+[[entries]]
+name = "a"
+strategy = "random"
+[[entries]]
+name = "b"
+strategy = "random(pass_probability=0.6, max_raise=2)"
+[stop]
+rule = "fixed"
+pairs = 400
+[run]
+chunk_pairs = 2
+"""
+
+
+def test_sigterm_of_a_tournament_under_ray_stops_like_ctrl_c_and_resumes(tmp_path: Path) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text(TOURNAMENT)
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "fivehundred.cli.main", "tournament", str(config), "--out", str(out)]
+    proc = subprocess.Popen(
+        [*cmd, "--workers", "2"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    helpers = _terminate_when(proc, out / "manifest.json", 3)
+    _assert_stopped_like_ctrl_c(proc, helpers)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert not manifest["complete"] and 3 <= len(manifest["chunks"])
+    again = subprocess.run([*cmd, "--workers", "0"], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    ref = tmp_path / "ref"
+    whole = subprocess.run(
+        [*cmd[:-1], str(ref), "--workers", "0"], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
+    assert whole.returncode == 0, whole.stderr
+    assert {p.name: p.read_bytes() for p in (out / "deals").glob("*")} == {
+        p.name: p.read_bytes() for p in (ref / "deals").glob("*")
+    }
