@@ -636,167 +636,180 @@ def step(state: State, action: int) -> State:
 
 
 class SeatView:
-    """The information state of one seat (OpenSpiel's information state, as an object).
+    """The information state of one seat at one decision (OpenSpiel's information state, as an object).
 
     It holds the seat's own hand, the auction, the contract, every card played, the kitty and the
     discards only for the declarer, the open-misère declarer's hand only after the first trick,
-    and the game scores.  Other seats' hidden cards are not reachable through its public API.
+    and the game scores.  It is a snapshot: built from the state when the seat is asked to act, it
+    keeps no reference to the state and does not change afterwards (take a new view to see later
+    actions).  What it holds is either made for it alone (ints, tuples of ints) or shared, immutable
+    and public (the rules, the contract's bid, the contract tables): nothing reachable from it
+    leads to the state, to another seat's view or hand, to a random stream or to a seed.
+    docs/strategies.md says what that does and does not protect against in-process.
     """
 
-    __slots__ = ("_s", "seat")
+    __slots__ = (
+        "_high",
+        "_pairs",
+        "_play_seats",
+        "_plays",
+        "_trick",
+        "_trick_seats",
+        "active",
+        "bid_seats",
+        "bids",
+        "contract",
+        "dealer",
+        "declarer",
+        "discards",
+        "exposed",
+        "hand",
+        "hand_no",
+        "high_bidder",
+        "jokers_named",
+        "kitty",
+        "led_suit",
+        "led_suits",
+        "passed",
+        "phase",
+        "played",
+        "rules",
+        "scores",
+        "seat",
+        "tables",
+        "trick_winners",
+        "tricks_won",
+        "turn",
+    )  # fmt: skip
+
+    #: The seat whose view this is.
+    seat: int
+    #: The rule set.
+    rules: Rules
+    #: The deal's phase (``AUCTION``, ``KITTY``, ``JOKER``, ``PLAY``, ``DONE``).
+    phase: int
+    #: The dealer's seat.
+    dealer: int
+    #: The seat to act.
+    turn: int
+    #: Each team's game score before this deal.
+    scores: tuple[int, ...]
+    #: This deal's number within its game.
+    hand_no: int
+    #: This seat's current cards (bitmask); the declarer's includes the kitty until discarded.
+    hand: int
+    #: Every auction call so far, in order from the player left of the dealer.
+    bids: tuple[int, ...]
+    #: The seat that made each auction call of :attr:`bids` (turns skip passed players).
+    bid_seats: tuple[int, ...]
+    #: Seat of the highest bid so far, or -1.
+    high_bidder: int
+    #: Which seats have passed in the auction.
+    passed: tuple[bool, ...]
+    #: The contract, once the auction is over.
+    contract: Bid | None
+    #: The declarer's seat, or -1.
+    declarer: int
+    #: The kitty as dealt: known to the declarer only, after the auction.
+    kitty: int | None
+    #: The declarer's discards: known to the declarer only.
+    discards: int | None
+    #: The suit named for each joker by the declarer (-1: none), public once play starts.
+    jokers_named: tuple[int, ...]
+    #: The contract's card tables (effective suits, powers); None before play.
+    tables: ContractTables | None
+    #: Which seats take part in the play (a misère declarer's partners sit out).
+    active: tuple[bool, ...]
+    #: The effective suit led to the current trick, or -1.
+    led_suit: int
+    #: Bitmask (bit = suit) of the suits led so far in this deal.
+    led_suits: int
+    #: Bitmask of every card played so far.
+    played: int
+    #: The winner of each completed trick.
+    trick_winners: tuple[int, ...]
+    #: Tricks won so far by each seat.
+    tricks_won: tuple[int, ...]
+    #: The open-misère declarer's remaining hand, exposed to all after the first trick.
+    exposed: int | None
 
     def __init__(self, state: State, seat: int) -> None:
-        self._s = state
+        s = state
         self.seat = seat
-
-    # --- public facts
-    @property
-    def rules(self) -> Rules:
-        """The rule set."""
-        return self._s.rules
-
-    @property
-    def phase(self) -> int:
-        """The deal's phase (``AUCTION``, ``KITTY``, ``JOKER``, ``PLAY``, ``DONE``)."""
-        return self._s.phase
-
-    @property
-    def dealer(self) -> int:
-        """The dealer's seat."""
-        return self._s.dealer
-
-    @property
-    def turn(self) -> int:
-        """The seat to act."""
-        return self._s.turn
-
-    @property
-    def scores(self) -> tuple[int, ...]:
-        """Each team's game score before this deal."""
-        return self._s.scores
-
-    @property
-    def hand_no(self) -> int:
-        """This deal's number within its game."""
-        return self._s.hand_no
-
-    @property
-    def hand(self) -> int:
-        """This seat's current cards (bitmask); the declarer's includes the kitty until discarded."""
-        return self._s.hands[self.seat]
-
-    @property
-    def bids(self) -> tuple[int, ...]:
-        """Every auction call so far, in order from the player left of the dealer."""
-        return tuple(self._s.bids)
-
-    @property
-    def bid_seats(self) -> tuple[int, ...]:
-        """The seat that made each auction call of :attr:`bids` (turns skip passed players)."""
-        return tuple(self._s.bid_seats)
+        self.rules = s.rules
+        phase = s.phase
+        self.phase = phase
+        self.dealer = s.dealer
+        self.turn = s.turn
+        self.scores = tuple(list(s.scores))
+        self.hand_no = s.hand_no
+        self.hand = s.hands[seat] ^ 0  # a new int: nothing else refers to this one
+        self.bids = tuple(s.bids)
+        self.bid_seats = tuple(s.bid_seats)
+        self._high = s.high
+        self.high_bidder = s.high_bidder
+        self.passed = tuple(s.passed)
+        contract = s.contract
+        declarer = s.declarer
+        self.contract = contract
+        self.declarer = declarer
+        if seat == declarer:
+            self.kitty = s.kitty_dealt ^ 0
+            self.discards = s.discards ^ 0
+        else:
+            self.kitty = None
+            self.discards = None
+        if phase >= PLAY:
+            self.jokers_named = tuple(s.jokers_named)
+        else:
+            self.jokers_named = tuple(list(s.comp.no_named))
+        self.tables = s.tables
+        self.active = tuple(s.active)
+        self._trick = tuple(s.trick)
+        self._trick_seats = tuple(s.trick_seats)
+        self.led_suit = s.led if s.trick else -1
+        self.led_suits = s.led_suits
+        self._plays = tuple(s.plays)
+        self._play_seats = tuple(s.play_seats)
+        self._pairs: tuple[tuple[int, int], ...] | None = None
+        self.played = s.played ^ 0
+        self.trick_winners = tuple(s.trick_winners)
+        self.tricks_won = tuple(s.tricks_won)
+        if contract is not None and contract.open and s.tricks_played >= 1 and phase == PLAY:
+            self.exposed = s.hands[declarer] ^ 0
+        else:
+            self.exposed = None
 
     @property
     def high_bid(self) -> Bid | None:
         """The highest bid so far (the contract once the auction is over)."""
-        s = self._s
-        return s.rules.ladder[s.high] if s.high >= 0 else None
-
-    @property
-    def high_bidder(self) -> int:
-        """Seat of the highest bid so far, or -1."""
-        return self._s.high_bidder
-
-    @property
-    def passed(self) -> tuple[bool, ...]:
-        """Which seats have passed in the auction."""
-        return tuple(self._s.passed)
-
-    @property
-    def contract(self) -> Bid | None:
-        """The contract, once the auction is over."""
-        return self._s.contract
-
-    @property
-    def declarer(self) -> int:
-        """The declarer's seat, or -1."""
-        return self._s.declarer
-
-    @property
-    def kitty(self) -> int | None:
-        """The kitty as dealt: known to the declarer only, after the auction."""
-        s = self._s
-        return s.kitty_dealt if self.seat == s.declarer else None
-
-    @property
-    def discards(self) -> int | None:
-        """The declarer's discards: known to the declarer only."""
-        s = self._s
-        return s.discards if self.seat == s.declarer else None
-
-    @property
-    def jokers_named(self) -> tuple[int, ...]:
-        """The suit named for each joker by the declarer (-1: none), public once play starts."""
-        s = self._s
-        if s.phase >= PLAY:
-            return tuple(s.jokers_named)
-        return tuple(-1 for _ in s.rules.deck.jokers)
-
-    @property
-    def tables(self) -> ContractTables | None:
-        """The contract's card tables (effective suits, powers); None before play."""
-        return self._s.tables
-
-    @property
-    def active(self) -> tuple[bool, ...]:
-        """Which seats take part in the play (a misère declarer's partners sit out)."""
-        return tuple(self._s.active)
+        return self.rules.ladder[self._high] if self._high >= 0 else None
 
     @property
     def trick(self) -> tuple[tuple[int, int], ...]:
         """The current trick as (seat, card) pairs."""
-        s = self._s
-        return tuple(zip(s.trick_seats, s.trick))  # noqa: B905 (equal lengths by construction)
-
-    @property
-    def led_suit(self) -> int:
-        """The effective suit led to the current trick, or -1."""
-        s = self._s
-        return s.led if s.trick else -1
-
-    @property
-    def led_suits(self) -> int:
-        """Bitmask (bit = suit) of the suits led so far in this deal."""
-        return self._s.led_suits
+        return tuple(zip(self._trick_seats, self._trick))  # noqa: B905 (equal lengths by construction)
 
     @property
     def plays(self) -> tuple[tuple[int, int], ...]:
         """Every play so far as (seat, action); a led suitless joker keeps its naming action."""
-        s = self._s
-        return tuple(zip(s.play_seats, s.plays))  # noqa: B905 (equal lengths by construction)
+        pairs = self._pairs
+        if pairs is None:
+            pairs = tuple(zip(self._play_seats, self._plays))  # noqa: B905 (equal lengths by construction)
+            self._pairs = pairs
+        return pairs
 
-    @property
-    def played(self) -> int:
-        """Bitmask of every card played so far."""
-        return self._s.played
 
-    @property
-    def trick_winners(self) -> tuple[int, ...]:
-        """The winner of each completed trick."""
-        return tuple(self._s.trick_winners)
+class BlankView(SeatView):
+    """Handed to strategies that declare ``uses_view = False``: only :attr:`seat` is set.
 
-    @property
-    def tricks_won(self) -> tuple[int, ...]:
-        """Tricks won so far by each seat."""
-        return tuple(self._s.tricks_won)
+    Reading anything else raises ``AttributeError``; the game runner then builds no snapshot.
+    """
 
-    @property
-    def exposed(self) -> int | None:
-        """The open-misère declarer's remaining hand, exposed to all after the first trick."""
-        s = self._s
-        c = s.contract
-        if c is not None and c.open and s.tricks_played >= 1 and s.phase == PLAY:
-            return s.hands[s.declarer]
-        return None
+    __slots__ = ()
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
 
 
 def parse_action(rules: Rules, text: str, phase: int) -> int:

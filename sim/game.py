@@ -12,7 +12,17 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from fivehundred.sim.cards import bits
-from fivehundred.sim.engine import AUCTION, DONE, ENGINE_VERSION, JOKER, KITTY, PLAY, State
+from fivehundred.sim.engine import (
+    AUCTION,
+    DONE,
+    ENGINE_VERSION,
+    JOKER,
+    KITTY,
+    PLAY,
+    BlankView,
+    SeatView,
+    State,
+)
 from fivehundred.sim.errors import StrategyError
 from fivehundred.sim.notation import action_name, action_names, joker_suit_text
 from fivehundred.sim.rng import NoRng, Rng
@@ -77,11 +87,14 @@ def play_deal(
 
     A strategy that raises or answers an action outside the legal ones raises
     :class:`StrategyError` naming the bot, the seat, the game and the hand.
+    The seat to act gets a fresh :class:`~sim.engine.SeatView` snapshot and a fork of its RNG at
+    every decision, so nothing it is handed is held by the runner (no list of every seat's views
+    or generators to find with ``gc.get_referrers``).
     """
-    n = len(strategies)
-    views = [state.view(s) for s in range(n)]
     methods = [(st.bid, st.discard, st.name_joker, st.play) for st in strategies]
     plays = [st.play for st in strategies]
+    # A strategy that declares ``uses_view = False`` (random.v1) gets a blank view: no snapshot.
+    blank = [None if getattr(st, "uses_view", True) else BlankView(s) for s, st in enumerate(strategies)]
     legal_actions, apply = state.legal_actions, state.apply
     legal_plays, play_card = state._legal_plays, state._play
     while True:
@@ -89,10 +102,14 @@ def play_deal(
         if phase == PLAY:  # the hot path: straight to the play-phase methods
             seat = state.turn
             legal = legal_plays()
+            rng = rngs[seat]
+            mine = rng.fork()
             try:
-                action = plays[seat](views[seat], legal, rngs[seat])
+                view = blank[seat] or SeatView(state, seat)
+                action = plays[seat](view, legal, mine)
             except Exception as exc:  # a bot's own failure: report it with where it happened
                 raise _bot_failed(state, _label(strategies, labels, seat), game_id, seat, exc) from exc
+            rng.follow(mine)
             if action not in legal:
                 raise _bot_illegal(state, _label(strategies, labels, seat), game_id, seat, action)
             play_card(action)
@@ -101,10 +118,14 @@ def play_deal(
         else:
             seat = state.turn
             legal = legal_actions()
+            rng = rngs[seat]
+            mine = rng.fork()
             try:
-                action = methods[seat][phase](views[seat], legal, rngs[seat])
+                view = blank[seat] or SeatView(state, seat)
+                action = methods[seat][phase](view, legal, mine)
             except Exception as exc:
                 raise _bot_failed(state, _label(strategies, labels, seat), game_id, seat, exc) from exc
+            rng.follow(mine)
             if action not in legal:
                 raise _bot_illegal(state, _label(strategies, labels, seat), game_id, seat, action)
             apply(action)

@@ -48,6 +48,21 @@ class Rng:
         if not (self._s0 | self._s1 | self._s2 | self._s3):
             self._s0 = 1  # the all-zero state is the one state xoshiro must avoid
 
+    def fork(self) -> Rng:
+        """A new generator in this one's state (no seeding); :meth:`follow` takes its state back.
+
+        The game runner hands a bot a fork at every decision, so that the object the bot holds is
+        referred to by nothing of the runner's (no list of every seat's generators).
+        """
+        return _Fork(self._s0, self._s1, self._s2, self._s3)
+
+    def follow(self, other: Rng) -> None:
+        """Continue from ``other``'s state (a fork of this generator that was drawn from)."""
+        self._s0 = other._s0
+        self._s1 = other._s1
+        self._s2 = other._s2
+        self._s3 = other._s3
+
     def next32(self) -> int:
         """The next 32 random bits (xoshiro128**)."""
         # Products are written as shifts and adds: in compiled code a multiplication with an operand
@@ -164,6 +179,18 @@ class Rng:
         return a + (b - a) * self.random()
 
 
+class _Fork(Rng):
+    """A generator made by :meth:`Rng.fork`: the given state, without seeding."""
+
+    __slots__ = ()
+
+    def __init__(self, s0: int, s1: int, s2: int, s3: int) -> None:
+        self._s0 = s0
+        self._s1 = s1
+        self._s2 = s2
+        self._s3 = s3
+
+
 class NoRng(Rng):
     """Handed to strategies that declare ``uses_rng = False``: using it is a bug, so it refuses."""
 
@@ -172,6 +199,22 @@ class NoRng(Rng):
     def __init__(self) -> None:
         super().__init__(0)
 
+    def fork(self) -> Rng:
+        """A new guard (the runner's one is in its list of every seat's generators)."""
+        return _NoRngFork()
+
+    def follow(self, other: Rng) -> None:
+        """Nothing to follow."""
+
     def next32(self) -> int:
         """Refuses: the strategy said it needs no random numbers (every other method draws here)."""
         raise RuntimeError("this strategy declared uses_rng = False but asked its RNG for a number")
+
+
+class _NoRngFork(NoRng):
+    """A :class:`NoRng` made without seeding (it is never drawn from)."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        self._s0 = self._s1 = self._s2 = self._s3 = 0

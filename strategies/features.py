@@ -245,48 +245,13 @@ def help_tricks(info: RulesInfo, seat: int, partner_tricks: float) -> float:
 
 
 def bid_seats(view: SeatView) -> tuple[int, ...]:
-    """The seat of each auction call of ``view.bids`` (the engine's ``SeatView.bid_seats``).
-
-    Falls back to replaying the engine's turn order on an engine without that property.
-    """
-    try:
-        return view.bid_seats
-    except AttributeError:
-        return tuple(s for s, _ in _replay_calls(view))
+    """The seat of each auction call of ``view.bids`` (the engine's ``SeatView.bid_seats``)."""
+    return view.bid_seats
 
 
 def auction_calls(view: SeatView) -> list[tuple[int, int]]:
     """The auction so far as ``(seat, action)`` pairs."""
     return list(zip(bid_seats(view), view.bids))  # noqa: B905 (equal lengths by construction)
-
-
-def _replay_calls(view: SeatView) -> list[tuple[int, int]]:
-    """The auction so far as ``(seat, action)`` pairs, replaying the turn order of the engine."""
-    rules = view.rules
-    n = rules.players
-    calls = view.bids
-    out: list[tuple[int, int]] = []
-    passed = [False] * n
-    seat = (view.dealer + 1) % n
-    n_passed = 0
-    high_bidder = -1
-    for a in calls:
-        out.append((seat, a))
-        if a == PASS:
-            passed[seat] = True
-            n_passed += 1
-        else:
-            high_bidder = seat
-        if n_passed == n - 1 and high_bidder >= 0:
-            seat = high_bidder  # a declarer raise, if the rules have one
-            continue
-        nxt = (seat + 1) % n
-        for _ in range(n):
-            if not passed[nxt]:
-                break
-            nxt = (nxt + 1) % n
-        seat = nxt
-    return out
 
 
 def last_bids(view: SeatView) -> dict[int, Bid]:

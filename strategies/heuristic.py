@@ -172,7 +172,8 @@ class HeuristicStrategy:
         self._menus: dict[int, Any] = {}  # id(legal bid tuple) -> (tuple, menu)
         # id(view) -> [view, plays seen, shown voids, suit led, active seats]: voids kept up to date.
         self._void_cache: dict[int, list[Any]] = {}
-        self._deals: dict[int, tuple[Any, ...]] = {}  # id(view) -> the deal's fixed facts (play only)
+        # seat -> the deal's fixed facts in play, with what they were derived from (views are snapshots)
+        self._deals: dict[int, tuple[Any, ...]] = {}
         self._rules: Any = None  # the last rules and contract tables seen, with their derived tables
         self._info: Any = None
         self._tables: Any = None
@@ -445,10 +446,17 @@ class HeuristicStrategy:
         """One card (or joker lead) by the play maxims; misère has its own logic."""
         if len(legal) == 1:
             return legal[0]
-        dc = self._deals.get(id(view))
-        if dc is None or dc[0] is not view:
+        dc = self._deals.get(view.seat)
+        if (
+            dc is None
+            or dc[0] is not view.tables
+            or dc[4] != view.declarer
+            or dc[8] is not view.contract
+            or dc[9] != view.discards
+            or dc[10] is not view.rules
+        ):
             dc = self._deal_facts(view)
-        _, info, ci, seat, declarer, misere, sides, base = dc
+        _, info, ci, seat, declarer, misere, sides, base, _, _, _ = dc
         hand = view.hand
         unseen = base & ~hand & ~view.played
         if misere:
@@ -467,12 +475,13 @@ class HeuristicStrategy:
         return self._follow(view, info, ci, legal, view.trick, unseen, hand, sides, led)
 
     def _deal_facts(self, view: SeatView) -> tuple[Any, ...]:
-        """What stays fixed for a seat through the play of a deal, cached on the view object.
+        """What stays fixed for a seat through the play of a deal, cached per seat with its sources.
 
-        ``(view, rules info, card info, seat, declarer, misère?, side of each seat, cards not known to
-        be out of play)``: the last is the whole deck less the declarer's own discards (for the
-        declarer).  Sides are the teams, except where every seat is its own team (the 3-player game):
-        there the defenders form one side against the declarer for the deal, as partners do.
+        ``(contract tables, rules info, card info, seat, declarer, misère?, side of each seat, cards
+        not known to be out of play, contract, discards, rules)``: the eighth is the whole deck less
+        the declarer's own discards (for the declarer).  Sides are the teams, except where every seat
+        is its own team (the 3-player game): there the defenders form one side against the declarer
+        for the deal, as partners do.
         """
         info = self._rules_info(view.rules)
         tables = view.tables
@@ -491,10 +500,20 @@ class HeuristicStrategy:
         sides = play_sides(info, declarer)
         if info.teams == info.n and not contract.misere:
             sides = (-1,)  # worked out per trick by _open_sides
-        dc = (view, info, self._ci, seat, declarer, contract.misere, sides, base)
-        if len(self._deals) > 64:
-            self._deals.clear()
-        self._deals[id(view)] = dc
+        dc = (
+            tables,
+            info,
+            self._ci,
+            seat,
+            declarer,
+            contract.misere,
+            sides,
+            base,
+            contract,
+            view.discards,
+            view.rules,
+        )
+        self._deals[seat] = dc
         return dc
 
     def _open_sides(self, view: SeatView, info: RulesInfo, declarer: int) -> tuple[int, ...]:

@@ -158,7 +158,6 @@ class MonteCarloStrategy:
         team = seat % teams
         roll_rng = Rng(rng.getrandbits(64))
         policy = self.policy.play
-        n = rules.players
         best = cands[0]
         best_v = None
         for a in cands:
@@ -166,10 +165,9 @@ class MonteCarloStrategy:
             for base in states:
                 st = base.clone()
                 st.apply(a)
-                views = [st.view(s) for s in range(n)]
                 while st.phase != DONE:
                     lg = st.legal_actions()
-                    st.apply(lg[0] if len(lg) == 1 else policy(views[st.turn], lg, roll_rng))
+                    st.apply(lg[0] if len(lg) == 1 else policy(st.view(st.turn), lg, roll_rng))
                 delta = st.score_delta
                 mine = delta[team]
                 other = max(delta[t] for t in range(teams) if t != team)

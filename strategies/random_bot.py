@@ -36,6 +36,8 @@ class RandomStrategy:
     """Chooses uniformly among the legal actions at every decision."""
 
     name: ClassVar[str] = "random.v1"
+    #: It never reads the view: the runner hands it a blank one (a subclass that reads it sets True).
+    uses_view: ClassVar[bool] = False
 
     PARAMS: ClassVar[dict[str, Any]] = {"pass_probability": _probability, "max_raise": _positive_int}
 

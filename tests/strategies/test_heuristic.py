@@ -187,12 +187,11 @@ def test_bidding_is_more_careful_near_minus_500() -> None:
     differ = 0
     for d in range(400):
         state, _ = new_deal(RULES, 64, d, 0)
-        view = state.view(state.turn)
         legal = state.legal_actions()
         state.scores = (0, 0)
-        normal = BOT.bid(view, legal, random.Random(0))
+        normal = BOT.bid(state.view(state.turn), legal, random.Random(0))  # views are snapshots
         state.scores = (-460, 0) if state.turn % 2 == 0 else (0, -460)
-        careful = BOT.bid(view, legal, random.Random(0))
+        careful = BOT.bid(state.view(state.turn), legal, random.Random(0))
         rank = lambda a: -1 if a == PASS else RULES.ladder[a - BID].rank  # noqa: E731
         assert careful == normal or careful == PASS or rank(careful) <= rank(normal)
         differ += careful != normal

@@ -87,9 +87,16 @@ def test_hidden_misere_hands() -> None:
 
 
 class _PeekingBot:
-    """Plays the lowest card when the next seat holds the joker: it reads hidden state."""
+    """Plays the lowest card when the next seat holds the joker: it reads hidden state.
+
+    The view holds no path to the state any more (tests/strategies/test_hostile.py), so the test
+    hands this bot the state behind each view by a side channel, as a cheat in-process could find it.
+    """
 
     name = "peek.v1"
+
+    def __init__(self) -> None:
+        self.states: dict[int, object] = {}
 
     def bid(self, view, legal, rng):  # type: ignore[no-untyped-def]
         return legal[0]
@@ -97,7 +104,7 @@ class _PeekingBot:
     discard = name_joker = bid
 
     def play(self, view, legal, rng):  # type: ignore[no-untyped-def]
-        nxt = view._s.hands[(view.seat + 1) % view.rules.players]
+        nxt = self.states[id(view)].hands[(view.seat + 1) % view.rules.players]  # type: ignore[attr-defined]
         return legal[0] if nxt & view.rules.deck.joker_mask else legal[-1]
 
 
@@ -111,7 +118,9 @@ def test_the_check_catches_a_peeking_bot() -> None:
         if state.phase != 3 or len(legal) < 2:
             continue
         seat = state.turn
-        views = [shuffle_hidden(state, seat, rng).view(seat) for _ in range(4)]
+        states = [shuffle_hidden(state, seat, rng) for _ in range(4)]
+        views = [s.view(seat) for s in states]
+        bot.states = {id(v): s for v, s in zip(views, states, strict=True)}
         answers = {bot.play(v, legal, Rng(k)) for v in views}
         caught += len(answers) > 1
     assert caught > 0
