@@ -90,6 +90,10 @@ def simulate_cmd(
     overwrite: Annotated[
         bool, typer.Option("--overwrite", help="Replace a run directory that holds a different run.")
     ] = False,
+    isolate: Annotated[
+        bool | None,
+        typer.Option("--isolate", help="Run each seat's strategy in its own process (same results)."),
+    ] = None,
 ) -> None:
     """Simulate games and stream the deal log to RUN_DIR/deals/*.parquet (resumable)."""
     from fivehundred.pipelines.runconfig import load_config
@@ -107,6 +111,7 @@ def simulate_cmd(
         address=address,
         chunk_size=chunk_size,
         max_retries=max_retries,
+        isolate=isolate,
     )
     bar = _Bar()
     try:

@@ -49,11 +49,19 @@ def tournament_cmd(
     address: Annotated[
         str | None, typer.Option("--address", help="Join an existing Ray cluster (host:port).")
     ] = None,
+    isolate: Annotated[
+        bool,
+        typer.Option("--isolate", help="Run every entry's strategy in its own process (same results)."),
+    ] = False,
 ) -> None:
     """Play a duplicate match, round robin or gauntlet; print results; write tables and the deal log."""
     from fivehundred.pipelines.tournament import InProcessExecutor, RayExecutor, load_config, run_tournament
 
     cfg = load_config(config)
+    if isolate:
+        from dataclasses import replace
+
+        cfg = replace(cfg, isolate=True)
     out_dir = out or Path("runs") / "tournaments" / cfg.name
     executor = InProcessExecutor() if workers == 0 and not address else RayExecutor(workers or None, address)
     live = _LiveLine()

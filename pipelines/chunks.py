@@ -100,7 +100,9 @@ def play_chunk(chunk: GameChunk) -> pa.Table:
     hold no cycles, and the collector kept walking them all (a sixth of a random chunk's time).
     Reference counting still frees everything at once; cycles a bot may make wait until the end.
     """
-    bots = [seat.build() for seat in chunk.seats]
+    from fivehundred.pipelines.isolation import close_all
+
+    bots = [seat.build(chunk.rules) for seat in chunk.seats]
     labels = [seat.label for seat in chunk.seats]
     records: list[dict[str, Any]] = []
     collecting = gc.isenabled()
@@ -110,6 +112,7 @@ def play_chunk(chunk: GameChunk) -> pa.Table:
             records.extend(play_game(chunk.rules, bots, chunk.master_seed, game_id, labels))
         return records_to_chunk_table(records)
     finally:
+        close_all(bots)  # isolated seats: their processes end with the chunk
         if collecting:
             gc.enable()
 

@@ -25,7 +25,7 @@ import hashlib
 import json
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -36,10 +36,12 @@ from fivehundred.sim.rules import Rules, load_rules
 #: Games per chunk when the config does not say: one Parquet part file per chunk.
 DEFAULT_CHUNK_SIZE = 5000
 DEFAULT_MAX_RETRIES = 3
+#: Seconds per decision allowed to an isolated strategy (``isolate_timeout``).
+DEFAULT_ISOLATE_TIMEOUT = 30.0
 MAX_SEED = 2**64 - 1
 
 _KEYS = ("variant", "strategies", "seed", "games", "deals", "chunk_size", "out", "workers", "address")
-_KEYS_ALL = (*_KEYS, "max_retries")
+_KEYS_ALL = (*_KEYS, "max_retries", "isolate", "isolate_timeout")
 
 
 class RunConfigError(UserError, ValueError):
@@ -53,6 +55,10 @@ class SeatSpec:
     spec: str
     params: tuple[tuple[str, Any], ...] = ()
     label: str = ""
+    #: Run the strategy in its own process (pipelines/isolation.py); changes no result.
+    isolate: bool = field(default=False, compare=False)
+    #: Seconds per decision allowed to an isolated strategy.
+    timeout: float = field(default=30.0, compare=False)
 
     @classmethod
     def parse(cls, value: Any, where: str = "strategies") -> SeatSpec:
@@ -83,10 +89,16 @@ class SeatSpec:
             raise RunConfigError(f"{where}: {exc}") from None
         return cls(spec=name, params=tuple(sorted(merged.items())), label=lab)
 
-    def build(self) -> Any:
-        """A fresh strategy object for this seat."""
+    def build(self, rules: Rules | None = None) -> Any:
+        """A fresh strategy object for this seat, or its isolated stand-in (``rules`` needed then)."""
         from fivehundred.strategies.base import make
 
+        if self.isolate:
+            from fivehundred.pipelines.isolation import IsolatedStrategy
+
+            if rules is None:
+                raise ValueError("an isolated seat needs the rules to start its process")
+            return IsolatedStrategy(self.spec, dict(self.params), rules, self.label, self.timeout)
         return make(self.spec, dict(self.params))
 
     def describe(self) -> dict[str, Any]:
@@ -120,6 +132,7 @@ class RunConfig:
     address: str | None = None
     max_retries: int = DEFAULT_MAX_RETRIES
     source: str | None = None
+    isolate: bool = False
 
     def identity(self) -> dict[str, Any]:
         """Everything that determines the rows and files: equal identities make a resumable run."""
@@ -162,6 +175,7 @@ class RunConfig:
             "address": self.address,
             "max_retries": self.max_retries,
             "source": self.source,
+            "isolate": self.isolate,
         }
 
 
@@ -284,6 +298,17 @@ def make_config(file_values: Mapping[str, Any] | None = None, **overrides: Any) 
         raise RunConfigError(f"{where('workers')}: key 'workers' = 0 (in-process) excludes an address")
     retries = values.get("max_retries", DEFAULT_MAX_RETRIES)
     retries = _int(where("max_retries"), "max_retries", retries, 0, 100)
+    isolate = values.get("isolate", False)
+    if not isinstance(isolate, bool):
+        raise RunConfigError(f"{where('isolate')}: key 'isolate' = {isolate!r}: expected true or false")
+    timeout = values.get("isolate_timeout", DEFAULT_ISOLATE_TIMEOUT)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 86400:
+        raise RunConfigError(
+            f"{where('isolate_timeout')}: key 'isolate_timeout' = {timeout!r}: "
+            "seconds, above 0 and at most 86400"
+        )
+    if isolate:
+        seats = tuple(replace(s, isolate=True, timeout=float(timeout)) for s in seats)
     return RunConfig(
         variant=variant,
         rules=rules,
@@ -297,6 +322,7 @@ def make_config(file_values: Mapping[str, Any] | None = None, **overrides: Any) 
         address=address,
         max_retries=retries,
         source=source,
+        isolate=isolate,
     )
 
 

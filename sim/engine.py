@@ -15,7 +15,7 @@ runner); :func:`step` is the pure form that returns a new state.  :meth:`State.v
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from fivehundred.sim.cards import SAME_COLOUR, Deck, bits
 from fivehundred.sim.notation import (
@@ -798,6 +798,119 @@ class SeatView:
             pairs = tuple(zip(self._play_seats, self._plays))  # noqa: B905 (equal lengths by construction)
             self._pairs = pairs
         return pairs
+
+
+#: The fields of :meth:`SeatView.fields`, in order (the isolation mode's wire format).
+VIEW_FIELDS: Final = (
+    "seat",
+    "phase",
+    "dealer",
+    "turn",
+    "scores",
+    "hand_no",
+    "hand",
+    "bids",
+    "bid_seats",
+    "_high",
+    "high_bidder",
+    "passed",
+    "declarer",
+    "kitty",
+    "discards",
+    "jokers_named",
+    "active",
+    "_trick",
+    "_trick_seats",
+    "led_suit",
+    "led_suits",
+    "_plays",
+    "_play_seats",
+    "played",
+    "trick_winners",
+    "tricks_won",
+    "exposed",
+)
+
+
+def view_fields(view: SeatView) -> list[Any]:
+    """A view as plain data (ints, None, lists of ints) in :data:`VIEW_FIELDS` order: no rules, tables
+    or contract object (:class:`PlainView` rebuilds them from the rules and the bid index)."""
+    return [
+        view.seat,
+        view.phase,
+        view.dealer,
+        view.turn,
+        list(view.scores),
+        view.hand_no,
+        view.hand,
+        list(view.bids),
+        list(view.bid_seats),
+        view._high,
+        view.high_bidder,
+        list(view.passed),
+        view.declarer,
+        view.kitty,
+        view.discards,
+        list(view.jokers_named),
+        list(view.active),
+        list(view._trick),
+        list(view._trick_seats),
+        view.led_suit,
+        view.led_suits,
+        list(view._plays),
+        list(view._play_seats),
+        view.played,
+        list(view.trick_winners),
+        list(view.tricks_won),
+        view.exposed,
+    ]
+
+
+class PlainView(SeatView):
+    """A :class:`SeatView` rebuilt from :func:`view_fields` data and the rules (in another process).
+
+    The contract is the auction's highest bid once the auction is over, the tables are those of the
+    contract and the named jokers: the same public API, the same values, as the view it was made from.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, rules: Rules, f: list[Any]) -> None:
+        self.rules = rules
+        self.seat = int(f[0])
+        self.phase = int(f[1])
+        self.dealer = int(f[2])
+        self.turn = int(f[3])
+        self.scores = tuple(int(x) for x in f[4])
+        self.hand_no = int(f[5])
+        self.hand = int(f[6])
+        self.bids = tuple(int(x) for x in f[7])
+        self.bid_seats = tuple(int(x) for x in f[8])
+        self._high = int(f[9])
+        self.high_bidder = int(f[10])
+        self.passed = tuple(bool(x) for x in f[11])
+        self.declarer = int(f[12])
+        self.kitty = None if f[13] is None else int(f[13])
+        self.discards = None if f[14] is None else int(f[14])
+        self.jokers_named = tuple(int(x) for x in f[15])
+        self.active = tuple(bool(x) for x in f[16])
+        self._trick = tuple(int(x) for x in f[17])
+        self._trick_seats = tuple(int(x) for x in f[18])
+        self.led_suit = int(f[19])
+        self.led_suits = int(f[20])
+        self._plays = tuple(int(x) for x in f[21])
+        self._play_seats = tuple(int(x) for x in f[22])
+        self._pairs = None
+        self.played = int(f[23])
+        self.trick_winners = tuple(int(x) for x in f[24])
+        self.tricks_won = tuple(int(x) for x in f[25])
+        self.exposed = None if f[26] is None else int(f[26])
+        contract = rules.ladder[self._high] if self.declarer >= 0 and self._high >= 0 else None
+        self.contract = contract
+        if contract is not None and self.phase >= PLAY:
+            self.tables = contract_tables(rules.deck, contract.trump, self.jokers_named)
+        else:
+            self.tables = None
 
 
 class BlankView(SeatView):

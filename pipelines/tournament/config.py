@@ -101,6 +101,21 @@ class TournamentConfig:
     prior: float = 1.0
     chunk_pairs: int = 4
     source: str = "<config>"
+    #: Run every entry's strategy in its own process ([run] isolate; same results either way).
+    isolate: bool = False
+    #: Entries (by name or strategy spec) not shipped with the project that may run in-process.
+    trust: tuple[str, ...] = ()
+    #: Seconds per decision allowed to an isolated strategy.
+    isolate_timeout: float = 30.0
+
+    def isolated(self, entry: Entry) -> bool:
+        """Whether ``entry`` runs in its own process: all with ``isolate``, else every strategy not
+        shipped with the project (``module:Class``, other packages' entry points) unless trusted."""
+        from fivehundred.pipelines.isolation import is_shipped
+
+        if self.isolate:
+            return True
+        return not is_shipped(entry.strategy) and not {entry.name, entry.strategy} & set(self.trust)
 
     def rules(self) -> Rules:
         """The rule set the tournament is played under."""
@@ -109,7 +124,8 @@ class TournamentConfig:
     def as_dict(self) -> dict[str, Any]:
         """Everything that defines the tournament's results (for the manifest and its hash)."""
         d = asdict(self)
-        d.pop("source")
+        for how in ("source", "isolate", "trust", "isolate_timeout"):  # how it runs, not what it gives
+            d.pop(how)
         d["entries"] = [asdict(e) for e in self.entries]
         d["matches"] = [list(m) for m in self.matches]
         return d
@@ -124,7 +140,7 @@ _TOP_KEYS = {"name", "variant", "seed", "format", "gauntlet", "entries", "stop",
 _ENTRY_KEYS = {"name", "strategy", "params"}
 _STOP_KEYS = {"rule", "pairs", "max_pairs", "elo0", "elo1", "score0", "score1", "alpha", "beta"}
 _STATS_KEYS = {"confidence", "interval", "bootstrap", "prior"}
-_RUN_KEYS = {"chunk_pairs"}
+_RUN_KEYS = {"chunk_pairs", "isolate", "trust", "isolate_timeout"}
 
 
 class _Reader:
@@ -305,6 +321,15 @@ def parse_config(
 
     run_r = top.table("run", _RUN_KEYS)
     chunk_pairs = run_r.positive_int("chunk_pairs", 4)
+    isolate = run_r.get("isolate", bool, False)
+    trust = run_r.get("trust", list, [])
+    known = {e.name for e in entries} | {e.strategy for e in entries}
+    for t in trust:
+        if not isinstance(t, str) or t not in known:
+            run_r.fail("trust", f"= {trust!r}: each item must be an entry name or strategy ({t!r} is not)")
+    timeout = run_r.get("isolate_timeout", (int, float), 30.0)
+    if not 0 < timeout <= 86400:
+        run_r.fail("isolate_timeout", f"= {timeout!r}: seconds, above 0 and at most 86400")
 
     return TournamentConfig(
         name=name,
@@ -320,4 +345,7 @@ def parse_config(
         prior=float(prior),
         chunk_pairs=chunk_pairs,
         source=where,
+        isolate=isolate,
+        trust=tuple(trust),
+        isolate_timeout=float(timeout),
     )

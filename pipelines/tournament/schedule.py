@@ -109,13 +109,22 @@ class PairPlayer:
     """Plays game pairs of a tournament (one per process: it caches the rules and the bots)."""
 
     def __init__(self, config: TournamentConfig) -> None:
+        from fivehundred.pipelines.isolation import IsolatedStrategy
         from fivehundred.strategies.base import make
 
         self.config = config
         self.rules: Rules = config.rules()
         n = self.rules.players
+
+        def build(e: Any) -> Any:
+            if config.isolated(e):  # its own process per seat, reused for every game of this player
+                return IsolatedStrategy(
+                    e.strategy, dict(e.params), self.rules, e.label, config.isolate_timeout
+                )
+            return make(e.strategy, e.params)
+
         # One bot object per seat and entry: a partnership's two seats never share an object.
-        self.bots = [[make(e.strategy, e.params) for _ in range(n)] for e in config.entries]
+        self.bots = [[build(e) for _ in range(n)] for e in config.entries]
         self.keys = [entry_key(e.name) for e in config.entries]
 
     def seating(self, match: int, side: int) -> list[int]:
