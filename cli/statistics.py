@@ -17,6 +17,7 @@ from pathlib import Path
 import polars as pl
 
 from fivehundred.pipelines.analysis import analyze
+from fivehundred.pipelines.analysis.io import STATS_MARKER
 from fivehundred.pipelines.rundir import RunLog, open_log
 from fivehundred.reports import ReportResult, build_report
 from fivehundred.reports.tables import ReportError, Tables, covers, read_statistics
@@ -35,7 +36,8 @@ def load_statistics(runs: Sequence[RunLog], stats_dir: Path | None = None, what_
         return read_statistics(Path(stats_dir))
     wanted = [r.manifest.run_id for r in runs]
     cached = Path(runs[0].path) / "stats"
-    if runs[0].dir.local and all(isinstance(w, str) for w in wanted) and any(cached.glob("*.parquet")):
+    complete = (cached / STATS_MARKER).is_file()  # an interrupted analysis left no marker: analyse afresh
+    if runs[0].dir.local and all(isinstance(w, str) for w in wanted) and complete:
         tables = read_statistics(cached)
         if covers(tables, wanted):
             return tables

@@ -283,11 +283,16 @@ class RunDir:
             os.makedirs(tmp_dir, exist_ok=True)
             os.makedirs(os.path.dirname(final), exist_ok=True)
             tmp = f"{tmp_dir}/{os.path.basename(rel)}.{os.getpid()}.tmp"
-            with open(tmp, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, final)
+            try:
+                with open(tmp, "wb") as fh:
+                    fh.write(data)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.replace(tmp, final)
+            except OSError as exc:  # a full disk, a read-only folder: nothing half-written is left
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise StorageError(f"{self.display}/{rel}: cannot write ({exc.strerror or exc})") from None
             return
         if self.atomic_rename:
             tmp = self.path(TMP_DIR, f"{os.path.basename(rel)}.{os.getpid()}.tmp")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,13 +97,55 @@ def _atomic_write(path: Path, write: Any) -> None:
         raise
 
 
+#: Written last into a statistics folder: the table set there is complete (``report --stats`` checks it).
+STATS_MARKER = "COMPLETE"
+
+
+def _table_files() -> set[str]:
+    return {f"{n}{suffix}" for n in TABLE_NAMES for suffix in (".parquet", ".csv")} | {STATS_MARKER}
+
+
 def write_tables(tables: dict[str, pl.DataFrame], out_dir: str | Path) -> list[Path]:
-    """Write each table as ``<name>.parquet`` and ``<name>.csv`` in ``out_dir`` (atomically)."""
+    """Write each table as ``<name>.parquet`` and ``<name>.csv`` in ``out_dir``, as one set.
+
+    The set is written into a temporary folder beside ``out_dir`` with the :data:`STATS_MARKER` file
+    last, and renamed into place (the previous set, if any, is moved aside first and removed after):
+    a killed or failed analysis (a full disk) leaves the old folder or none, never a partial one that
+    looks complete.  A folder that holds other files than tables (a user's folder) is written file by
+    file instead, its marker removed first and written last.  An error names the path, in one line.
+    """
     out = Path(out_dir)
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        if out.is_dir() and not {p.name for p in out.iterdir()} <= _table_files():
+            return _write_in_place(tables, out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
     except OSError as exc:
-        raise AnalysisError(f"cannot create output directory {out}: {exc.strerror}") from exc
+        raise AnalysisError(f"cannot write statistics to {out}: {exc.strerror or exc}") from exc
+    try:
+        written = [out / p.name for p in _write_set(tables, tmp)]
+        old = None
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
+            os.replace(out, old / out.name)
+        os.replace(tmp, out)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        where = exc.filename or out
+        raise AnalysisError(f"cannot write statistics to {where}: {exc.strerror or exc}") from exc
+    except pl.exceptions.PolarsError as exc:  # polars reports a failed write (a full disk) its own way
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise AnalysisError(f"cannot write statistics to {out}: {str(exc).splitlines()[0]}") from exc
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return written
+
+
+def _write_set(tables: dict[str, pl.DataFrame], out: Path) -> list[Path]:
+    """Every table (Parquet + CSV, each atomically), then the marker."""
     written: list[Path] = []
     for name, df in tables.items():
         pq = out / f"{name}.parquet"
@@ -114,4 +158,15 @@ def write_tables(tables: dict[str, pl.DataFrame], out_dir: str | Path) -> list[P
     for name in TABLE_NAMES - set(tables):
         for suffix in (".parquet", ".csv"):
             (out / f"{name}{suffix}").unlink(missing_ok=True)
-    return written
+    marker = out / STATS_MARKER
+    _atomic_write(marker, lambda p: Path(p).write_text(json.dumps(sorted(tables)) + "\n"))
+    return [*written, marker]
+
+
+def _write_in_place(tables: dict[str, pl.DataFrame], out: Path) -> list[Path]:
+    try:
+        (out / STATS_MARKER).unlink(missing_ok=True)
+        return _write_set(tables, out)
+    except OSError as exc:
+        where = exc.filename or out
+        raise AnalysisError(f"cannot write statistics to {where}: {exc.strerror or exc}") from exc
