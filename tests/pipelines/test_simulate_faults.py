@@ -284,23 +284,9 @@ def test_a_two_node_cluster_with_a_node_killed_mid_run(tmp_path: Path) -> None:
 
 def _descendants(root: int) -> set[int]:
     """Live processes below ``root`` (Ray's GCS, raylet, agents and workers are all below the driver)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as fh:
-                    fields = fh.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[0] != "Z":
-                children.setdefault(int(fields[1]), []).append(int(entry))
-    out: set[int] = set()
-    todo = list(children.get(root, []))
-    while todo:
-        pid = todo.pop()
-        out.add(pid)
-        todo.extend(children.get(pid, []))
-    return out
+    from tests.pipelines.test_ray_security import descendants
+
+    return descendants(root) - {root}
 
 
 def _terminate_when(proc: subprocess.Popen[str], manifest: Path, chunks: int) -> set[int]:
