@@ -55,8 +55,9 @@ def test_simulate_on_a_full_disk_stops_in_one_line_and_resumes(tmp_path: Path, m
     assert "\n" not in message and "No space left on device" in message and str(tmp_path / "r") in message
     manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
     assert manifest["status"] == "running"
-    assert [c["file"] for c in manifest["chunks"]] == [f"deals/{p}" for p in parts(tmp_path / "r")]
-    assert not list((tmp_path / "r").rglob("*.tmp"))
+    listed = [c["file"] for c in manifest["chunks"]]  # committed (the manifest may lag the parts)
+    assert set(listed) <= {f"deals/{p}" for p in parts(tmp_path / "r")}
+    assert not [p for p in (tmp_path / "r").rglob("*.tmp") if p.is_file()]
     monkeypatch.setattr(storage.os, "fsync", real_fsync)  # space again
     run_simulation(cfg)
     ref = make_config(
@@ -93,7 +94,7 @@ def test_a_tournament_on_a_full_disk_stops_in_one_line_and_resumes(tmp_path: Pat
         run_tournament(cfg, tmp_path / "out")
     assert "\n" not in str(info.value) and "No space left on device" in str(info.value)
     assert str(tmp_path / "out") in str(info.value)
-    assert not list((tmp_path / "out").rglob("*.tmp"))
+    assert not [p for p in (tmp_path / "out").rglob("*.tmp") if p.is_file()]
     monkeypatch.setattr(storage.os, "fsync", real)
     run_tournament(cfg, tmp_path / "out")
     run_tournament(cfg, tmp_path / "ref")

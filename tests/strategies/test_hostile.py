@@ -226,7 +226,7 @@ def test_frames_reach_the_engine_in_process_which_is_why_isolation_exists() -> N
     chunk = GameChunk(0, rules, seats, MASTER, range(1))
     original = SeatSpec.build
     try:
-        SeatSpec.build = lambda self: walker  # type: ignore[method-assign]
+        SeatSpec.build = lambda self, rules=None: walker  # type: ignore[method-assign]
         play_chunk(chunk)
     finally:
         SeatSpec.build = original  # type: ignore[method-assign]
