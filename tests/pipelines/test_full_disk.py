@@ -22,6 +22,7 @@ from fivehundred.pipelines.simulate import run_simulation
 from fivehundred.pipelines.tournament import load_config, run_tournament
 from fivehundred.reports.tables import ReportError, read_statistics
 from fivehundred.sim.errors import UserError
+from tests.pipelines.isolated_bots import two_entry_tournament
 
 LONG = "random(pass_probability=0.6, max_raise=2)"
 
@@ -67,21 +68,7 @@ def test_simulate_on_a_full_disk_stops_in_one_line_and_resumes(tmp_path: Path, m
     assert parts(tmp_path / "r") == parts(tmp_path / "ref")
 
 
-TOURNAMENT = """
-name = "disk"
-seed = 2
-[[entries]]
-name = "a"
-strategy = "random"
-[[entries]]
-name = "b"
-strategy = "random(pass_probability=0.5)"
-[stop]
-rule = "fixed"
-pairs = 8
-[run]
-chunk_pairs = 2
-"""
+TOURNAMENT = two_entry_tournament("disk", 2, ("a", "random"), ("b", "random(pass_probability=0.5)"), 8, 2)
 
 
 def test_a_tournament_on_a_full_disk_stops_in_one_line_and_resumes(tmp_path: Path, monkeypatch) -> None:

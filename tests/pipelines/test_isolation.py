@@ -15,7 +15,7 @@ from fivehundred.pipelines.runconfig import RunConfigError, make_config
 from fivehundred.pipelines.simulate import run_simulation
 from fivehundred.pipelines.tournament import load_config, run_tournament
 from fivehundred.sim.errors import StrategyError
-from tests.pipelines.isolated_bots import LOG_ENV
+from tests.pipelines.isolated_bots import LOG_ENV, two_entry_tournament
 
 REPO = Path(__file__).resolve().parents[2]
 BOTS = "tests.pipelines.isolated_bots"
@@ -116,21 +116,9 @@ def test_what_is_shipped() -> None:
     assert not is_shipped("fivehundred.strategies.random_bot:RandomStrategy")  # named as code: not trusted
 
 
-TOURNAMENT = """
-name = "iso"
-seed = 3
-[[entries]]
-name = "outsider"
-strategy = "tests.pipelines.isolated_bots:WherePlays"
-[[entries]]
-name = "heuristic"
-strategy = "heuristic"
-[stop]
-rule = "fixed"
-pairs = 2
-[run]
-chunk_pairs = 1
-"""
+TOURNAMENT = two_entry_tournament(
+    "iso", 3, ("outsider", "tests.pipelines.isolated_bots:WherePlays"), ("heuristic", "heuristic"), 2, 1
+)
 
 
 def test_a_tournament_isolates_strategies_not_shipped_unless_trusted(tmp_path: Path, monkeypatch) -> None:
