@@ -30,9 +30,19 @@ def open_runs(run_dirs: Sequence[str | Path | RunLog]) -> list[RunLog]:
     return [d if isinstance(d, RunLog) else open_log(d, error=ReportError) for d in run_dirs]
 
 
+def require_complete(stats_dir: Path) -> None:
+    """Refuse (one line) a statistics folder without the marker ``analyze`` writes last."""
+    if Path(stats_dir).is_dir() and not (Path(stats_dir) / STATS_MARKER).is_file():
+        raise ReportError(
+            f"statistics folder {stats_dir} is incomplete (no {STATS_MARKER} marker: an analysis was "
+            "interrupted or failed there); run fivehundred analyze again"
+        )
+
+
 def load_statistics(runs: Sequence[RunLog], stats_dir: Path | None = None, what_if: bool = False) -> Tables:
     """The statistics tables for ``runs`` (main run first): read, reused or made (module docstring)."""
     if stats_dir is not None:
+        require_complete(Path(stats_dir))
         return read_statistics(Path(stats_dir))
     wanted = [r.manifest.run_id for r in runs]
     cached = Path(runs[0].path) / "stats"

@@ -17,7 +17,6 @@ from typing import Any
 
 import polars as pl
 
-from fivehundred.pipelines.analysis.io import STATS_MARKER
 from fivehundred.sim.errors import UserError
 
 Tables = dict[str, pl.DataFrame]
@@ -48,11 +47,6 @@ def read_statistics(stats_dir: Path) -> Tables:
     """Every statistics table (``*.parquet``) in a folder written by ``fivehundred analyze``."""
     if not Path(stats_dir).is_dir():
         raise ReportError(f"statistics folder {stats_dir} does not exist")
-    if not (Path(stats_dir) / STATS_MARKER).is_file() and any(Path(stats_dir).glob("*.parquet")):
-        raise ReportError(
-            f"statistics folder {stats_dir} is incomplete (no {STATS_MARKER} marker: an analysis was "
-            "interrupted or failed there); run fivehundred analyze again"
-        )
     files = sorted(Path(stats_dir).glob("*.parquet"))
     if not files:
         raise ReportError(f"{stats_dir}: no statistics tables (*.parquet); run `fivehundred analyze` first")

@@ -14,6 +14,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from fivehundred.cli.statistics import require_complete
 from fivehundred.pipelines import rundir as storage
 from fivehundred.pipelines.analysis import AnalysisError, analyze
 from fivehundred.pipelines.analysis.io import STATS_MARKER
@@ -131,10 +132,11 @@ def test_an_interrupted_first_analysis_leaves_no_stats_folder(
 def test_report_refuses_an_incomplete_stats_folder(run_dir: Path, tmp_path: Path) -> None:
     stats = tmp_path / "stats"
     analyze([run_dir], stats)
+    require_complete(stats)
     assert read_statistics(stats)
     (stats / STATS_MARKER).unlink()  # as a killed analysis of an older version would leave it
     with pytest.raises(ReportError, match=r"incomplete .*run fivehundred analyze again") as info:
-        read_statistics(stats)
+        require_complete(stats)
     assert "\n" not in str(info.value)
 
 
