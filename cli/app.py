@@ -1,4 +1,27 @@
-"""The Typer application object shared by the command modules."""
+"""The Typer application object shared by the command modules, and how every failure is reported.
+
+Every way a command can fail ends in one line on stderr, never a traceback (:meth:`_Group.main`):
+
+- a :class:`~sim.errors.UserError` (bad config, unknown name, missing file) and every Click/Typer
+  usage error (unknown option, a value that is not a number, a missing argument) print
+  ``error: ...`` and exit with status 2;
+- an operating-system error (no space left, no permission) prints ``error: PATH: reason``, exit 2;
+- Ctrl-C prints ``interrupted``, exit 130;
+- anything else is a bug: ``error: internal error: ...`` with exit status 1 (set
+  ``FIVEHUNDRED_TRACEBACK=1`` to see the traceback).
+
+The same happens under :class:`typer.testing.CliRunner` as in the installed command, because the
+handling lives in the command group itself rather than in :func:`cli.main.main`.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+from typing import Any, NoReturn
 
 from __future__ import annotations
 
@@ -7,6 +30,86 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import typer
+from typer.core import TyperGroup
+
+from fivehundred.sim.errors import UserError
+
+# The Click that Typer runs on: Click itself, or (Typer >= 0.22) Typer's own copy of it.
+_click = sys.modules[typer.BadParameter.__module__]
+_ClickException: type[Exception] = _click.ClickException
+_UsageError: type[Exception] = _click.UsageError
+_NoArgsIsHelp: type[Exception] | None = getattr(_click, "NoArgsIsHelpError", None)
+_ABORTS: tuple[type[BaseException], ...] = (
+    typer.Abort,
+    getattr(_click, "Abort", typer.Abort),
+    KeyboardInterrupt,
+)
+
+#: Exit status of a user mistake (as Click gives its usage errors).
+EXIT_USAGE = 2
+#: Exit status of an internal error (a bug).
+EXIT_BUG = 1
+EXIT_INTERRUPTED = 130
+
+
+def one_line(text: str) -> str:
+    """``text`` with every run of whitespace (newlines too) made one space."""
+    return " ".join(str(text).split())
+
+
+def _usage_message(exc: Exception) -> str:
+    message = one_line(exc.format_message())  # type: ignore[attr-defined]
+    ctx = getattr(exc, "ctx", None)
+    if isinstance(exc, _UsageError) and ctx is not None:
+        message = f"{ctx.command_path}: {message[:1].lower()}{message[1:]} (see {ctx.command_path} --help)"
+    return message
+
+
+def _fail(message: str, status: int) -> NoReturn:
+    typer.echo(f"error: {one_line(message)}", err=True)
+    sys.exit(status)
+
+
+class _Group(TyperGroup):
+    """The top-level group: Typer's, with every failure turned into one ``error:`` line."""
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        """Run the command line; with ``standalone_mode`` (the default) exit with its status."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            status = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except _ClickException as exc:
+            if _NoArgsIsHelp is not None and isinstance(exc, _NoArgsIsHelp):  # bare `fivehundred`
+                typer.echo(exc.ctx.get_help())  # type: ignore[attr-defined]
+                sys.exit(0)
+            _fail(_usage_message(exc), EXIT_USAGE)
+        except _ABORTS:
+            typer.echo("interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        except UserError as exc:
+            _fail(str(exc), EXIT_USAGE)
+        except OSError as exc:
+            if exc.errno == errno.EPIPE:  # the reader went away (`| head`): nothing more to say
+                sys.exit(1)
+            where = f"{exc.filename}: " if exc.filename else ""
+            _fail(f"{where}{exc.strerror or exc}", EXIT_USAGE)
+        except Exception as exc:
+            if os.environ.get("FIVEHUNDRED_TRACEBACK"):
+                traceback.print_exc()
+            _fail(
+                f"internal error: {type(exc).__name__}: {exc} (a bug: FIVEHUNDRED_TRACEBACK=1 shows where)",
+                EXIT_BUG,
+            )
+        sys.exit(status if isinstance(status, int) else 0)
+
 
 app = typer.Typer(
     name="fivehundred",
@@ -14,6 +117,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    cls=_Group,
 )
 
 

@@ -1,17 +1,13 @@
 """Entry point of the ``fivehundred`` command: the app with every command module registered.
 
-A :class:`~sim.errors.UserError` (bad config, unknown name, missing file) is printed as one line
-on stderr with exit status 2, never as a traceback.
+A :class:`~sim.errors.UserError` (bad config, unknown name, missing file) and every usage error are
+printed as one line ``error: ...`` on stderr with exit status 2, never as a traceback: the app's
+group does it (:mod:`cli.app`), so tests through ``CliRunner`` see what the command prints.
 """
 
 from __future__ import annotations
 
-import sys
-
-import typer
-
 from fivehundred.cli.app import app
-from fivehundred.sim.errors import UserError
 
 # Each module registers its commands on `app` when imported.
 for _module in (
@@ -31,15 +27,8 @@ for _module in (
 
 
 def main() -> None:
-    """Run the CLI, turning user mistakes into one-line errors (usage errors are Typer's own)."""
-    try:
-        app()
-    except UserError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        sys.exit(2)
-    except KeyboardInterrupt:
-        typer.echo("interrupted", err=True)
-        sys.exit(130)
+    """Run the CLI: exits 0, or 2 after one ``error: ...`` line for a user mistake (see :mod:`cli.app`)."""
+    app()
 
 
 if __name__ == "__main__":
