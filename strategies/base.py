@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import ast
 import importlib
-from collections.abc import Callable, Sequence
+import inspect
+import re
+from collections.abc import Callable, Mapping, Sequence
 from importlib.metadata import entry_points
 from typing import Any, Protocol, runtime_checkable
 
@@ -52,6 +54,51 @@ class Strategy(Protocol):
 _REGISTRY: dict[str, Callable[..., Any]] = {}
 _entry_points_loaded = False
 
+#: The methods of :class:`Strategy` a class must define (checked before it is ever called).
+METHODS = ("bid", "discard", "name_joker", "play")
+
+#: ``package.module`` of a ``package.module:Class`` spec: dotted identifiers, never relative.
+_MODULE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+#: A registered name (``random``, ``heuristic.v1``, ``firstlegal-bot.v2``) or the class of a spec.
+_NAME = re.compile(r"[A-Za-z_][\w-]*(\.[\w-]+)*")
+
+
+# --------------------------------------------------------------------------------------------
+# Parameter validators: each returns None for a good value, else what is wrong (one phrase).
+# --------------------------------------------------------------------------------------------
+
+
+def number(lo: float, hi: float) -> Callable[[Any], str | None]:
+    """A validator for an int or float in ``[lo, hi]`` (booleans are not numbers)."""
+
+    def check(value: Any) -> str | None:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return f"must be a number between {lo} and {hi}"
+        if not lo <= value <= hi:
+            return f"must be between {lo} and {hi}"
+        return None
+
+    return check
+
+
+def whole(lo: int, hi: int | None = None) -> Callable[[Any], str | None]:
+    """A validator for an int in ``[lo, hi]`` (``hi`` None: no upper bound; booleans are not ints)."""
+    bound = f"between {lo} and {hi}" if hi is not None else f"of at least {lo}"
+
+    def check(value: Any) -> str | None:
+        if isinstance(value, bool) or not isinstance(value, int):
+            return f"must be a whole number {bound}"
+        if value < lo or (hi is not None and value > hi):
+            return f"must be {bound}"
+        return None
+
+    return check
+
+
+def boolean(value: Any) -> str | None:
+    """A validator for ``true`` / ``false``."""
+    return None if isinstance(value, bool) else "must be true or false"
+
 
 def register(name: str) -> Callable[[type], type]:
     """Class decorator: register a strategy under a versioned name such as ``random.v1``."""
@@ -76,13 +123,14 @@ def _load_entry_points() -> None:
             continue
         try:
             cls = ep.load()
-        except Exception as exc:  # a broken third-party package must not break the others
+        except (Exception, SystemExit) as exc:  # a broken package: one line that names it
+            detail = " ".join(str(exc).split()) or type(exc).__name__
             raise StrategyConfigError(
-                f"entry point '{ep.name}' ({ep.value}) in group {ENTRY_POINT_GROUP} failed to load: {exc}"
-            ) from exc
-        _REGISTRY[ep.name] = cls
-        if not isinstance(getattr(cls, "name", None), str):
-            cls.name = ep.name
+                f"entry point '{ep.name}' ({ep.value}) in group {ENTRY_POINT_GROUP} failed to load: {detail}"
+            ) from None
+        if inspect.isclass(cls) and not isinstance(getattr(cls, "name", None), str):
+            setattr(cls, "name", ep.name)  # noqa: B010 (a class attribute that the Protocol declares)
+        _REGISTRY[ep.name] = check_class(cls, f"{ep.name} = {ep.value}")
 
 
 #: The modules of the built-in bots, imported by name (they import this module to register their bots,
@@ -111,17 +159,64 @@ def available() -> list[str]:
     return sorted(_REGISTRY)
 
 
+def check_class(obj: Any, where: str) -> type:
+    """``obj`` if it is a class implementing :class:`Strategy`; else :class:`StrategyConfigError`.
+
+    Nothing of ``obj`` is called: a function (``sys:exit``, ``os:abort``), an instance
+    (``builtins:quit``) or a class without the four methods is refused before anything runs.
+    """
+    if not inspect.isclass(obj):
+        raise StrategyConfigError(
+            f"strategy '{where}' names a {type(obj).__name__}, not a class "
+            f"(a strategy is a class with the methods {', '.join(METHODS)})"
+        )
+    missing = [m for m in METHODS if not callable(inspect.getattr_static(obj, m, None))]
+    if missing:
+        raise StrategyConfigError(
+            f"strategy '{where}': class {obj.__qualname__} does not implement the strategy protocol "
+            f"(no {', '.join(m + '()' for m in missing)} method)"
+        )
+    name = inspect.getattr_static(obj, "name", None)
+    if name is not None and not isinstance(name, str):
+        raise StrategyConfigError(
+            f"strategy '{where}': class {obj.__qualname__} has name = {name!r}; a name is a string "
+            "such as 'mybot.v1'"
+        )
+    params = inspect.getattr_static(obj, "PARAMS", {})
+    if not isinstance(params, Mapping):
+        raise StrategyConfigError(f"strategy '{where}': class {obj.__qualname__}: PARAMS is not a dict")
+    return obj
+
+
+def _import_class(spec: str) -> type:
+    """The class named by ``package.module:Class``, imported and checked (see :func:`check_class`)."""
+    mod_name, _, attr = spec.partition(":")
+    if not _MODULE.fullmatch(mod_name) or not all(part.isidentifier() for part in attr.split(".")):
+        raise StrategyConfigError(
+            f"strategy '{spec}': expected package.module:Class (dotted names, no relative import)"
+        )
+    try:
+        obj: Any = importlib.import_module(mod_name)
+    except ImportError as exc:
+        raise StrategyConfigError(f"strategy '{spec}': cannot import {mod_name} ({exc})") from None
+    except (Exception, SystemExit) as exc:  # the module itself fails: syntax error, raises, exits
+        detail = " ".join(str(exc).split()) or "no message"
+        raise StrategyConfigError(
+            f"strategy '{spec}': importing {mod_name} failed ({type(exc).__name__}: {detail})"
+        ) from None
+    for part in attr.split("."):
+        try:
+            obj = inspect.getattr_static(obj, part)
+        except AttributeError:
+            raise StrategyConfigError(f"strategy '{spec}': {mod_name} has no attribute {attr}") from None
+    return check_class(obj, spec)
+
+
 def resolve(name: str) -> tuple[str, Callable[..., Any]]:
     """Resolve ``random``, ``random.v1`` or ``package.module:Class`` to (versioned name, class)."""
     if ":" in name:
-        mod_name, _, attr = name.partition(":")
-        try:
-            cls = getattr(importlib.import_module(mod_name), attr)
-        except (ImportError, AttributeError) as exc:
-            raise StrategyConfigError(
-                f"strategy '{name}': cannot import {attr} from {mod_name} ({exc})"
-            ) from None
-        return getattr(cls, "name", name), cls
+        cls = _import_class(name)
+        return getattr(cls, "name", None) or name, cls
     names = available()
     if name in _REGISTRY:
         return name, _REGISTRY[name]
@@ -133,23 +228,65 @@ def resolve(name: str) -> tuple[str, Callable[..., Any]]:
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """Split ``name(param=value, ...)`` into the name and a dict of literal parameters."""
+    """Split ``name(param=value, ...)`` into the name and a dict of literal parameters.
+
+    The whole text must be one such spec: ``heuristic(a=1)(b=2)`` or ``heuristic(a=1) x`` are refused,
+    as are positional values, ``**kwargs`` and anything that is not a literal.
+    """
     spec = spec.strip()
-    if "(" not in spec:
-        return spec, {}
-    if not spec.endswith(")"):
-        raise StrategyConfigError(f"strategy '{spec}': expected name(param=value, ...)")
-    name, _, inner = spec[:-1].partition("(")
-    try:
-        call = ast.parse(f"f({inner})", mode="eval").body
-        assert isinstance(call, ast.Call) and not call.args
-        params = {str(kw.arg): ast.literal_eval(kw.value) for kw in call.keywords if kw.arg}
-        assert len(params) == len(call.keywords)  # no **kwargs
-    except (SyntaxError, ValueError, AssertionError):
+    name, paren, rest = spec.partition("(")
+    name = name.strip()
+    module, colon, cls = name.partition(":")
+    if not (_NAME.fullmatch(name) or (colon and module and cls)):
         raise StrategyConfigError(
-            f"strategy '{spec}': parameters must be name=value literals, e.g. heuristic(aggression=1.2)"
-        ) from None
-    return name.strip(), params
+            f"strategy '{spec}': expected a name such as 'heuristic', 'heuristic(aggression=1.2)' "
+            "or 'package.module:Class'"
+        )
+    if not paren:
+        return name, {}
+    syntax = (
+        f"strategy '{spec}': expected name(param=value, ...) with literal values, "
+        "e.g. heuristic(aggression=1.2)"
+    )
+    try:
+        call = ast.parse(f"f({rest}", mode="eval").body
+    except (SyntaxError, ValueError):
+        raise StrategyConfigError(syntax) from None
+    # One call of the bare name: `f(...)(...)` (trailing text) would parse as a call of a call.
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and not call.args):
+        raise StrategyConfigError(syntax)
+    params: dict[str, Any] = {}
+    for kw in call.keywords:
+        if kw.arg is None:
+            raise StrategyConfigError(syntax)
+        if kw.arg in params:
+            raise StrategyConfigError(f"strategy '{spec}': parameter '{kw.arg}' is given twice")
+        try:
+            params[kw.arg] = ast.literal_eval(kw.value)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            raise StrategyConfigError(syntax) from None
+    return name, params
+
+
+def split_specs(text: str) -> list[str]:
+    """Split ``a,b(x=1, y=2),c`` at the commas outside parentheses and quotes (one spec per seat)."""
+    parts: list[str] = []
+    cur: list[str] = []
+    depth, quote = 0, ""
+    for ch in text:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "," and depth == 0:
+            parts.append("".join(cur).strip())
+            cur = []
+            continue
+        else:
+            depth += (ch == "(") - (ch == ")")
+        cur.append(ch)
+    parts.append("".join(cur).strip())
+    return parts
 
 
 def make(spec: str, params: dict[str, Any] | None = None) -> Any:
@@ -175,11 +312,28 @@ def make(spec: str, params: dict[str, Any] | None = None) -> Any:
     try:
         bot = cls(**merged)
     except (TypeError, ValueError) as exc:
-        raise StrategyConfigError(f"strategy '{versioned}': {exc}") from None
-    for method in ("bid", "discard", "name_joker", "play"):
+        raise StrategyConfigError(f"strategy '{versioned}': {' '.join(str(exc).split())}") from None
+    except (Exception, SystemExit) as exc:  # a user class whose constructor fails or exits
+        detail = " ".join(str(exc).split()) or "no message"
+        raise StrategyConfigError(
+            f"strategy '{versioned}': building it failed ({type(exc).__name__}: {detail})"
+        ) from None
+    for method in METHODS:
         if not callable(getattr(bot, method, None)):
             raise StrategyConfigError(f"strategy '{versioned}' has no {method}() method")
     return bot
+
+
+def check_spec(spec: str, params: Mapping[str, Any] | None = None) -> tuple[str, dict[str, Any], str]:
+    """Validate a spec and extra parameters by building the bot once (here, not in a worker).
+
+    Returns the bare name, the merged parameters and the :func:`label`; every mistake raises
+    :class:`StrategyConfigError`.  The one check that run configs and tournaments share.
+    """
+    name, inline = parse_spec(spec)
+    merged = {**inline, **dict(params or {})}
+    make(name, merged)
+    return name, merged, label(name, merged)
 
 
 def label(spec: str, params: dict[str, Any] | None = None) -> str:

@@ -14,7 +14,7 @@ assumes 4 seats or a 43-card deck.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from fivehundred.sim._mypyc import mypyc_attr
@@ -22,7 +22,7 @@ from fivehundred.sim.cards import bits
 from fivehundred.sim.engine import BID, JOKER_LEAD, NAME_NONE, NAME_SUIT, PASS
 from fivehundred.sim.notation import NT, led_suit_of_action
 from fivehundred.sim.rng import Rng
-from fivehundred.strategies.base import register
+from fivehundred.strategies.base import boolean, number, register, whole
 from fivehundred.strategies.features import (
     ALONE_TRUMPS,
     PASSED_OPPONENT,
@@ -51,30 +51,6 @@ if TYPE_CHECKING:
 _JOKER_MISERE: Final = 0.5
 #: Misère defence: below this chance of catching the exposed declarer now, unblock a high card first.
 _UNBLOCK: Final = 0.5
-
-
-def _number(lo: float, hi: float) -> Callable[[Any], str | None]:
-    def check(value: Any) -> str | None:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            return f"must be a number between {lo} and {hi}"
-        if not lo <= value <= hi:
-            return f"must be between {lo} and {hi}"
-        return None
-
-    return check
-
-
-def _whole(lo: int, hi: int) -> Callable[[Any], str | None]:
-    def check(value: Any) -> str | None:
-        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-            return f"must be a whole number between {lo} and {hi}"
-        return None
-
-    return check
-
-
-def _boolean(value: Any) -> str | None:
-    return None if isinstance(value, bool) else "must be true or false"
 
 
 def _trick_winner(ci: CardInfo, trick: tuple[tuple[int, int], ...], led: int) -> tuple[int, int, int]:
@@ -133,16 +109,16 @@ class HeuristicStrategy:
 
     #: Tunable parameters: name -> validator (returns an error message or None).
     PARAMS: ClassVar[dict[str, Any]] = {
-        "aggression": _number(-3.0, 3.0),
-        "partner_tricks": _number(0.0, 5.0),
-        "kitty_tricks": _number(0.0, 3.0),
-        "nt_stoppers": _whole(1, 5),
-        "misere": _boolean,
-        "misere_risk": _number(0.0, 10.0),
-        "open_misere_risk": _number(0.0, 10.0),
-        "score_aware": _boolean,
-        "smart_leads": _boolean,
-        "defend_together": _boolean,
+        "aggression": number(-3.0, 3.0),
+        "partner_tricks": number(0.0, 5.0),
+        "kitty_tricks": number(0.0, 3.0),
+        "nt_stoppers": whole(1, 5),
+        "misere": boolean,
+        "misere_risk": number(0.0, 10.0),
+        "open_misere_risk": number(0.0, 10.0),
+        "score_aware": boolean,
+        "smart_leads": boolean,
+        "defend_together": boolean,
     }
 
     def __init__(

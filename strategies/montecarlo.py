@@ -18,23 +18,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from fivehundred.sim.engine import DONE, JOKER_LEAD
 from fivehundred.sim.rng import Rng
-from fivehundred.strategies.base import StrategyConfigError, available, make, register
+from fivehundred.strategies.base import StrategyConfigError, available, boolean, make, register, whole
 from fivehundred.strategies.features import card_info, played_by, rebuild_state, rules_info, sample_hidden
 from fivehundred.strategies.heuristic import HeuristicStrategy
 
 if TYPE_CHECKING:
     from fivehundred.sim.engine import SeatView, State
-
-
-def _int_range(lo: int, hi: int) -> Any:
-    def check(value: Any) -> str | None:
-        if isinstance(value, bool) or not isinstance(value, int):
-            return f"must be a whole number between {lo} and {hi}"
-        if not lo <= value <= hi:
-            return f"must be between {lo} and {hi}"
-        return None
-
-    return check
 
 
 def _policy(value: Any) -> str | None:
@@ -54,10 +43,10 @@ class MonteCarloStrategy:
     """Determinized Monte Carlo player.  See the module docstring; parameters in :attr:`PARAMS`."""
 
     PARAMS: ClassVar[dict[str, Any]] = {
-        "samples": _int_range(1, 10_000),
+        "samples": whole(1, 10_000),
         "rollout": _policy,
-        "min_tricks_left": _int_range(1, 20),
-        "infer": lambda v: None if isinstance(v, bool) else "must be true or false",
+        "min_tricks_left": whole(1, 20),
+        "infer": boolean,
     }
 
     #: Acceptance probability of a sampled deal by the declarer's trump count (suit contracts):

@@ -14,19 +14,7 @@ from typing import Any, ClassVar
 from fivehundred.sim._mypyc import mypyc_attr
 from fivehundred.sim.engine import PASS, SeatView
 from fivehundred.sim.rng import Rng
-from fivehundred.strategies.base import register
-
-
-def _probability(value: Any) -> str | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
-        return "must be a number between 0 and 1"
-    return None
-
-
-def _positive_int(value: Any) -> str | None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        return "must be an integer of at least 1"
-    return None
+from fivehundred.strategies.base import number, register, whole
 
 
 # Compiled with mypyc, yet other packages may subclass it; registered below rather than by a class
@@ -39,7 +27,7 @@ class RandomStrategy:
     #: It never reads the view: the runner hands it a blank one (a subclass that reads it sets True).
     uses_view: ClassVar[bool] = False
 
-    PARAMS: ClassVar[dict[str, Any]] = {"pass_probability": _probability, "max_raise": _positive_int}
+    PARAMS: ClassVar[dict[str, Any]] = {"pass_probability": number(0, 1), "max_raise": whole(1)}
 
     def __init__(self, pass_probability: float | None = None, max_raise: int | None = None) -> None:
         self.pass_probability = pass_probability
