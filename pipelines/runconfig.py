@@ -23,15 +23,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from fivehundred.sim.configfile import read_toml
 from fivehundred.sim.errors import UserError
 from fivehundred.sim.rules import Rules, load_rules
+from fivehundred.strategies.base import StrategyConfigError, check_spec, split_specs
 
 #: Games per chunk when the config does not say: one Parquet part file per chunk.
 DEFAULT_CHUNK_SIZE = 5000
@@ -39,6 +40,10 @@ DEFAULT_MAX_RETRIES = 3
 #: Seconds per decision allowed to an isolated strategy (``isolate_timeout``).
 DEFAULT_ISOLATE_TIMEOUT = 30.0
 MAX_SEED = 2**64 - 1
+#: Games or deals of a run at most: ``game_id`` and ``deal_id`` are int64 columns of the deal log.
+MAX_COUNT = 2**63 - 1
+#: Games per chunk at most: a chunk's rows are held in memory before its part file is written.
+MAX_CHUNK_SIZE = 1_000_000
 
 _KEYS = ("variant", "strategies", "seed", "games", "deals", "chunk_size", "out", "workers", "address")
 _KEYS_ALL = (*_KEYS, "max_retries", "isolate", "isolate_timeout")
@@ -63,8 +68,6 @@ class SeatSpec:
     @classmethod
     def parse(cls, value: Any, where: str = "strategies") -> SeatSpec:
         """A seat from ``"heuristic(aggression=1.2)"`` or ``{name = ..., params = {...}}``."""
-        from fivehundred.strategies.base import StrategyConfigError, label, parse_spec, resolve
-
         if isinstance(value, Mapping):
             unknown = sorted(set(value) - {"name", "params"})
             if unknown or not isinstance(value.get("name"), str):
@@ -78,13 +81,7 @@ class SeatSpec:
         else:
             raise RunConfigError(f"{where}: expected a strategy name such as 'random', got {value!r}")
         try:
-            name, inline = parse_spec(spec)
-            merged = {**inline, **extra}
-            resolve(name)
-            lab = label(name, merged)
-            from fivehundred.strategies.base import make
-
-            make(name, merged)  # validate parameters now, not in a worker
+            name, merged, lab = check_spec(spec, extra)  # parameters validated now, not in a worker
         except StrategyConfigError as exc:
             raise RunConfigError(f"{where}: {exc}") from None
         return cls(spec=name, params=tuple(sorted(merged.items())), label=lab)
@@ -191,15 +188,7 @@ def read_run_file(path: str | Path) -> dict[str, Any]:
         candidate = Path(__file__).resolve().parent.parent / "configs" / "runs" / f"{path}.toml"
         if candidate.exists():
             p = candidate
-    try:
-        with p.open("rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
-        raise RunConfigError(f"{p}: no such run config file") from None
-    except IsADirectoryError:
-        raise RunConfigError(f"{p}: is a directory, expected a run config .toml file") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise RunConfigError(f"{p}: not valid TOML ({exc})") from None
+    data = read_toml(p, "run config", RunConfigError)
     for key in data:
         if key not in _KEYS_ALL:
             raise RunConfigError(f"{p}: unknown key '{key}' (known: {', '.join(_KEYS_ALL)})")
@@ -214,6 +203,14 @@ def _int(where: str, key: str, value: Any, low: int, high: int | None = None) ->
         bound = f">= {low}" if high is None else f"between {low} and {high}"
         raise RunConfigError(f"{where}: key '{key}' = {value!r}: must be {bound}")
     return value
+
+
+def _count(where: str, key: str, value: Any, high: int) -> int:
+    """A count: an integer >= 1, and <= ``high``."""
+    count = _int(where, key, value, 1)
+    if count > high:
+        raise RunConfigError(f"{where}: key '{key}' = {count!r}: must be <= {high}")
+    return count
 
 
 def make_config(file_values: Mapping[str, Any] | None = None, **overrides: Any) -> RunConfig:
@@ -254,11 +251,14 @@ def make_config(file_values: Mapping[str, Any] | None = None, **overrides: Any) 
         beside = Path(source).parent / variant  # a variant file named in a run file: relative to it
         if beside.exists() and not Path(variant).exists():
             variant = str(beside)
-    rules = load_rules(variant)
+    try:
+        rules = load_rules(variant)
+    except UserError as exc:
+        raise RunConfigError(f"{where('variant')}: key 'variant': {exc}") from None
 
     raw = require("strategies")
     if isinstance(raw, str):
-        items: list[Any] = [s for s in _split_specs(raw)]
+        items: list[Any] = split_specs(raw)
     elif isinstance(raw, list):
         items = list(raw)
     else:
@@ -277,12 +277,14 @@ def make_config(file_values: Mapping[str, Any] | None = None, **overrides: Any) 
     if "games" in values and "deals" in values:
         raise RunConfigError(f"{where('games')}: give either 'games' or 'deals', not both")
     if "games" in values:
-        games = _int(where("games"), "games", values["games"], 1)
+        games = _count(where("games"), "games", values["games"], MAX_COUNT)
     elif "deals" in values:
-        deals = _int(where("deals"), "deals", values["deals"], 1)
+        deals = _count(where("deals"), "deals", values["deals"], MAX_COUNT)
     else:
         raise RunConfigError(f"{top}: give 'games' or 'deals' (--games N | --deals N)")
-    chunk = _int(where("chunk_size"), "chunk_size", values.get("chunk_size", DEFAULT_CHUNK_SIZE), 1)
+    chunk = _count(
+        where("chunk_size"), "chunk_size", values.get("chunk_size", DEFAULT_CHUNK_SIZE), MAX_CHUNK_SIZE
+    )
     out = require("out")
     if not isinstance(out, str) or not out.strip():
         raise RunConfigError(f"{where('out')}: key 'out' = {out!r}: expected a directory path or URI")
@@ -324,21 +326,6 @@ def make_config(file_values: Mapping[str, Any] | None = None, **overrides: Any) 
         source=source,
         isolate=isolate,
     )
-
-
-def _split_specs(text: str) -> list[str]:
-    """Split ``a,b(x=1, y=2),c`` at the commas outside parentheses."""
-    parts, depth, cur = [], 0, []
-    for ch in text:
-        if ch == "," and depth == 0:
-            parts.append("".join(cur).strip())
-            cur = []
-            continue
-        depth += ch == "("
-        depth -= ch == ")"
-        cur.append(ch)
-    parts.append("".join(cur).strip())
-    return parts
 
 
 def load_config(path: str | Path | None = None, **overrides: Any) -> RunConfig:

@@ -11,7 +11,6 @@ impossible combination raises :class:`RulesError` with one line naming the file 
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from functools import cached_property
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from fivehundred.sim.cards import Deck, standard_deck
+from fivehundred.sim.configfile import read_toml
 from fivehundred.sim.errors import UserError
 from fivehundred.sim.notation import BLIND_MISERE, MISERE, NT, OPEN_MISERE, parse_bid
 
@@ -251,7 +251,8 @@ def _check_value(where: str, key: str, value: Any) -> None:
     if key not in ALL_KEYS:
         known = ", ".join(sorted(ALL_KEYS))
         raise RulesError(f"{where}: unknown key '{key}' (known keys: {known})")
-    if key in _CHOICES and value not in _CHOICES[key]:
+    if key in _CHOICES and not any(type(value) is type(c) and value == c for c in _CHOICES[key]):
+        # 4.0 or true are not 4 or 1: a choice matches in type as well as value
         allowed = " | ".join(repr(c) for c in _CHOICES[key])
         raise RulesError(f"{where}: key '{key}' = {value!r} is not one of {allowed}")
     if key in _BOOLS and not isinstance(value, bool):
@@ -265,17 +266,13 @@ def _check_value(where: str, key: str, value: Any) -> None:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        raise RulesError(f"{path}: no such variant file") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise RulesError(f"{path}: not valid TOML ({exc})") from None
+    return read_toml(path, "variant", RulesError)
 
 
 def variant_path(name_or_path: str | Path) -> Path:
     """Resolve a variant name (``pagat-au``) or a path to a TOML file."""
+    if not isinstance(name_or_path, str | Path) or not str(name_or_path).strip():
+        raise RulesError(f"variant {name_or_path!r}: expected a variant name or a .toml path")
     p = Path(name_or_path)
     if p.suffix == ".toml" or p.exists():
         return p
@@ -302,9 +299,9 @@ def _load_flat(path: Path, seen: tuple[Path, ...] = ()) -> tuple[dict[str, Any],
     origin: dict[str, Path] = {}
     if "base" in flat:
         base_path = path.parent / f"{flat['base']}.toml"
-        if not base_path.exists():
+        if not base_path.is_file():
             base_path = VARIANTS_DIR / f"{flat['base']}.toml"
-        if not base_path.exists():
+        if not base_path.is_file():
             raise RulesError(f"{path}: key 'base' = {flat['base']!r} names no variant file")
         merged, origin = _load_flat(base_path, (*seen, path.resolve()))
         merged.pop("name", None)

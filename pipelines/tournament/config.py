@@ -37,16 +37,24 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tomllib
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fivehundred.pipelines.runconfig import MAX_SEED
 from fivehundred.pipelines.tournament.stats import Sprt, elo_from_score, score_from_elo
+from fivehundred.sim.configfile import read_toml
 from fivehundred.sim.errors import UserError
 from fivehundred.sim.rules import Rules, load_rules
 
 FORMATS = ("match", "round_robin", "gauntlet")
+#: Virtual drawn games per pair at most: a finite number (``inf`` or ``nan`` would fail only after play).
+MAX_PRIOR = 1e6
+#: Bootstrap samples at most (each one refits every rating).
+MAX_BOOTSTRAP = 100_000
+#: A tournament's name is a folder name under ``runs/tournaments/``: plain, never a path.
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")
 STOP_RULES = ("fixed", "sprt")
 INTERVALS = ("fisher", "bootstrap")
 
@@ -175,10 +183,14 @@ class _Reader:
             self.fail(key, f"= {value!r}: must be strictly between 0 and 1")
         return value
 
-    def positive_int(self, key: str, default: int | None, required: bool = False) -> int:
+    def positive_int(
+        self, key: str, default: int | None, required: bool = False, high: int | None = None
+    ) -> int:
         value = self.get(key, int, default, required)
         if value < 1:
             self.fail(key, f"= {value!r}: must be at least 1")
+        if high is not None and value > high:
+            self.fail(key, f"= {value!r}: must be at most {high}")
         return value
 
     def table(self, key: str, allowed: set[str]) -> _Reader:
@@ -190,13 +202,7 @@ def load_config(path: str | Path) -> TournamentConfig:
     """Read and validate a tournament TOML file."""
     path = Path(path)
     where = str(path)
-    try:
-        with path.open("rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
-        raise TournamentConfigError(f"{where}: no such tournament config") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise TournamentConfigError(f"{where}: not valid TOML ({exc})") from None
+    data = read_toml(path, "tournament config", TournamentConfigError)
     return parse_config(data, where, default_name=path.stem)
 
 
@@ -204,12 +210,13 @@ def parse_config(
     data: dict[str, Any], where: str = "<config>", default_name: str = "tournament"
 ) -> TournamentConfig:
     """Validate a tournament configuration given as a dict (as read from TOML)."""
-    from fivehundred.strategies.base import StrategyConfigError, label, make
+    from fivehundred.strategies.base import StrategyConfigError, check_spec
 
     top = _Reader(where, data, "", _TOP_KEYS)
     name = top.get("name", str, default_name)
-    if not name or any(ch in name for ch in "/\\\n"):
-        top.fail("name", f"= {name!r}: must be a non-empty name without slashes")
+    if not _PLAIN_NAME.fullmatch(name):
+        # it names the folder runs/tournaments/<name>: '..', '.', 'a/b' or '' would land elsewhere
+        top.fail("name", f"= {name!r}: must be a plain name (letters, digits, '_', '-', '.'; not first '.')")
     variant = top.get("variant", str, "pagat-au")
     try:
         rules = load_rules(variant)
@@ -220,8 +227,8 @@ def parse_config(
             "variant", f"= {variant!r}: tournaments need two partnerships ({rules.players} players given)"
         )
     seed = top.get("seed", int, 0)
-    if seed < 0:
-        top.fail("seed", f"= {seed}: must be a non-negative integer")
+    if not 0 <= seed <= MAX_SEED:
+        top.fail("seed", f"= {seed}: must be between 0 and {MAX_SEED} (as simulate's --seed)")
 
     raw_entries = top.get("entries", list, required=True)
     entries: list[Entry] = []
@@ -239,12 +246,11 @@ def parse_config(
         spec = er.get("strategy", str, required=True)
         params = er.get("params", dict, {})
         try:
-            make(spec)  # unknown names and bad inline parameters fail here
+            check_spec(spec)  # unknown names and bad inline parameters fail here
         except StrategyConfigError as exc:
             er.fail("strategy", f"= {spec!r}: {exc}")
         try:
-            make(spec, params)  # unknown parameters and refused values fail here
-            lab = label(spec, params)
+            _, _, lab = check_spec(spec, params)  # unknown parameters and refused values fail here
         except StrategyConfigError as exc:
             er.fail("params", str(exc))
         entries.append(Entry(ename, spec, dict(params), lab))
@@ -314,10 +320,12 @@ def parse_config(
     interval = stats_r.get("interval", str, "fisher")
     if interval not in INTERVALS:
         stats_r.fail("interval", f"= {interval!r}: expected one of {', '.join(INTERVALS)}")
-    bootstrap = stats_r.positive_int("bootstrap", 500)
+    bootstrap = stats_r.positive_int("bootstrap", 500, high=MAX_BOOTSTRAP)
     prior = stats_r.get("prior", (int, float), 1.0)
-    if not prior > 0:
-        stats_r.fail("prior", f"= {prior!r}: must be positive (it keeps clean sweeps finite)")
+    if not 0 < prior <= MAX_PRIOR:
+        stats_r.fail(
+            "prior", f"= {prior!r}: must be positive and at most {MAX_PRIOR} (it keeps clean sweeps finite)"
+        )
 
     run_r = top.table("run", _RUN_KEYS)
     chunk_pairs = run_r.positive_int("chunk_pairs", 4)
