@@ -18,6 +18,7 @@ from typing import Any
 import polars as pl
 
 from fivehundred.pipelines.rundir import RunLog, open_log
+from fivehundred.pipelines.schema import check_part_files
 from fivehundred.sim.errors import UserError
 from fivehundred.sim.game import DEAL_LIMIT, FELL_TO_LOSS, REACHED_WIN
 from fivehundred.sim.notation import (
@@ -70,6 +71,8 @@ class RulePathsError(UserError, ValueError):
 def scan_log(run_dir: str | Path | RunLog) -> pl.LazyFrame:
     """Lazy scan of a run's deal log (the glob of part files, never the bare folder; a path or URI)."""
     run = run_dir if isinstance(run_dir, RunLog) else open_log(run_dir, error=RulePathsError)
+    # readable, the columns counted here, each deal once
+    check_part_files(run.files, run.open, run.path, ("deal_id", *_COLUMNS))
     return run.scan()
 
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
+
+from fivehundred.sim.errors import UserError
 
 #: Version 2 added the facts the engine logs so that analyses never re-derive a rule (``bid_seats``
 #: .. ``suit_lengths``); version 1 logs lack them and are refused by ``analyze`` (docs/deal-log.md).
@@ -100,3 +104,94 @@ def records_to_table(
     with extra columns after it), numbering deals from ``first_deal_id``."""
     table = records_to_chunk_table(records, chunk_schema(schema))
     return with_run_columns(table, run_id, first_deal_id, schema)
+
+
+class DealLogError(UserError, ValueError):
+    """A part file that is not a readable deal log, or a log whose deal ids repeat."""
+
+
+def _kind(t: pa.DataType) -> str:
+    """What a column holds, whatever the writer's widths and offsets: ``integer``, ``list<string>``..."""
+    if pa.types.is_dictionary(t):
+        return _kind(t.value_type)
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        return f"list<{_kind(t.value_type)}>"
+    for kind, test in (
+        ("integer", pa.types.is_integer),
+        ("float", pa.types.is_floating),
+        ("boolean", pa.types.is_boolean),
+        ("string", lambda t: pa.types.is_string(t) or pa.types.is_large_string(t)),
+    ):
+        if test(t):
+            return kind
+    return str(t)
+
+
+def _unreadable(name: str, empty: bool, exc: BaseException) -> DealLogError:
+    why = "zero bytes" if empty else " ".join(str(exc).split())
+    return DealLogError(f"{name}: not a readable Parquet part file ({why})")
+
+
+def check_part_files(
+    files: Sequence[str],
+    open_file: Callable[[str], Any],
+    where: str,
+    columns: Sequence[str] = CORE_COLUMNS,
+    unique_ids: bool = True,
+) -> int:
+    """Check a run's part files before anything reads them; returns the number of rows.
+
+    ``files`` are the part files relative to the run ``where`` (as the user sees it), opened with
+    ``open_file`` (:meth:`pipelines.rundir.RunLog.open`: local or object store).  Each file must be
+    Parquet with an intact footer (not zero bytes, not truncated) and hold ``columns`` with the kinds
+    of :data:`DEAL_LOG_SCHEMA` (integers of any width, strings large or not, lists of those: as other
+    writers may store them); every file must have the first one's columns.  With ``unique_ids`` no
+    ``deal_id`` may be null or appear twice (a part file copied beside itself would otherwise count
+    every deal twice).  A problem raises :class:`DealLogError` naming the file.
+    """
+    first: pa.Schema | None = None
+    rows = 0
+    ids: list[np.ndarray] = []
+    for rel in files:
+        name = f"{where}/{rel}"
+        empty = False
+        try:
+            with open_file(rel) as fh:
+                empty = fh.size() == 0
+                pf = pq.ParquetFile(fh)
+                schema = pf.schema_arrow
+                for column in columns:
+                    if column not in schema.names:
+                        raise DealLogError(
+                            f"{name}: not a fivehundred deal log (no column '{column}'; see DEAL_LOG.md)"
+                        )
+                    if column not in DEAL_LOG_SCHEMA.names:
+                        continue
+                    want, got = _kind(DEAL_LOG_SCHEMA.field(column).type), _kind(schema.field(column).type)
+                    if got != want:
+                        raise DealLogError(
+                            f"{name}: column '{column}' holds {got}; a deal log has {want} there"
+                        )
+                if first is None:
+                    first = schema
+                elif schema.names != first.names:
+                    raise DealLogError(
+                        f"{name}: its columns differ from those of {where}/{files[0]} (two logs?)"
+                    )
+                rows += pf.metadata.num_rows
+                if unique_ids and "deal_id" in schema.names:
+                    col = pf.read(columns=["deal_id"]).column(0)
+                    if col.null_count:
+                        raise DealLogError(f"{name}: {col.null_count} row(s) have no deal_id")
+                    ids.append(col.to_numpy())
+        except (pa.ArrowException, OSError) as exc:
+            raise _unreadable(name, empty, exc) from None
+    if ids:
+        values, counts = np.unique(np.concatenate(ids), return_counts=True)
+        if values.size and counts.max() > 1:
+            twice, times = values[counts > 1], counts[counts > 1]
+            raise DealLogError(
+                f"{where}: deal id {int(twice[0])} appears {int(times[0])} times "
+                f"({twice.size} repeated id(s); a part file copied twice?); deal ids must be unique"
+            )
+    return rows

@@ -14,7 +14,7 @@ import polars as pl
 import pyarrow as pa
 
 from fivehundred.pipelines.rundir import Manifest, RunLog, open_log
-from fivehundred.pipelines.schema import CORE_COLUMNS, SCHEMA_VERSION
+from fivehundred.pipelines.schema import CORE_COLUMNS, SCHEMA_VERSION, DealLogError, check_part_files
 from fivehundred.sim.errors import UserError
 
 
@@ -58,6 +58,10 @@ def open_run(path: str | Path | RunLog) -> Run:
     """
     log = path if isinstance(path, RunLog) else open_log(path, error=AnalysisError)
     deals = f"{log.path}/deals"
+    try:  # every file readable, a deal log's columns, no deal id twice
+        check_part_files(log.files, log.open, log.path)
+    except DealLogError as exc:
+        raise AnalysisError(str(exc)) from None
     scan = log.scan()
     try:
         schema = scan.collect_schema()

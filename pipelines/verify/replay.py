@@ -8,9 +8,14 @@ from pathlib import Path
 
 import polars as pl
 
+from fivehundred.pipelines.schema import DealLogError, check_part_files
+from fivehundred.pipelines.verify.checks import REPLAY_COLUMNS
 from fivehundred.pipelines.verify.codec import Mismatch, rerun
 from fivehundred.pipelines.verify.run import RunError, RunLog, open_run, reading, rules_of_run
 from fivehundred.sim.notation import SUITS, is_joker, is_misere, split_card
+
+#: Columns a replayed deal needs filled in (contract, declarer, discards... are null on a thrown-in deal).
+_NEVER_NULL = ("game_id", "hand_no", "seed", "dealer", "hands", "kitty", "bids", "plays", "trick_winners")
 
 
 @dataclass(frozen=True)
@@ -117,12 +122,27 @@ def _hand_text(cards: tuple[str, ...]) -> str:
 def replay_deal(run_dir: str | Path | RunLog, deal_id: int) -> DealReplay:
     """Read deal ``deal_id`` of a run and re-run it through the engine for the seats and tricks."""
     run = open_run(run_dir)
+    try:  # a zero-byte or truncated part would be skipped by the scan, and its ids missed
+        check_part_files(run.files, run.open, run.path, REPLAY_COLUMNS, unique_ids=False)
+    except DealLogError as exc:
+        raise RunError(str(exc)) from None
     with reading(run):
         df = run.scan().filter(pl.col("deal_id") == deal_id).collect()
-        n = run.scan().select(pl.len()).collect().item() if df.height == 0 else 0
+        ids = run.scan().select(
+            pl.len(), pl.col("deal_id").min().alias("lo"), pl.col("deal_id").max().alias("hi")
+        )
+        span = ids.collect().row(0) if df.height == 0 else (0, 0, 0)
     if df.height == 0:
-        raise RunError(f"{run.path}: no deal with id {deal_id} (the log has {n} deals, ids 0..{n - 1})")
+        n, lo, hi = span
+        raise RunError(f"{run.path}: no deal with id {deal_id} (the log has {n} deals, ids {lo}..{hi})")
+    if df.height > 1:
+        raise RunError(f"{run.path}: deal id {deal_id} appears {df.height} times in the log")
     row = df.row(0, named=True)
+    empty = [c for c in _NEVER_NULL if row.get(c) is None] or (["hands"] if None in row["hands"] else [])
+    if empty:
+        raise RunError(
+            f"{run.path}: deal {deal_id} has null {', '.join(empty)} in the log: it cannot be replayed"
+        )
     rules = rules_of_run(run, row.get("variant"))
     problem = None
     auction = [(-1, c) for c in row["bids"] or ()]
