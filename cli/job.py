@@ -71,8 +71,10 @@ def run_main_job(
     from fivehundred.cli.statistics import make_report
     from fivehundred.pipelines.analysis import analyze
     from fivehundred.pipelines.chunks import RayPool
+    from fivehundred.pipelines.outputs import check_output_dir
     from fivehundred.pipelines.runconfig import load_config
     from fivehundred.pipelines.simulate import run_simulation
+    from fivehundred.sim.errors import UserError
 
     say = progress or (lambda _msg: None)
     root = Path(out)
@@ -83,7 +85,14 @@ def run_main_job(
     def configure(**kw: Any) -> Any:
         return load_config(path, workers=workers, **kw)
 
+    check_output_dir(root, "--out")
     cfg = configure(out=str(main_dir), deals=deals)
+    if compare_variant:  # every input is checked before the main run is simulated
+        cmp_dir = root / f"compare-{Path(compare_variant).stem}"
+        try:
+            configure(out=str(cmp_dir), variant=compare_variant, games=1)
+        except UserError as exc:
+            raise UserError(f"--compare-variant {compare_variant}: {exc}") from None
     pool = RayPool(workers=workers) if workers != 0 else contextlib.nullcontext()
     t0 = time.perf_counter()
     with pool:  # one embedded Ray for both simulations (run_simulation reuses an initialised Ray)
@@ -95,7 +104,6 @@ def run_main_job(
         result.seconds["simulate (Ray start included)"] = time.perf_counter() - t0
         if compare_variant:
             t0 = time.perf_counter()
-            cmp_dir = root / f"compare-{Path(compare_variant).stem}"
             cfg2 = configure(out=str(cmp_dir), variant=compare_variant, games=summary.games)
             say(f"simulating the same {summary.games:,} games under {cfg2.rules.name} ...")
             s2 = run_simulation(cfg2, overwrite=overwrite)

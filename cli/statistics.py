@@ -20,6 +20,7 @@ from fivehundred.pipelines.analysis import analyze
 from fivehundred.pipelines.analysis.io import STATS_MARKER
 from fivehundred.pipelines.rundir import RunLog, open_log
 from fivehundred.reports import ReportResult, build_report
+from fivehundred.reports.build import check_outputs
 from fivehundred.reports.tables import ReportError, Tables, covers, read_statistics
 
 
@@ -78,6 +79,7 @@ def make_report(
 ) -> ReportResult:
     """Open the runs, find their statistics (unless ``tables`` are given) and write the report."""
     runs = open_runs(run_dirs)
+    check_outputs(out_html, pdf)  # before the statistics are read or made
     if tables is None:
         tables = {
             **tournament_tables(runs[0]),

@@ -21,6 +21,7 @@ the N-th deal falls is cut after the game holding it, and nothing after it is pl
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -31,7 +32,9 @@ import pyarrow.fs as pafs
 from fivehundred.pipelines.chunks import GameChunk, PartPlan, PartResult, RayPool, local_parts, run_parts
 from fivehundred.pipelines.runconfig import RunConfig, jsonable
 from fivehundred.pipelines.rundir import (
+    DEALS_DIR,
     DEALS_GLOB,
+    MANIFEST,
     SIMULATION,
     Manifest,
     RunDir,
@@ -148,6 +151,8 @@ def _open_run(store: RunDir, config: RunConfig, overwrite: bool) -> Manifest:
     if overwrite:
         store.clear()
         manifest = None
+    elif manifest is not None and _nothing_committed(store, manifest):
+        manifest = None  # a run that never committed a chunk holds nothing to keep: start afresh
     elif manifest is not None:
         if not manifest.native or manifest.kind != SIMULATION:
             what = "a tournament" if manifest.native else "not a fivehundred run"
@@ -167,6 +172,16 @@ def _open_run(store: RunDir, config: RunConfig, overwrite: bool) -> Manifest:
     _check_committed(store, manifest)
     store.write_manifest(manifest)
     return manifest
+
+
+def _nothing_committed(store: RunDir, manifest: Manifest) -> bool:
+    """Whether ``manifest`` is one of our simulation runs that lists no chunk, with no part file beside it."""
+    return (
+        manifest.native
+        and manifest.kind == SIMULATION
+        and not manifest.chunks
+        and not store.has_foreign_parts()
+    )
 
 
 def _check_committed(store: RunDir, manifest: Manifest) -> None:
@@ -297,8 +312,12 @@ def run_simulation(
     """
     t0 = time.perf_counter()
     store = RunDir(config.out, filesystem)
+    new_dir = store.local and not os.path.isdir(store.root)
     store.lock()
+    manifest: Manifest | None = None
+    started = False  # this call wrote the run's first manifest (nothing of an earlier run is there)
     try:
+        started = not store.exists(MANIFEST) and not store.has_foreign_parts()
         manifest = _open_run(store, config, overwrite)
         totals = manifest.totals
         resumed = totals["chunks"]
@@ -362,7 +381,19 @@ def run_simulation(
             elapsed=time.perf_counter() - t0,
             workers=where,
         )
+    except BaseException:
+        if started and (manifest is None or not manifest.totals.get("chunks")):
+            # It failed before committing a chunk (a cluster that cannot be reached, a bot that
+            # fails at once): leave no manifest behind that would refuse a retry with another config.
+            with contextlib.suppress(OSError):
+                store.clear()
+        raise
     finally:
         with contextlib.suppress(OSError):
             store.clean_tmp()
         store.unlock()
+        if new_dir:  # made by this call and left empty: remove it (and an empty deals/)
+            with contextlib.suppress(OSError):
+                os.rmdir(store.path(DEALS_DIR))
+            with contextlib.suppress(OSError):
+                os.rmdir(store.root)

@@ -20,6 +20,7 @@ from typing import Any
 
 import polars as pl
 
+from fivehundred.pipelines.outputs import check_output_file
 from fivehundred.pipelines.rundir import Manifest
 from fivehundred.reports.figures import BUILDERS, Chart, style_context, table_metric_label
 from fivehundred.reports.tables import (
@@ -678,6 +679,15 @@ def _methods(
 # ----------------------------------------------------------------------------------------- build
 
 
+def check_outputs(out_html: str | Path, pdf: str | Path | None = None) -> None:
+    """Refuse a report file that cannot be written (a folder, an unwritable place) before any work."""
+    check_output_file(out_html, "-o")
+    if pdf is not None:
+        check_output_file(pdf, "--pdf")
+        if Path(pdf).resolve() == Path(out_html).resolve():
+            raise ReportError(f"--pdf {pdf}: the same file as the HTML report")
+
+
 def build_report(
     run_dirs: Sequence[str | Path],
     out_html: str | Path,
@@ -699,6 +709,7 @@ def build_report(
     if len(infos) != len(dirs):
         raise ValueError("one manifest (or None) per run directory")
     wanted = [m.run_id if m is not None else None for m in infos]
+    check_outputs(out_html, pdf)
     runs = run_order(tables, wanted)
     result = ReportResult(html=Path(out_html), pdf=Path(pdf) if pdf else None)
     charts: list[Chart] = []

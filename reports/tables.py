@@ -46,7 +46,8 @@ def need(tables: Tables, name: str, columns: Sequence[str] = ()) -> pl.DataFrame
 def read_statistics(stats_dir: Path) -> Tables:
     """Every statistics table (``*.parquet``) in a folder written by ``fivehundred analyze``."""
     if not Path(stats_dir).is_dir():
-        raise ReportError(f"statistics folder {stats_dir} does not exist")
+        gone = "is not a folder" if Path(stats_dir).exists() else "does not exist"
+        raise ReportError(f"statistics folder {stats_dir} {gone}")
     files = sorted(Path(stats_dir).glob("*.parquet"))
     if not files:
         raise ReportError(f"{stats_dir}: no statistics tables (*.parquet); run `fivehundred analyze` first")

@@ -18,7 +18,9 @@ import polars as pl
 from fivehundred.pipelines.analysis import bids, games, misere, strategies, tidy, variants
 from fivehundred.pipelines.analysis.frame import Frame, deal_frame
 from fivehundred.pipelines.analysis.io import AnalysisError, Run, open_run, write_tables
+from fivehundred.pipelines.outputs import check_output_dir
 from fivehundred.pipelines.rundir import RunLog
+from fivehundred.strategies.base import StrategyConfigError, check_spec
 
 __all__ = ["AnalysisError", "Frame", "Run", "analyze", "build_tables", "open_run", "write_tables"]
 
@@ -65,6 +67,13 @@ def analyze(
         raise AnalysisError("no run directory given")
     if what_if not in (None, "misere"):
         raise AnalysisError(f"unknown --what-if analysis {what_if!r} (known: misere)")
+    if what_if is not None and sample < 1:
+        raise AnalysisError(f"--sample must be at least 1, got {sample}")
+    if what_if is not None and seat_strategy is not None:
+        try:
+            check_spec(seat_strategy)
+        except StrategyConfigError as exc:
+            raise AnalysisError(f"--seat-strategy: {exc}") from None
     runs = [open_run(p) for p in run_dirs]
     if out_dir is None and not runs[0].log.dir.local:
         raise AnalysisError(f"{runs[0].path}: a run on an object store needs an output folder (--out)")
@@ -72,6 +81,9 @@ def analyze(
     if len(set(paths)) != len(paths):
         twice = next(p for p in paths if paths.count(p) > 1)
         raise AnalysisError(f"run directory {twice} was given twice")
+    out = Path(out_dir) if out_dir is not None else Path(runs[0].path) / "stats"
+    local = [r.path for r in runs if r.log.dir.local]
+    check_output_dir(out, "--out", runs=local)  # before any table is computed
     seen: set[str] = set()
     for i, r in enumerate(runs):  # copies of one run keep apart in the tables: "<run_id> (<folder>)"
         if r.run_id in seen:
@@ -83,5 +95,5 @@ def analyze(
         from fivehundred.pipelines.analysis.whatif import misere_whatif
 
         tables.update(tidy.finish(misere_whatif(frames, seat_strategy, sample), frames))
-    write_tables(tables, Path(out_dir) if out_dir is not None else Path(runs[0].path) / "stats")
+    write_tables(tables, out)
     return tables

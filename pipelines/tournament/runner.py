@@ -16,6 +16,7 @@ from pathlib import Path
 import polars as pl
 import pyarrow.fs as pafs
 
+from fivehundred.pipelines.outputs import check_output_dir
 from fivehundred.pipelines.rundir import RunDir
 from fivehundred.pipelines.tournament.config import TournamentConfig
 from fivehundred.pipelines.tournament.executors import Executor, InProcessExecutor
@@ -58,6 +59,8 @@ def run_tournament(
     match's status after every chunk consumed.
     """
     run = RunDir(out_dir, filesystem)
+    if run.local:
+        check_output_dir(run.root, "--out")  # before anything is played
     executor = executor or InProcessExecutor()
     manifest = open_tournament(run, config)
     states = [
