@@ -18,16 +18,12 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 import sys
 import traceback
-from collections.abc import Sequence
-from typing import Any, NoReturn
-
-from __future__ import annotations
-
-import signal
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any, NoReturn
 
 import typer
 from typer.core import TyperGroup
