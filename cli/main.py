@@ -18,6 +18,7 @@ for _module in (
     "fivehundred.cli.replay",
     "fivehundred.cli.tournament",
     "fivehundred.cli.run",
+    "fivehundred.cli.play",
 ):
     try:
         __import__(_module)
