@@ -5,8 +5,9 @@ and public facts (the deal-log columns of a finished deal), so nothing it prints
 seat's hidden card.  Cards, bids and joker leads are shown in the log's notation (the engine's
 ``action_name``: ``TH``, ``JK=H``, ``8NT``, ``P``), the same text a person types to choose them.
 
-Lines that carry bids (the auction, the contract, a deal's result, the list of calls) start with
-``Auction:``, ``Contract:``, ``Result:`` or ``Calls:``; every other line names only cards.
+Lines that carry bids (the auction, the contract, a deal's result, the list of calls, the call
+prompt) start with ``Auction``, ``Contract:``, ``Result:``, ``Calls:`` or ``Your call``; every other
+line names only cards.
 """
 
 from __future__ import annotations
@@ -220,13 +221,13 @@ def moves_text(view: SeatView, legal: Sequence[int]) -> list[str]:
 def prompt_text(view: SeatView) -> str:
     """The question for the seat's decision."""
     if view.phase == AUCTION:
-        return "Your call (number or name, e.g. 7H, P): "
+        return "Your call (number or bid): "
     if view.phase == KITTY:
         k = len(bits(view.discards or 0)) + 1
-        return f"Discard card {k} of {view.rules.kitty_size} (number or card, e.g. 4D): "
+        return f"Discard card {k} of {view.rules.kitty_size} (number or card): "
     if view.phase == JOKER:
         return "Name the joker's suit (number or S/C/D/H, - for none): "
-    return "Your play (number or card, e.g. TH, JK=H): "
+    return "Your play (number or card): "
 
 
 def decision_text(view: SeatView, legal: Sequence[int], names: Sequence[str]) -> str:
