@@ -58,9 +58,10 @@ def seat_names(rules: Rules, seat: int) -> tuple[str, ...]:
 
 
 def team_names(rules: Rules, names: Sequence[str]) -> tuple[str, ...]:
-    """The name of every team: its seats' names joined (``You & Partner``, ``Seat 1``)."""
+    """The name of every team: its seats' names joined, ``You`` first (``You & Partner``, ``Seat 1``)."""
     teams = rules.teams
-    return tuple(" & ".join(names[s] for s in range(rules.players) if s % teams == t) for t in range(teams))
+    seats = sorted(range(rules.players), key=lambda s: names[s] != "You")
+    return tuple(" & ".join(names[s] for s in seats if s % teams == t) for t in range(teams))
 
 
 def table_text(rules: Rules, seat: int) -> str:
@@ -159,8 +160,9 @@ def contract_text(view: SeatView, names: Sequence[str]) -> str:
         named = [s for s in view.jokers_named if s >= 0]
         if named:
             out += f"; the joker is {' and '.join(SUIT_NAMES[s] for s in named)}"
-        if c.no_trump and not named and view.rules.deck.jokers:
-            out += "; a joker is suitless (led as JK=S/C/D/H)"
+        jokers = view.rules.deck.jokers
+        if c.no_trump and not named and jokers:
+            out += f"; the joker is suitless (led as {view.rules.deck.names[jokers[0]]}=S/C/D/H)"
     out_seats = [names[s] for s, on in enumerate(view.active) if not on]
     if out_seats and view.phase >= PLAY:
         out += f"; {', '.join(out_seats)} sit(s) out"

@@ -17,7 +17,7 @@ from __future__ import annotations
 import secrets
 import sys
 from collections.abc import Sequence
-from typing import Annotated, TextIO
+from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 
@@ -38,6 +38,9 @@ from fivehundred.cli.display import (
 from fivehundred.sim.engine import AUCTION, JOKER, KITTY, SeatView, action_name, parse_action
 from fivehundred.sim.errors import UserError
 from fivehundred.sim.rules import Rules
+
+if TYPE_CHECKING:
+    from fivehundred.pipelines.play import PlayEvent
 
 #: Typed aliases, per phase, of the engine's notation.
 _ALIASES = {AUCTION: {"PASS": "P"}, JOKER: {"NONE": "-"}}
@@ -128,11 +131,8 @@ class Table:
                     raise PlayInputError(f"line {self.line_no}: {exc}") from None
                 self.say(f"  {exc}; try again")
 
-    def observe(self, event: object) -> None:
+    def observe(self, event: PlayEvent) -> None:
         """Print what happened at the table (see :class:`pipelines.play.PlayEvent`)."""
-        from fivehundred.pipelines.play import PlayEvent
-
-        assert isinstance(event, PlayEvent)
         view, names, rules = event.view, self.names, self.rules
         if event.kind == "deal":
             if view.hand_no == 0:

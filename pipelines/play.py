@@ -450,9 +450,12 @@ def _play_game(
             break
     replayed = [_Replayed(decisions[s], labels[s]) for s in range(n)]
     records = play_game(rules, replayed, config.seed, game_id, labels)
-    for rec, res in zip(records, results, strict=True):  # the log says what the table saw
-        assert all(rec[k] == v for k, v in res.items()), (rec, res)
-    assert all(r.used == len(r.actions) for r in replayed)
+    # The log must say what the table saw (a difference is a bug here, not the person's doing).
+    same = len(records) == len(results) and all(
+        all(rec[k] == v for k, v in res.items()) for rec, res in zip(records, results, strict=False)
+    )
+    if not same or any(r.used != len(r.actions) for r in replayed):
+        raise RuntimeError(f"game {game_id}: replaying the decisions through play_game gave other deals")
     observe(PlayEvent("game_done", mine, game_id, result=results[-1]))
     return records
 

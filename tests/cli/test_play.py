@@ -153,7 +153,7 @@ def test_numbers_and_names_choose_the_same_moves(tmp_path: Path) -> None:
     assert _parts(tmp_path / "n") == _parts(tmp_path / "t") == _parts(lib)
     assert (tmp_path / "n" / "manifest.json").read_bytes() == (lib / "manifest.json").read_bytes()
     assert re.search(r"You JK=[SCDH]", by_name.stdout)  # the suitless joker led, naming its suit
-    assert re.search(r"^Contract: \d+NT by You; a joker is suitless", by_name.stdout, re.M)
+    assert re.search(r"^Contract: \d+NT by You; the joker is suitless", by_name.stdout, re.M)
     assert verify_run(tmp_path / "t").ok
     _check_nothing_hidden_is_shown(by_name.stdout, tmp_path / "t", 0)
 
