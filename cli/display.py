@@ -114,10 +114,10 @@ def hand_lines(view: SeatView) -> list[str]:
             mine.sort(key=lambda c: -rank[c])
         shown = [_marked(rules, c, trump) for c in mine]
         label = f"{SUIT_NAMES[s]} (trumps)" if s == trump else SUIT_NAMES[s]
-        lines.append(f"  {label + ':':18s}{'  '.join(shown) if shown else '-'}")
+        lines.append(f"  {label + ':':<18} {'  '.join(shown) if shown else '-'}")
     loose = [c for c in cards if eff[c] < 0]
     if loose:
-        lines.append(f"  {'joker:':18s}{'  '.join(deck.names[c] for c in loose)}")
+        lines.append(f"  {'joker:':<18} {'  '.join(deck.names[c] for c in loose)}")
     return lines
 
 
@@ -160,12 +160,12 @@ def contract_text(view: SeatView, names: Sequence[str]) -> str:
         named = [s for s in view.jokers_named if s >= 0]
         if named:
             out += f"; the joker is {' and '.join(SUIT_NAMES[s] for s in named)}"
-        jokers = view.rules.deck.jokers
+        jokers = [j for j in view.rules.deck.jokers if not view.played >> j & 1]
         if c.no_trump and not named and jokers:
             out += f"; the joker is suitless (led as {view.rules.deck.names[jokers[0]]}=S/C/D/H)"
     out_seats = [names[s] for s, on in enumerate(view.active) if not on]
     if out_seats and view.phase >= PLAY:
-        out += f"; {', '.join(out_seats)} sit(s) out"
+        out += f"; {' and '.join(out_seats)} {'sits' if len(out_seats) == 1 else 'sit'} out"
     return out
 
 

@@ -122,6 +122,18 @@ def test_scripted_games_on_every_table(
     _check_nothing_hidden_is_shown(text, out, seat)
 
 
+def test_replay_and_analyze_read_a_played_log(tmp_path: Path) -> None:
+    result, out = _play(tmp_path, "--seed", "9", "--strategies", "heuristic,random,heuristic")
+    assert result.exit_code == 0, result.output
+    shown = runner.invoke(app, ["replay", str(out), "0"])
+    assert shown.exit_code == 0 and "seat 0 (team 0, human.v1)" in shown.output, shown.output
+    assert "WARNING" not in shown.output
+    stats = runner.invoke(app, ["analyze", str(out), "--out", str(tmp_path / "stats")])
+    assert stats.exit_code == 0, stats.output
+    table = pl.read_parquet(tmp_path / "stats" / "strategies.parquet")
+    assert set(table["strategy"]) == {"human.v1", "heuristic.v1", "random.v1"}
+
+
 def test_numbers_and_names_choose_the_same_moves(tmp_path: Path) -> None:
     """The NT-joker policy of the pipeline test, as numbers and as lower-case names: one log."""
     rules = load_rules("pagat-au")
@@ -165,8 +177,44 @@ def test_an_open_misere_bid_through_stdin(tmp_path: Path) -> None:
     assert (row["contract"], row["declarer"]) == ("OMIS", 0)
     made = row["declarer_tricks"] == 0
     assert f"Result: your open misère {'made, +500' if made else 'went down, -500'}" in result.stdout
-    assert "Partner sit(s) out" in result.stdout
+    assert re.search(r"^Contract: OMIS by You;.*; Partner sits out$", result.stdout, re.M)
     assert verify_run(out).ok
+
+
+def test_a_misere_contract_on_the_club_rules(tmp_path: Path) -> None:
+    """club-004: misère at any time, blind misère, the declarer's raise; the policy bids MIS."""
+    rules = load_rules("club-004")
+    mis = BID + rules.bid_index["MIS"]
+    moves: list[str] = []
+
+    def ask(view: SeatView, legal: tuple[int, ...]) -> int:
+        a = (
+            (mis if mis in legal and view.high_bidder != view.seat else PASS)
+            if view.phase == AUCTION
+            else legal[0]
+        )
+        moves.append(action_name(rules, a).lower())
+        return a
+
+    for seed in range(20):
+        moves.clear()
+        lib = tmp_path / f"lib{seed}"
+        play_session(make_play_config("club-004", 0, None, seed, 1, str(lib)), ask)
+        if _log(lib).filter((pl.col("contract") == "MIS") & (pl.col("declarer") == 0)).height:
+            break
+    else:
+        pytest.fail("no seed gave the person a misère")
+    result, out = _play(
+        tmp_path, "--variant", "club-004", "--seed", str(seed), script="\n".join(moves) + "\n"
+    )
+    assert result.exit_code == 0, result.output
+    assert _parts(out) == _parts(lib)
+    assert re.search(
+        r"^Result: your misère (made, \+250|went down, -250 \(you took a trick\))", result.stdout, re.M
+    )
+    assert re.search(r"^Contract: MIS by You;.*; Partner sits out$", result.stdout, re.M)
+    assert verify_run(out).ok
+    _check_nothing_hidden_is_shown(result.stdout, out, 0)
 
 
 def _decisions_in_game_0(seed: int, tmp_path: Path) -> int:
