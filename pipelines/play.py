@@ -131,6 +131,8 @@ class PlayEvent:
       ``declarer``, ``declarer_tricks``, ``score_delta``, ``score_after``, ``game_over``,
       ``winner``, ``end_reason``, ``game_id``, ``hand_no``, ``dealer``);
     - ``game_done``: the game is over (``result`` as for its last deal).
+
+    ``view`` is live (it follows the deal as it goes on): read it when the event arrives.
     """
 
     kind: str
