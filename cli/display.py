@@ -235,7 +235,7 @@ def prompt_text(view: SeatView) -> str:
 def decision_text(view: SeatView, legal: Sequence[int], names: Sequence[str]) -> str:
     """Everything the seat needs to decide: hand, auction or contract, trick, score, numbered moves."""
     rules = view.rules
-    out = [""]
+    out = ["", scores_text(rules, view.scores, names)]
     if view.phase == AUCTION:
         out.append(auction_text(view, names))
         if view.high_bid is not None:
