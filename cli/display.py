@@ -220,15 +220,19 @@ def moves_text(view: SeatView, legal: Sequence[int]) -> list[str]:
     return [f"{head} {'  '.join(items[k : k + _PER_LINE])}" for k in range(0, len(items), _PER_LINE)]
 
 
-def prompt_text(view: SeatView) -> str:
-    """The question for the seat's decision."""
+def prompt_text(view: SeatView, namings_done: int = 0) -> str:
+    """The question for the seat's decision (``namings_done``: the seat's joker namings so far in
+    this deal, which tells the joker being named when the declarer holds two)."""
     if view.phase == AUCTION:
         return "Your call (number or bid): "
     if view.phase == KITTY:
         k = len(bits(view.discards or 0)) + 1
         return f"Discard card {k} of {view.rules.kitty_size} (number or card): "
     if view.phase == JOKER:
-        return "Name the joker's suit (number or S/C/D/H, - for none): "
+        deck = view.rules.deck
+        held = [deck.names[j] for j in deck.jokers if view.hand >> j & 1]
+        which = held[namings_done] if len(held) > 1 and namings_done < len(held) else "the joker"
+        return f"Name the suit of {which} (number or S/C/D/H, - for none): "
     return "Your play (number or card): "
 
 

@@ -96,6 +96,7 @@ class Table:
         self.interactive = interactive
         self.line_no = 0
         self.games = 0
+        self.namings = 0  # the person's joker namings in the current deal
 
     def say(self, text: str) -> None:
         """Print one block of text."""
@@ -123,7 +124,7 @@ class Table:
         """Show the decision and read a choice until one is legal (or stop)."""
         self.say(decision_text(view, legal, self.names).rstrip("\n"))
         while True:
-            line = self._read(prompt_text(view))
+            line = self._read(prompt_text(view, self.namings))
             try:
                 return parse_choice(self.rules, view.phase, legal, line)
             except ChoiceError as exc:
@@ -135,6 +136,7 @@ class Table:
         """Print what happened at the table (see :class:`pipelines.play.PlayEvent`)."""
         view, names, rules = event.view, self.names, self.rules
         if event.kind == "deal":
+            self.namings = 0
             if view.hand_no == 0:
                 self.say(f"\n######## Game {event.game_id + 1} ########")
             self.say(
@@ -144,6 +146,8 @@ class Table:
             self.say(scores_text(rules, view.scores, names))
             self.say("Your hand:\n" + "\n".join(hand_lines(view)))
         elif event.kind == "action":
+            if event.seat == self.seat and event.phase == JOKER:
+                self.namings += 1
             if event.seat == self.seat and event.phase == KITTY and event.action is not None:
                 self.say(f"You discard {action_name(rules, event.action)}")
         elif event.kind == "play_starts":

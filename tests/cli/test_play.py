@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 import fivehundred.cli.main  # noqa: F401  (registers every command)
 from fivehundred.cli.app import app
-from fivehundred.cli.display import deal_result_text, hand_lines, seat_names
+from fivehundred.cli.display import deal_result_text, hand_lines, prompt_text, seat_names
 from fivehundred.cli.play import ChoiceError, PlayInputError, Table, parse_choice
 from fivehundred.pipelines.play import StopPlay, make_play_config, play_session
 from fivehundred.pipelines.verify import verify_run
@@ -403,3 +403,19 @@ def test_results_in_words() -> None:
     assert res("MIS", 3, 1, [0, -250]) == "Result: Right's misère went down, -250 (Right took a trick)"
     assert res("6S", 0, 10, [250, 0]) == "Result: your 6S made with four overtricks, +250 (all ten tricks)"
     assert res(None, None, None, [0, 0]) == "Result: all passed: thrown in"
+
+
+def test_the_naming_prompt_tells_which_joker() -> None:
+    state = _dealt("two-jokers", "JK1 JK2 AH KH QH AS KS QS AD KD")
+    state.force_contract("8NT", 0)
+    while state.phase == 1:
+        state.apply(min(a for a in state.legal_actions() if a not in state.rules.deck.jokers))
+    view = state.view(0)
+    assert prompt_text(view, 0).startswith("Name the suit of JK1 ")
+    state.apply(NAME_SUIT + 3)
+    assert prompt_text(view, 1).startswith("Name the suit of JK2 ")
+    one = _dealt("pagat-au", "AH JD 5C KH JH 6S JK QS TS JS")
+    one.force_contract("8NT", 0)
+    while one.phase == 1:
+        one.apply(min(one.legal_actions()))
+    assert prompt_text(one.view(0), 0).startswith("Name the suit of the joker ")
