@@ -95,7 +95,6 @@ class Table:
         self.stdin = stdin
         self.interactive = interactive
         self.line_no = 0
-        self.games = 0
         self.namings = 0  # the person's joker namings in the current deal
 
     def say(self, text: str) -> None:
@@ -172,7 +171,6 @@ class Table:
             lines.append(scores_text(rules, event.result["score_after"], names))
             self.say("\n".join(lines))
         elif event.kind == "game_done":
-            self.games += 1
             self.say(game_result_text(rules, event.result, names))
 
 
