@@ -196,7 +196,7 @@ def play_cmd(
 
     if seed is None:
         seed = secrets.randbelow(1_000_000)
-    config = make_play_config(variant, seat, strategies, seed, games, out or f"runs/play-{seed}")
+    config = make_play_config(variant, seat, strategies, seed, games, out)
     table = Table(config.rules, config.seat, sys.stdin, sys.stdin.isatty())
     table.say(table_text(config.rules, config.seat))
     pairs = zip(table.names, config.labels, strict=True)

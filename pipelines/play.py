@@ -216,10 +216,11 @@ def make_play_config(
     strategies: str | Sequence[str] | None = None,
     seed: int = 0,
     games: int = 1,
-    out: str = "runs/play",
+    out: str | None = None,
 ) -> PlayConfig:
     """Validate a session: ``strategies`` is one bot for every other seat, or one per other seat in
-    :func:`other_seats` order (a comma-separated string or a list); default :data:`DEFAULT_BOT`."""
+    :func:`other_seats` order (a comma-separated string or a list); default :data:`DEFAULT_BOT`.
+    ``out`` defaults to ``runs/play-SEED``."""
     rules = load_rules(variant)
     n = rules.players
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
@@ -228,7 +229,9 @@ def make_play_config(
         raise PlayError(f"seed {seed!r}: must be an integer between 0 and {MAX_SEED}")
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise PlayError(f"games {games!r}: must be at least 1")
-    if not out or not str(out).strip():
+    if out is None:
+        out = f"runs/play-{seed}"
+    if not str(out).strip():
         raise PlayError("out: give a run directory")
     if strategies is None:
         items = [DEFAULT_BOT]
