@@ -12,7 +12,8 @@ show a hidden card.  Rendering is the CLI's business (``cli/display.py``).
 The deal log is a normal one: when a game ends its rows are made by :func:`sim.game.play_game`
 itself, replaying every seat's decisions (so the columns are exactly those simulate writes), turned
 into a table by :func:`pipelines.schema.records_to_table` and written as one part file per game with
-:class:`pipelines.storage.RunStore`, the manifest rewritten after each game.  ``fivehundred replay``,
+:class:`pipelines.rundir.RunDir`, the :class:`~pipelines.rundir.Manifest` (kind ``play``) rewritten
+after each game.  ``fivehundred replay``,
 ``verify`` and ``analyze`` read it like any run.
 
 The session ends when the games are played or when ``ask`` raises :class:`StopPlay` (end of
@@ -31,9 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from fivehundred.pipelines.runconfig import MAX_SEED, RunConfigError, SeatSpec, jsonable
+from fivehundred.pipelines.rundir import Manifest, RunDir, encode_parquet, package_versions
 from fivehundred.pipelines.schema import SCHEMA_VERSION, records_to_table
-from fivehundred.pipelines.simulate import MANIFEST_FORMAT, MANIFEST_FORMAT_VERSION, package_versions
-from fivehundred.pipelines.storage import DEALS_DIR, RunStore, encode_parquet
 from fivehundred.sim.engine import AUCTION, ENGINE_VERSION, JOKER, KITTY, PLAY, SeatView, State
 from fivehundred.sim.errors import StrategyError, UserError
 from fivehundred.sim.game import DEAL_LIMIT, new_deal, play_game, settle
@@ -43,6 +43,8 @@ from fivehundred.sim.seeding import bot_rng
 
 #: The strategy id of the person's seat in the deal log and the manifest.
 HUMAN_LABEL: Final = "human.v1"
+#: The manifest's ``kind`` of a play session's run directory (simulate's is ``simulation``).
+PLAY_KIND: Final = "play"
 #: The bots' strategy when none is given.
 DEFAULT_BOT: Final = "heuristic"
 
@@ -278,7 +280,7 @@ class _Log:
 
     def __init__(self, config: PlayConfig, overwrite: bool) -> None:
         self.config = config
-        self.store = RunStore(config.out)
+        self.store = RunDir(config.out)
         self.store.lock()
         try:
             existing = self.store.read_manifest()
@@ -294,7 +296,7 @@ class _Log:
         self.manifest = self._new_manifest()
         self.store.write_manifest(self.manifest)
 
-    def _new_manifest(self) -> dict[str, Any]:
+    def _new_manifest(self) -> Manifest:
         c = self.config
         seats = []
         for s, spec in enumerate(c.seat_specs()):
@@ -310,55 +312,49 @@ class _Log:
             else:
                 who = spec.describe()
             seats.append({"seat": s, **who})
-        return {
-            "format": MANIFEST_FORMAT,
-            "format_version": MANIFEST_FORMAT_VERSION,
-            "kind": "play",
-            "run_id": c.run_id,
-            "status": "playing",
-            "identity": c.identity(),
-            "config": {
+        return Manifest(
+            kind=PLAY_KIND,
+            run_id=c.run_id,
+            status="playing",
+            identity=c.identity(),
+            config={
                 "variant": c.variant,
                 "seat": c.seat,
                 "strategies": [s.label for s in c.bots],
                 "seed": c.seed,
                 "games": c.games,
             },
-            "variant": c.rules.name,
-            "rules": jsonable(c.rules.as_dict()),
-            "strategies": seats,
-            "human_seat": c.seat,
-            "master_seed": c.seed,
-            "versions": package_versions(),
-            "deals_glob": f"{DEALS_DIR}/*.parquet",
-            "totals": {"deals": 0, "games": 0, "chunks": 0},
-            "chunks": [],
-        }
+            variant=c.rules.name,
+            rules=jsonable(c.rules.as_dict()),
+            strategies=seats,
+            master_seed=c.seed,
+            versions=package_versions(),
+            extra={"human_seat": c.seat},
+        )
 
     def add_game(self, game_id: int, records: list[dict[str, Any]]) -> None:
         """Write one finished game as part file ``game_id`` and record it in the manifest."""
-        totals = self.manifest["totals"]
-        table = records_to_table(records, self.config.run_id, totals["deals"])
+        m = self.manifest
+        first = m.totals["deals"]
+        table = records_to_table(records, self.config.run_id, first)
         rel = self.store.write_part(game_id, encode_parquet(table))
-        self.manifest["chunks"].append(
+        m.chunks.append(
             {
                 "index": game_id,
                 "games": [game_id, game_id + 1],
                 "deals": len(records),
-                "first_deal_id": totals["deals"],
+                "first_deal_id": first,
                 "file": rel,
                 "status": "done",
             }
         )
-        totals["deals"] += len(records)
-        totals["games"] = game_id + 1
-        totals["chunks"] += 1
-        self.store.write_manifest(self.manifest)
+        m.totals = {"deals": first + len(records), "games": game_id + 1, "chunks": len(m.chunks)}
+        self.store.write_manifest(m)
 
     def close(self, status: str) -> None:
         """Record how the session ended and release the directory."""
         try:
-            self.manifest["status"] = status
+            self.manifest.status = status
             self.store.write_manifest(self.manifest)
         finally:
             with contextlib.suppress(OSError):
