@@ -155,7 +155,7 @@ def _open_run(store: RunDir, config: RunConfig, overwrite: bool) -> Manifest:
         manifest = None  # a run that never committed a chunk holds nothing to keep: start afresh
     elif manifest is not None:
         if not manifest.native or manifest.kind != SIMULATION:
-            what = "a tournament" if manifest.native else "not a fivehundred run"
+            what = f"a {manifest.kind} run" if manifest.native else "not a fivehundred run"
             raise RunDirConflict(f"{store.display}: manifest.json is {what}; use --overwrite")
         if manifest.identity != config.identity():
             diff = _first_difference(manifest.identity, config.identity())

@@ -240,3 +240,15 @@ def test_a_run_directory_is_not_replaced_without_overwrite(tmp_path: Path) -> No
     assert _parts(tmp_path / "run") == before
     again = play_session(cfg, first, overwrite=True)
     assert again.status == "complete" and _parts(tmp_path / "run") == before
+
+
+def test_simulate_does_not_mix_its_games_into_a_played_run(tmp_path: Path) -> None:
+    from fivehundred.pipelines.runconfig import make_config
+    from fivehundred.pipelines.simulate import RunDirConflict, run_simulation
+
+    play_session(make_play_config("pagat-au", 0, "random", 1, 1, str(tmp_path / "run")), first)
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert (manifest["kind"], manifest["format_version"], manifest["human_seat"]) == ("play", 2, 0)
+    config = make_config(strategies="random", seed=1, games=1, out=str(tmp_path / "run"), workers=0)
+    with pytest.raises(RunDirConflict, match=r"manifest\.json is a play run; use --overwrite"):
+        run_simulation(config)
