@@ -15,19 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from fivehundred.sim.cards import JACK, SAME_COLOUR, SUIT_NAMES, SUITS, bits
-from fivehundred.sim.engine import (
-    AUCTION,
-    JOKER,
-    KITTY,
-    NAME_NONE,
-    NAME_SUIT,
-    PLAY,
-    ContractTables,
-    SeatView,
-    action_name,
-    contract_tables,
-)
+from fivehundred.sim.cards import JACK, SAME_COLOUR, SUIT_NAMES, bits
+from fivehundred.sim.engine import AUCTION, JOKER, KITTY, PLAY, ContractTables, SeatView, contract_tables
+from fivehundred.sim.notation import LEAD_SEP, NAME_NONE, NAME_SUIT, NO_SUIT, SUITS, action_name, naming_text
 from fivehundred.sim.rules import Rules
 
 _WORDS: Final = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -162,7 +152,8 @@ def contract_text(view: SeatView, names: Sequence[str]) -> str:
             out += f"; the joker is {' and '.join(SUIT_NAMES[s] for s in named)}"
         jokers = [j for j in view.rules.deck.jokers if not view.played >> j & 1]
         if c.no_trump and not named and jokers:
-            out += f"; the joker is suitless (led as {view.rules.deck.names[jokers[0]]}=S/C/D/H)"
+            lead = f"{view.rules.deck.names[jokers[0]]}{LEAD_SEP}{'/'.join(SUITS)}"
+            out += f"; the joker is suitless (led as {lead})"
     out_seats = [names[s] for s, on in enumerate(view.active) if not on]
     if out_seats and view.phase >= PLAY:
         out += f"; {' and '.join(out_seats)} {'sits' if len(out_seats) == 1 else 'sit'} out"
@@ -206,9 +197,9 @@ def scores_text(rules: Rules, scores: Sequence[int], names: Sequence[str]) -> st
 def move_label(rules: Rules, action: int) -> str:
     """A legal move as listed: its notation, with the meaning of a joker naming."""
     if action == NAME_NONE:
-        return "- (no suit)"
+        return f"{NO_SUIT} (no suit)"
     if NAME_SUIT <= action < NAME_NONE:
-        return f"{SUITS[action - NAME_SUIT]} ({SUIT_NAMES[action - NAME_SUIT]})"
+        return f"{naming_text(action - NAME_SUIT)} ({SUIT_NAMES[action - NAME_SUIT]})"
     return action_name(rules, action)
 
 
@@ -232,7 +223,7 @@ def prompt_text(view: SeatView, namings_done: int = 0) -> str:
         deck = view.rules.deck
         held = [deck.names[j] for j in deck.jokers if view.hand >> j & 1]
         which = held[namings_done] if len(held) > 1 and namings_done < len(held) else "the joker"
-        return f"Name the suit of {which} (number or S/C/D/H, - for none): "
+        return f"Name the suit of {which} (number or {'/'.join(SUITS)}, {NO_SUIT} for none): "
     return "Your play (number or card): "
 
 

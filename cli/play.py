@@ -35,15 +35,16 @@ from fivehundred.cli.display import (
     table_text,
     tricks_text,
 )
-from fivehundred.sim.engine import AUCTION, JOKER, KITTY, SeatView, action_name, parse_action
+from fivehundred.sim.engine import AUCTION, JOKER, KITTY, SeatView, parse_action
 from fivehundred.sim.errors import UserError
+from fivehundred.sim.notation import NO_SUIT, PASS_TEXT, action_name
 from fivehundred.sim.rules import Rules
 
 if TYPE_CHECKING:
     from fivehundred.pipelines.play import PlayEvent
 
 #: Typed aliases, per phase, of the engine's notation.
-_ALIASES = {AUCTION: {"PASS": "P"}, JOKER: {"NONE": "-"}}
+_ALIASES = {AUCTION: {"PASS": PASS_TEXT}, JOKER: {"NONE": NO_SUIT}}
 
 
 class ChoiceError(ValueError):

@@ -19,18 +19,8 @@ from fivehundred.cli.play import ChoiceError, PlayInputError, Table, parse_choic
 from fivehundred.pipelines.play import StopPlay, make_play_config, play_session
 from fivehundred.pipelines.verify import verify_run
 from fivehundred.sim import load_rules
-from fivehundred.sim.engine import (
-    AUCTION,
-    BID,
-    JOKER_LEAD,
-    NAME_NONE,
-    NAME_SUIT,
-    PASS,
-    PLAY,
-    SeatView,
-    State,
-    action_name,
-)
+from fivehundred.sim.engine import AUCTION, PLAY, SeatView, State
+from fivehundred.sim.notation import BID, JOKER_LEAD, NAME_NONE, NAME_SUIT, PASS, action_name, split_play
 from tests.pipelines.test_play import nt_joker_policy
 
 REPO = Path(__file__).resolve().parents[2]
@@ -78,7 +68,7 @@ def _check_nothing_hidden_is_shown(output: str, run: Path, me: int) -> None:
     assert len(sections) >= log.height
     checked = 0
     for row in log.iter_rows(named=True):
-        played = {p.split("=")[0] for p in row["plays"]}
+        played = {split_play(p)[0] for p in row["plays"]}
         hidden = set()
         for s, hand in enumerate(row["hands"]):
             if s != me:

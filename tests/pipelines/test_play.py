@@ -20,7 +20,8 @@ from fivehundred.pipelines.play import (
 )
 from fivehundred.pipelines.verify import verify_run
 from fivehundred.sim import load_rules, play_game
-from fivehundred.sim.engine import AUCTION, BID, JOKER, JOKER_LEAD, KITTY, NAME_NONE, PASS, PLAY, SeatView
+from fivehundred.sim.engine import AUCTION, JOKER, KITTY, PLAY, SeatView
+from fivehundred.sim.notation import BID, JOKER_LEAD, NAME_NONE, PASS
 from fivehundred.strategies import make
 
 Ask = Callable[[SeatView, tuple[int, ...]], int]
