@@ -2,8 +2,8 @@
 
 Every function here reads only a :class:`~sim.engine.SeatView` (what one seat may know), the rules,
 and public facts (the deal-log columns of a finished deal), so nothing it prints can be another
-seat's hidden card.  Cards, bids and joker leads are shown in the log's notation (the engine's
-``action_name``: ``TH``, ``JK=H``, ``8NT``, ``P``), the same text a person types to choose them.
+seat's hidden card.  Cards, bids and joker leads are shown in the log's notation
+(:func:`sim.notation.action_name`: ``TH``, ``JK=H``, ``8NT``, ``P``), the same text a person types.
 
 Lines that carry bids (the auction, the contract, a deal's result, the list of calls, the call
 prompt) start with ``Auction``, ``Contract:``, ``Result:``, ``Calls:`` or ``Your call``; every other

@@ -43,7 +43,7 @@ from fivehundred.sim.rules import Rules
 if TYPE_CHECKING:
     from fivehundred.pipelines.play import PlayEvent
 
-#: Typed aliases, per phase, of the engine's notation.
+#: Typed aliases, per phase, of the notation's words (sim/notation.py).
 _ALIASES = {AUCTION: {"PASS": PASS_TEXT}, JOKER: {"NONE": NO_SUIT}}
 
 
@@ -58,7 +58,8 @@ class PlayInputError(UserError, ValueError):
 def parse_choice(rules: Rules, phase: int, legal: Sequence[int], text: str) -> int:
     """The legal action a typed line chooses: its number in ``legal`` (from 1) or its name.
 
-    Names are the log's notation (the engine's :func:`~sim.engine.parse_action`), case-insensitive.
+    Names are the log's notation, read by the engine's :func:`~sim.engine.parse_action` (the
+    notation's parsers), case-insensitive.
     Raises :class:`ChoiceError` for anything else or an action that is not legal now.
     """
     t = text.strip()
