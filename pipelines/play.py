@@ -238,9 +238,9 @@ def make_play_config(
     if strategies is None:
         items = [DEFAULT_BOT]
     elif isinstance(strategies, str):
-        from fivehundred.pipelines.runconfig import _split_specs
+        from fivehundred.strategies.base import split_specs
 
-        items = _split_specs(strategies)
+        items = split_specs(strategies)
     else:
         items = list(strategies)
     if len(items) == 1:
@@ -410,17 +410,20 @@ def _play_game(
         where[:] = [game_id, hand_no]
         state, seed = new_deal(rules, config.seed, game_id, hand_no)
         state.scores = tuple(scores)
-        views = [state.view(s) for s in range(n)]
-        mine = views[me]
+        mine = state.view(me)
         rngs = [bot_rng(seed, s) if needs_rng[s] else NoRng() for s in range(n)]
         observe(PlayEvent("deal", mine, game_id))
         while not state.done:
             seat, phase = state.turn, state.phase
-            action = _decide(seats[seat], labels[seat], seat, state, views[seat], rngs[seat], game_id)
+            rng = rngs[seat]
+            fork = rng.fork()  # as sim.game.play_deal draws a bot's numbers
+            action = _decide(seats[seat], labels[seat], seat, state, state.view(seat), fork, game_id)
+            rng.follow(fork)
             tricks_before = state.tricks_played
             state.apply(action)
             decisions[seat].append(action)
             public = seat == me or phase in _PUBLIC_PHASES
+            mine = state.view(me)  # a view is a snapshot: a fresh one after every action
             observe(PlayEvent("action", mine, game_id, seat, action if public else None, phase))
             if phase in (AUCTION, KITTY, JOKER) and state.phase == PLAY:
                 observe(PlayEvent("play_starts", mine, game_id))
@@ -429,6 +432,7 @@ def _play_game(
                 cards = mine.plays[-per:]
                 winner = mine.trick_winners[-1]
                 observe(PlayEvent("trick", mine, game_id, winner, number=state.tricks_played, cards=cards))
+        mine = state.view(me)
         delta, scores, over, winner, reason = settle(rules, scores, state)
         if not over and hand_no == rules.deal_limit - 1:
             over, reason = True, DEAL_LIMIT
@@ -477,7 +481,7 @@ def play_session(
     """
     watch = observe or (lambda event: None)
     specs = config.seat_specs()
-    seats: list[Any] = [spec.build() if spec is not None else HumanSeat(ask) for spec in specs]
+    seats: list[Any] = [spec.build(config.rules) if spec is not None else HumanSeat(ask) for spec in specs]
     log = _Log(config, overwrite)
     result = PlayResult(log.store.display, config.run_id, config.seed)
     where = [0, 0]
