@@ -38,6 +38,7 @@ CORE = (
     "strategies/random_bot.py",
     "strategies/features.py",
     "strategies/heuristic.py",
+    "strategies/heuristic2.py",
 )
 #: The packages whose sources mypy reads while compiling (copied into the staging tree).
 STAGED = ("sim", "strategies")

@@ -18,6 +18,7 @@ contracts, at a made rate that reflects the risk).
     python benchmarks/ladder.py                   # the full ladder (2,000 / 1,000 deal pairs)
     python benchmarks/ladder.py --pairs 200 --mc-pairs 50 --speed-games 50   # a quick run
     python benchmarks/ladder.py --misere-only --variant club-004 --misere-games 1000
+    python benchmarks/ladder.py --v2-only --pairs 3000 --workers 2   # heuristic.v2 vs v1 and speeds
 """
 
 from __future__ import annotations
@@ -186,24 +187,29 @@ def speed(variant: str, spec: str, games: int, master_seed: int, max_seconds: fl
 def misere_stats(variant: str, spec: str, games: int, master_seed: int) -> dict[str, Any]:
     """How often ``spec`` in every seat ends in a misère contract, and how often it is made.
 
-    Returns the number of contracts, and per misère code (``MIS``, ``OMIS``, ``BMIS``...) the number
-    bid and made (the declarer took no trick).
+    Returns the number of contracts, per misère code (``MIS``, ``OMIS``, ``BMIS``...) the number
+    bid and made (the declarer took no trick), and the no-trump contracts with the number of them
+    in which the declarer named a joker's suit.
     """
     rules = load_rules(variant)
     bots = [make(spec) for _ in range(rules.players)]
     contracts = 0
     per: dict[str, list[int]] = {}
+    nt = [0, 0]
     for g in range(games):
         for r in play_game(rules, bots, master_seed, g):
             code = r["contract"]
             if code is None:
                 continue
             contracts += 1
+            if code.endswith("NT"):
+                nt[0] += 1
+                nt[1] += r["joker_suit"] is not None
             if rules.ladder[rules.bid_index[code]].misere:
                 row = per.setdefault(code, [0, 0])
                 row[0] += 1
                 row[1] += r["declarer_tricks"] == 0
-    return {"games": games, "contracts": contracts, "misere": per}
+    return {"games": games, "contracts": contracts, "misere": per, "nt": nt}
 
 
 def format_misere(variant: str, spec: str, s: dict[str, Any]) -> str:
@@ -215,7 +221,8 @@ def format_misere(variant: str, spec: str, s: dict[str, Any]) -> str:
     ]
     return (
         f"misère ({label(spec)} self-play, {variant}, {s['games']} games): {total}/{s['contracts']} "
-        f"contracts = {share:.1%}; " + ("; ".join(parts) or "none")
+        f"contracts = {share:.1%}; " + ("; ".join(parts) or "none") + f"; joker named in "
+        f"{s['nt'][1]}/{s['nt'][0]} NT contracts"
     )
 
 
@@ -235,13 +242,36 @@ def main(argv: list[str] | None = None) -> int:
         "--misere-games", type=int, default=2000, help="heuristic self-play games for the misère line"
     )
     ap.add_argument("--misere-only", action="store_true", help="only the misère frequency line")
+    ap.add_argument(
+        "--v2-only",
+        action="store_true",
+        help="only heuristic.v2 vs heuristic.v1 (--pairs deal pairs), their misère lines and speeds",
+    )
     args = ap.parse_args(argv)
     if args.misere_only:
-        s = misere_stats(args.variant, "heuristic", args.misere_games, args.seed)
-        print(format_misere(args.variant, "heuristic", s))
+        for spec in ("heuristic.v1", "heuristic.v2"):
+            s = misere_stats(args.variant, spec, args.misere_games, args.seed)
+            print(format_misere(args.variant, spec, s), flush=True)
+        return 0
+    if args.v2_only:
+        print(f"variant {args.variant}, master seed {args.seed}, workers {args.workers}")
+        r = run_match(args.variant, "heuristic.v2", "heuristic.v1", args.pairs, args.seed, args.workers)
+        print(format_match(r), f"| {r['seconds']:.1f} cpu-s", flush=True)
+        if args.misere_games:
+            for spec in ("heuristic.v1", "heuristic.v2"):
+                s = misere_stats(args.variant, spec, args.misere_games, args.seed)
+                print(format_misere(args.variant, spec, s), flush=True)
+        print("speed (self-play, whole games, deals per CPU second of one process = one core):")
+        for spec in ("heuristic.v1", "heuristic.v2"):
+            dps, deals = speed(args.variant, spec, args.speed_games, args.seed, 30.0)
+            print(f"  {label(spec)}: {dps:,.0f} deals/s ({deals} deals)", flush=True)
         return 0
 
-    matches = [("heuristic", "random", args.pairs), ("heuristic", "heuristic", args.pairs)]
+    matches = [
+        ("heuristic", "random", args.pairs),
+        ("heuristic.v2", "heuristic.v1", args.pairs),
+        ("heuristic", "heuristic", args.pairs),
+    ]
     if not args.skip_mc:
         matches.insert(1, (args.montecarlo, "heuristic", args.mc_pairs))
     if args.speed_only:
@@ -258,10 +288,11 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
     if args.misere_games and not args.speed_only:
-        s = misere_stats(args.variant, "heuristic", args.misere_games, args.seed)
-        print(format_misere(args.variant, "heuristic", s), flush=True)
+        for spec in ("heuristic.v1", "heuristic.v2"):
+            s = misere_stats(args.variant, spec, args.misere_games, args.seed)
+            print(format_misere(args.variant, spec, s), flush=True)
     print("speed (self-play, whole games, deals per CPU second of one process = one core):")
-    for spec, budget in (("random", 20.0), ("heuristic", 30.0)):
+    for spec, budget in (("random", 20.0), ("heuristic.v1", 30.0), ("heuristic.v2", 30.0)):
         dps, deals = speed(args.variant, spec, args.speed_games, args.seed, budget)
         print(f"  {label(spec)}: {dps:,.0f} deals/s ({deals} deals)", flush=True)
     if not args.skip_mc:

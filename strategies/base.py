@@ -54,6 +54,11 @@ class Strategy(Protocol):
 _REGISTRY: dict[str, Callable[..., Any]] = {}
 _entry_points_loaded = False
 
+#: The version a bare family name means when it is not the newest registered one.  ``heuristic``
+#: stays ``heuristic.v1`` (the run configs, tournaments and Monte Carlo rollouts name it bare) until
+#: the team decides to move the default to ``heuristic.v2``; ask for ``heuristic.v2`` by its full name.
+DEFAULT_VERSIONS: dict[str, str] = {"heuristic": "heuristic.v1"}
+
 #: The methods of :class:`Strategy` a class must define (checked before it is ever called).
 METHODS = ("bid", "discard", "name_joker", "play")
 
@@ -138,6 +143,7 @@ def _load_entry_points() -> None:
 BUILTIN_MODULES = (
     "fivehundred.strategies.random_bot",
     "fivehundred.strategies.heuristic",
+    "fivehundred.strategies.heuristic2",
     "fivehundred.strategies.montecarlo",
 )
 
@@ -213,13 +219,19 @@ def _import_class(spec: str) -> type:
 
 
 def resolve(name: str) -> tuple[str, Callable[..., Any]]:
-    """Resolve ``random``, ``random.v1`` or ``package.module:Class`` to (versioned name, class)."""
+    """Resolve ``random``, ``random.v1`` or ``package.module:Class`` to (versioned name, class).
+
+    A bare family name means its newest version, unless :data:`DEFAULT_VERSIONS` pins another.
+    """
     if ":" in name:
         cls = _import_class(name)
         return getattr(cls, "name", None) or name, cls
     names = available()
     if name in _REGISTRY:
         return name, _REGISTRY[name]
+    pinned = DEFAULT_VERSIONS.get(name)
+    if pinned in _REGISTRY:
+        return pinned, _REGISTRY[pinned]
     versions = [n for n in names if n.rsplit(".", 1)[0] == name]
     if versions:
         best = max(versions, key=lambda n: int(n.rsplit(".v", 1)[1]) if n.rsplit(".v", 1)[1].isdigit() else 0)

@@ -377,6 +377,12 @@ def _stopper(info: RulesInfo, s: int, top: int, length: int) -> int:
     return 0
 
 
+def nt_stopper(info: RulesInfo, s: int, hand: int) -> bool:
+    """Whether ``hand`` stops natural suit ``s`` in no-trumps (A, Kx or Qxx; jokers not counted)."""
+    m = hand & info.masks[_NT][s]
+    return bool(_stopper(info, s, m & info.top_masks[_NT][s], m.bit_count()))
+
+
 def suit_estimates(info: RulesInfo, hand: int) -> tuple[list[float], float, int]:
     """The hand's own tricks with each trump suit ``S C D H``, its NT tricks and its NT stoppers.
 

@@ -215,8 +215,8 @@ class HeuristicStrategy:
             self._menus[id(legal)] = (legal, out)
         return out
 
-    def _misere_fit(self, seat: int, hand: int, info: RulesInfo) -> tuple[bool, bool]:
-        """Whether the hand suits misère and open misère: the whole hand's danger is small enough.
+    def _misere_risk(self, seat: int, hand: int, info: RulesInfo) -> float:
+        """The hand's misère risk: the whole hand's danger, a joker counted :data:`_JOKER_MISERE`.
 
         The whole hand counts (the kitty is as likely to bring danger as to take it away: forced
         misère deals show the made rate falls steadily with the whole hand's danger); a joker in the
@@ -226,7 +226,11 @@ class HeuristicStrategy:
         live = (info.n - 1 - len(info.partners[seat])) * info.hand_size  # the defenders' cards
         outside = info.full.bit_count() - info.hand_size
         total = misere_total(info, hand, live / outside if outside else 0.0)
-        total -= (2.0 - _JOKER_MISERE) * (hand & info.joker_mask).bit_count()
+        return total - (2.0 - _JOKER_MISERE) * (hand & info.joker_mask).bit_count()
+
+    def _misere_fit(self, seat: int, hand: int, info: RulesInfo) -> tuple[bool, bool]:
+        """Whether the hand suits misère and open misère: its :meth:`_misere_risk` is small enough."""
+        total = self._misere_risk(seat, hand, info)
         return total <= self.misere_risk, total <= self.open_misere_risk
 
     def estimates(self, view: SeatView) -> list[float]:
@@ -272,24 +276,25 @@ class HeuristicStrategy:
                         est[NT] -= 0.4
         return est
 
-    def bid(self, view: SeatView, legal: Sequence[int], rng: Rng | random.Random) -> int:
-        """The cheapest call of the best denomination that the trick estimate covers, else pass."""
-        if len(legal) == 1:
-            return legal[0]
-        rules = view.rules
-        info = self._rules_info(rules)
+    def _bid_margins(
+        self, view: SeatView, info: RulesInfo, bids: tuple[int, ...]
+    ) -> tuple[float, float, bool]:
+        """Tricks a suit bid must have to spare in this auction: ``(margin, caution, lose guard)``.
+
+        ``margin``: an opponent about to win holds the bid (push: -0.6); alone, opponents passed
+        (-:data:`PASSED_OPPONENT` each); the seat's side holds the bid (overcall or raise only with a
+        trick of extra value: +1).  ``caution``: half a trick more near the losing score (not applied
+        to the misère gate).  ``lose guard``: a failure that would lose the game is to be avoided.
+        """
+        rules = info.rules
         seat = view.seat
-        own = self._hand_values(seat, view.hand, info)
-        bids = view.bids
-        est = self._adjusted(view, info, own, bids) if bids else own
-        cheapest, miseres = self._menu(legal)
         teams = info.teams
         team = seat % teams
         scores = view.scores
         high_bidder = view.high_bidder
         margin = 0.0
         score_aware = self.score_aware and scores
-        lose_guard = score_aware and rules.lose_at_minus_500
+        lose_guard = bool(score_aware and rules.lose_at_minus_500)
         caution = 0.0
         if score_aware:
             if rules.lose_at_minus_500 and scores[team] <= rules.lose_score + 200:
@@ -308,6 +313,57 @@ class HeuristicStrategy:
         if high_bidder >= 0 and high_bidder % teams == team:
             # A declarer raise turn, or a partner holds the bid: only overcall with clear extra values.
             margin += 1.0
+        return margin, caution, lose_guard
+
+    def _suit_bids(
+        self,
+        view: SeatView,
+        info: RulesInfo,
+        est: list[float],
+        cheapest: tuple[tuple[int, Bid] | None, ...],
+        margin: float,
+        lose_guard: bool,
+    ) -> list[tuple[int, float, int, Bid]]:
+        """The denominations worth a bid: ``(denomination, tricks to spare, action, bid)`` for each
+        cheapest legal bid that the estimate covers with ``margin`` (and, with several partners, a
+        bid of 8 or more with :data:`PASSED_PARTNER` per partner that passed)."""
+        rules = info.rules
+        scores = view.scores
+        team = view.seat % info.teams
+        high_margin = self._passed_partners(view, info) * PASSED_PARTNER if view.bids else 0.0
+        out: list[tuple[int, float, int, Bid]] = []
+        for t in range(5):
+            entry = cheapest[t]
+            if entry is None:
+                continue
+            e = est[t]
+            if e < 0:
+                continue
+            a, b = entry
+            spare = e - margin - b.tricks
+            if b.tricks >= 8:
+                spare -= high_margin
+            if spare < 0:
+                continue
+            if lose_guard and scores[team] - b.points <= rules.lose_score and spare < 1.0:
+                continue
+            out.append((t, spare, a, b))
+        return out
+
+    def bid(self, view: SeatView, legal: Sequence[int], rng: Rng | random.Random) -> int:
+        """The cheapest call of the best denomination that the trick estimate covers, else pass."""
+        if len(legal) == 1:
+            return legal[0]
+        rules = view.rules
+        info = self._rules_info(rules)
+        seat = view.seat
+        own = self._hand_values(seat, view.hand, info)
+        bids = view.bids
+        est = self._adjusted(view, info, own, bids) if bids else own
+        cheapest, miseres = self._menu(legal)
+        team = seat % info.teams
+        scores = view.scores
+        margin, caution, lose_guard = self._bid_margins(view, info, bids)
         best = PASS
         best_key = (-99.0, 0)
         # Caution near -500 asks suit bids for more tricks; it must not invite a misère instead.
@@ -324,22 +380,7 @@ class HeuristicStrategy:
         margin += caution
         if best == PASS and max(est) - margin < 6:
             return PASS  # nothing reaches the lowest contract
-        high_margin = self._passed_partners(view, info) * PASSED_PARTNER if bids else 0.0
-        for t in range(5):
-            entry = cheapest[t]
-            if entry is None:
-                continue
-            e = est[t]
-            if e < 0:
-                continue
-            a, b = entry
-            spare = e - margin - b.tricks
-            if b.tricks >= 8:
-                spare -= high_margin
-            if spare < 0:
-                continue
-            if lose_guard and scores[team] - b.points <= rules.lose_score and spare < 1.0:
-                continue
+        for _, spare, a, b in self._suit_bids(view, info, est, cheapest, margin, lose_guard):
             # Prefer the denomination with the most to spare, then the cheaper bid.
             key = (round(spare, 3), -b.rank)
             if key > best_key:

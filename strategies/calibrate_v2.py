@@ -1,0 +1,193 @@
+"""Calibration of ``heuristic.v2``: simulate forced contracts, fit the table, write it.
+
+``simulate_shape`` plays deals of one rule set with a contract forced on a seat (the engine's
+``State.force_contract``, the what-if machinery of the analyses) and the ``heuristic.v2`` card play
+in every seat, and returns one observation per forced contract:
+
+- ``("suit3" .. "suit6" | "nt", estimate, tricks)``: the seat's own estimate (``heuristic.v1``'s
+  reading of the hand before the kitty, partners' help included) for its best denomination at the
+  6 level, and the tricks its side took (no-trumps is forced as well whenever the hand is fit for
+  it); a suit's kind names its trump length (3 or fewer, 4, 5, 6 or more): the estimate is
+  optimistic with short trumps and with very long ones;
+- ``("mis" | "omis", risk, made)``: misère and open misère on the seat with the least misère risk;
+- ``("blind", 0, made)``: a closed misère on a seat chosen without looking at the cards.
+
+``fit_shape`` turns observations into the table :class:`~strategies.heuristic2.Calibration`
+reads: for every bucket of the estimate a kernel average (triangular, half-width
+:data:`BANDWIDTH`, widened until it holds :data:`MIN_WEIGHT`) of "at least k tricks" for k = 6..10
+and of the tricks, made monotone in the estimate; the same for the misère made rates against the
+risk (monotone decreasing).  Both are deterministic functions of their input.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+from fivehundred.sim.engine import State
+from fivehundred.sim.game import new_deal, play_deal
+from fivehundred.sim.rng import Rng
+from fivehundred.sim.rules import Rules
+from fivehundred.strategies.heuristic2 import TRICK_KINDS, Heuristic2Strategy, table_shape, trick_kind
+
+#: Estimate buckets of the trick table: LO, LO + STEP, ..., HI.
+LO: Final = 2.0
+HI: Final = 11.0
+STEP: Final = 0.25
+#: Misère-risk buckets.
+MLO: Final = 0.0
+MHI: Final = 4.0
+MSTEP: Final = 0.25
+#: Kernel half-width (in estimate or risk units) and the least total weight a bucket's average needs.
+BANDWIDTH: Final = 0.5
+MIN_WEIGHT: Final = 30.0
+#: Variant files played for each table shape (any rule set of that shape would do).
+SHAPE_VARIANTS: Final = {
+    "p4j1": "pagat-au",
+    "p3j1": "three-player",
+    "p6j1": "six-player",
+    "p4j2": "two-jokers",
+}
+
+Observation = tuple[str, float, int]
+
+
+def _bid_code(rules: Rules, tricks: int, trump: int) -> str | None:
+    for b in rules.ladder:
+        if not b.misere and b.tricks == tricks and b.trump == trump:
+            return b.code
+    return None
+
+
+def _forced(rules: Rules, master_seed: int, deal: int, code: str, seat: int, bots: list[Any]) -> State:
+    state, seed = new_deal(rules, master_seed, deal, 0)
+    state.force_contract(code, seat)
+    play_deal(state, bots, [Rng(seed + s) for s in range(rules.players)])
+    return state
+
+
+def simulate_shape(
+    rules: Rules, deals: int, master_seed: int, progress: Callable[[int], None] | None = None
+) -> list[Observation]:
+    """Forced-contract observations of ``deals`` deals of ``rules`` (see the module docstring)."""
+    n = rules.players
+    bots: list[Any] = [Heuristic2Strategy() for _ in range(n)]
+    probe = Heuristic2Strategy()
+    info = probe._rules_info(rules)
+    has_mis = "MIS" in rules.bid_index
+    has_omis = "OMIS" in rules.bid_index
+    out: list[Observation] = []
+    for d in range(deals):
+        state, _ = new_deal(rules, master_seed, d, 0)
+        seat = d % n
+        own = probe._hand_values(seat, state.hands[seat], info)
+        best = max(range(5), key=lambda t: own[t])
+        tries = [best] if best == 4 or own[4] < 0 else [best, 4]
+        for t in tries:
+            code = _bid_code(rules, 6, t)
+            if code is None:
+                continue
+            st = _forced(rules, master_seed, d, code, seat, bots)
+            kind = (
+                "nt" if t == 4 else trick_kind(False, (state.hands[seat] & info.trump_masks[t]).bit_count())
+            )
+            out.append((kind, round(own[t], 4), int(st.declarer_tricks() or 0)))
+        if has_mis:
+            if d % 2 == 0:
+                st = _forced(rules, master_seed, d, "MIS", seat, bots)
+                out.append(("blind", 0.0, int(st.declarer_tricks() == 0)))
+            risks = [probe._misere_risk(s, state.hands[s], info) for s in range(n)]
+            m = min(range(n), key=lambda s: risks[s])
+            for code, kind in (("MIS", "mis"), ("OMIS", "omis")):
+                if code == "OMIS" and not has_omis:
+                    continue
+                st = _forced(rules, master_seed, d, code, m, bots)
+                out.append((kind, round(risks[m], 4), int(st.declarer_tricks() == 0)))
+        if progress is not None and (d + 1) % 500 == 0:
+            progress(d + 1)
+    return out
+
+
+def _kernel_average(
+    points: Sequence[tuple[float, Sequence[float]]], x: float, width: int
+) -> list[float] | None:
+    """Triangular-kernel average of the value vectors at ``x``, widening the kernel until the
+    weight reaches :data:`MIN_WEIGHT` (None when there are no points at all)."""
+    if not points:
+        return None
+    h = BANDWIDTH
+    while True:
+        total = 0.0
+        acc = [0.0] * width
+        for px, vals in points:
+            w = 1.0 - abs(px - x) / h
+            if w > 0:
+                total += w
+                for i in range(width):
+                    acc[i] += w * vals[i]
+        if total >= MIN_WEIGHT or h > 20:
+            return [a / total for a in acc] if total > 0 else None
+        h *= 1.5
+
+
+def _grid(lo: float, hi: float, step: float) -> list[float]:
+    return [lo + i * step for i in range(round((hi - lo) / step) + 1)]
+
+
+def fit_shape(observations: Sequence[Observation]) -> dict[str, Any]:
+    """The calibration table of one table shape from its observations (deterministic)."""
+    tricks: dict[str, Any] = {"lo": LO, "step": STEP}
+    for kind in TRICK_KINDS:
+        pts = tricks_points(observations, kind)
+        if len(pts) < MIN_WEIGHT:  # too few of this kind: read it like every contract
+            pts = [p for k in TRICK_KINDS for p in tricks_points(observations, k)]
+        rows: list[list[float]] = []
+        for x in _grid(LO, HI, STEP):
+            avg = _kernel_average(pts, x, 6) or [0.0] * 6
+            if rows:  # monotone in the estimate
+                avg = [max(a, b) for a, b in zip(avg, rows[-1], strict=True)]
+            rows.append(avg)
+        tricks[kind] = [[round(v, 4) for v in row] for row in rows]
+    misere: dict[str, Any] = {"lo": MLO, "step": MSTEP}
+    for kind, name in (("mis", "closed"), ("omis", "open")):
+        pts2 = [(x, [float(y)]) for c, x, y in observations if c == kind]
+        rates: list[float] = []
+        for x in _grid(MLO, MHI, MSTEP):
+            avg = _kernel_average(pts2, x, 1)
+            r = avg[0] if avg else 0.0
+            if rates:  # monotone: more risk, fewer made
+                r = min(r, rates[-1])
+            rates.append(r)
+        misere[name] = [round(r, 4) for r in rates]
+    blind = [y for c, _, y in observations if c == "blind"]
+    return {
+        "tricks": tricks,
+        "misere": misere,
+        "blind": round(sum(blind) / len(blind), 4) if blind else 0.0,
+        "observations": {
+            k: sum(1 for c, _, _ in observations if c == k) for k in (*TRICK_KINDS, "mis", "omis", "blind")
+        },
+    }
+
+
+def tricks_points(observations: Sequence[Observation], kind: str) -> list[tuple[float, list[float]]]:
+    """The (estimate, [at least 6..10 tricks, tricks]) points of one kind of observation."""
+    return [(x, [float(y >= k) for k in range(6, 11)] + [float(y)]) for c, x, y in observations if c == kind]
+
+
+def calibrate(
+    shapes: dict[str, Rules], deals: dict[str, int], master_seed: int, log: Callable[[str], None] = print
+) -> dict[str, Any]:
+    """Simulate and fit every table shape; the whole table as written to the data file."""
+    out: dict[str, Any] = {}
+    for key, rules in shapes.items():
+        if table_shape(rules) != key:
+            raise ValueError(f"rule set {rules.name} has table shape {table_shape(rules)}, not {key}")
+        t0 = time.process_time()
+        obs = simulate_shape(rules, deals[key], master_seed, lambda k, key=key: log(f"  {key}: {k} deals"))
+        out[key] = fit_shape(obs)
+        out[key]["variant"] = rules.name
+        out[key]["deals"] = deals[key]
+        log(f"{key} ({rules.name}): {len(obs)} observations, {time.process_time() - t0:.1f} cpu-s")
+    return out
