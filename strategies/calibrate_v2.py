@@ -9,8 +9,9 @@ in every seat, and returns one observation per forced contract:
   6 level, and the tricks its side took (no-trumps is forced as well whenever the hand is fit for
   it); a suit's kind names its trump length (3 or fewer, 4, 5, 6 or more): the estimate is
   optimistic with short trumps and with very long ones;
-- ``("mis" | "omis", risk, made)``: misère and open misère on the seat with the least misère risk;
-- ``("blind", 0, made)``: a closed misère on a seat chosen without looking at the cards.
+- ``("mis" | "omis", risk, made)``: misère and open misère on the seat with the least misère risk
+  and on the seat of the deal's number (chosen without looking at the cards: every risk occurs);
+- ``("blind", 0, made)``: the closed misère of the latter, as a blind misère would be.
 
 ``fit_shape`` turns observations into the table :class:`~strategies.heuristic2.Calibration`
 reads: for every bucket of the estimate a kernel average (triangular, half-width
@@ -37,7 +38,7 @@ HI: Final = 11.0
 STEP: Final = 0.25
 #: Misère-risk buckets.
 MLO: Final = 0.0
-MHI: Final = 4.0
+MHI: Final = 10.0
 MSTEP: Final = 0.25
 #: Kernel half-width (in estimate or risk units) and the least total weight a bucket's average needs.
 BANDWIDTH: Final = 0.5
@@ -94,16 +95,19 @@ def simulate_shape(
             )
             out.append((kind, round(own[t], 4), int(st.declarer_tricks() or 0)))
         if has_mis:
-            if d % 2 == 0:
-                st = _forced(rules, master_seed, d, "MIS", seat, bots)
-                out.append(("blind", 0.0, int(st.declarer_tricks() == 0)))
+            # The least risky seat (the hands misère is bid on) and the seat chosen blind (every
+            # risk, for the table's upper end, and the made rate of a blind misère).
             risks = [probe._misere_risk(s, state.hands[s], info) for s in range(n)]
-            m = min(range(n), key=lambda s: risks[s])
-            for code, kind in (("MIS", "mis"), ("OMIS", "omis")):
-                if code == "OMIS" and not has_omis:
-                    continue
-                st = _forced(rules, master_seed, d, code, m, bots)
-                out.append((kind, round(risks[m], 4), int(st.declarer_tricks() == 0)))
+            low = min(range(n), key=lambda s: risks[s])
+            for s in [low] if low == seat else [low, seat]:
+                for code, kind in (("MIS", "mis"), ("OMIS", "omis")):
+                    if code == "OMIS" and not has_omis:
+                        continue
+                    st = _forced(rules, master_seed, d, code, s, bots)
+                    made = int(st.declarer_tricks() == 0)
+                    out.append((kind, round(risks[s], 4), made))
+                    if s == seat and code == "MIS":
+                        out.append(("blind", 0.0, made))
         if progress is not None and (d + 1) % 500 == 0:
             progress(d + 1)
     return out

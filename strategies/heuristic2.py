@@ -167,9 +167,7 @@ class Heuristic2Strategy(HeuristicStrategy):
         "jump": _boolean,
         "blind_misere": _boolean,
         "name_jokers": _boolean,
-        "enter": _number(-3.0, 3.0),
         "compete": _number(0.0, 3.0),
-        "lookup": _number(-3.0, 3.0),
     }
 
     def __init__(
@@ -187,9 +185,7 @@ class Heuristic2Strategy(HeuristicStrategy):
         jump: bool = True,
         blind_misere: bool = True,
         name_jokers: bool = True,
-        enter: float = 0.0,
-        compete: float = 1.5,
-        lookup: float = 0.0,
+        compete: float = 0.75,
     ) -> None:
         # The parameters of heuristic.v1 (misere_risk and open_misere_risk are unused: the table
         # decides misère), then v2's switches, kept for ablations.
@@ -208,9 +204,7 @@ class Heuristic2Strategy(HeuristicStrategy):
         self.jump = bool(jump)
         self.blind_misere = bool(blind_misere)
         self.name_jokers = bool(name_jokers)
-        self.enter = float(enter)
         self.compete = float(compete)
-        self.lookup = float(lookup)
         self._named: dict[int, tuple[Any, int]] = {}  # id(view) -> (view, suit named for the first joker)
 
     # ================================================================== bidding
@@ -237,11 +231,11 @@ class Heuristic2Strategy(HeuristicStrategy):
         if view.high_bidder == seat:  # asked while holding the bid: the declarer raise turn
             return self._raise(view, info, cal, est, legal, score, share)
         cheapest, miseres = self._menu(legal)
+        held = view.high_bid
         margin, caution, lose_guard = self._bid_margins(view, info, bids)
         # Competing: when an opponent holds the bid, passing is worth minus what its contract is
         # worth to it (read from the table at the estimate such a bid shows), and a bid that loses
         # less than that is worth making even if the estimate does not quite cover it.
-        held = view.high_bid
         pass_v = 0.0
         slack = 0.0
         competing = False
@@ -256,7 +250,9 @@ class Heuristic2Strategy(HeuristicStrategy):
             slack = self.compete
             competing = True
         best = PASS
-        best_v = pass_v  # a misère must gain something over passing
+        # A misère must gain something, also when competing: bid over a contract, misère is made
+        # less often than the forced deals of the table (the bidder of a 7 holds the low trumps too).
+        best_v = 0.0
         if miseres and self.misere:
             risk = self._misere_risk(seat, view.hand, info)
             for a, b in miseres:
@@ -266,7 +262,7 @@ class Heuristic2Strategy(HeuristicStrategy):
                 if v > best_v:
                     best, best_v = a, v
         margin += caution
-        suits = self._suit_bids(view, info, est, cheapest, margin - self.enter - slack, lose_guard)
+        suits = self._suit_bids(view, info, est, cheapest, margin - slack, lose_guard)
         if not suits:
             return best
         # Jump to the best level at once unless a raise will come: with a declarer raise, bid cheaply
@@ -278,7 +274,7 @@ class Heuristic2Strategy(HeuristicStrategy):
         chosen_v = pass_v if competing else -1e9  # uncontested, a suit bid the gate lets through is made
         for t, _, a, b in suits:
             trumps = (view.hand & info.trump_masks[t]).bit_count() if t < _NT else 0
-            row = cal.row(t == _NT, trumps, est[t] - margin + self.lookup)
+            row = cal.row(t == _NT, trumps, est[t] - margin)
             v = contract_value(rules, row, b, share)
             if v > chosen_v:
                 chosen, chosen_v = a, v
