@@ -54,29 +54,38 @@ class GamePair:
 
 
 def play_pair(variant: str, spec_a: str, spec_b: str, master_seed: int, game_id: int) -> GamePair:
-    """Play game ``game_id`` with A as team 0 and then with A as team 1."""
+    """Play game ``game_id`` with A as team 0 and then with A as team 1.
+
+    At a table where every seat is its own team (3 players) the game is played once with A in each
+    seat and B in the others; a deal's value is A's points minus the mean of the others', averaged
+    over the seatings.
+    """
     rules = load_rules(variant)
     a = make(spec_a)
     b = make(spec_b)
     la, lb = label(spec_a), label(spec_b)
     n = rules.players
+    alone = rules.teams == n
     t0 = time.perf_counter()
     runs = []
-    for a_team in (0, 1):
-        bots = [a if s % 2 == a_team else b for s in range(n)]
-        labels = [la if s % 2 == a_team else lb for s in range(n)]
+    for a_team in range(n if alone else 2):
+        mine = [(s == a_team) if alone else (s % 2 == a_team) for s in range(n)]
+        bots = [a if m else b for m in mine]
+        labels = [la if m else lb for m in mine]
         runs.append((a_team, play_game(rules, bots, master_seed, game_id, labels)))
     seconds = time.perf_counter() - t0
-    (t1, r1), (t2, r2) = runs
+
+    def gain(t: int, delta: list[int]) -> float:
+        others = [d for u, d in enumerate(delta) if u != t]
+        return delta[t] - sum(others) / len(others)
+
     diffs = []
-    for j in range(min(len(r1), len(r2))):
-        d1 = r1[j]["score_delta"][t1] - r1[j]["score_delta"][1 - t1]
-        d2 = r2[j]["score_delta"][t2] - r2[j]["score_delta"][1 - t2]
-        diffs.append((d1 + d2) / 2)
-    seat_diffs = [r["score_delta"][0] - r["score_delta"][1] for r in r1]
+    for j in range(min(len(r) for _, r in runs)):
+        diffs.append(sum(gain(t, r[j]["score_delta"]) for t, r in runs) / len(runs))
+    seat_diffs = [gain(0, r["score_delta"]) for r in runs[0][1]]
     a_wins = sum(1 for t, r in runs if r[-1]["winner"] == t)
     decided = sum(1 for _, r in runs if r[-1]["winner"] is not None)
-    return GamePair(game_id, diffs, seat_diffs, a_wins, decided, len(r1) + len(r2), seconds)
+    return GamePair(game_id, diffs, seat_diffs, a_wins, decided, sum(len(r) for _, r in runs), seconds)
 
 
 def _pair_task(args: tuple[str, str, str, int, int]) -> GamePair:
@@ -130,6 +139,8 @@ def run_match(
     finally:
         if pool:
             pool.shutdown()
+    rules = load_rules(variant)
+    runs = rules.players if rules.teams == rules.players else 2  # seatings per game (play_pair)
     diffs = [d for gp in results for d in gp.diffs]
     m, lo, hi = cluster_ci([gp.diffs for gp in results])
     seat = cluster_ci([gp.seat_diffs for gp in results])
@@ -138,7 +149,7 @@ def run_match(
     return {
         "a": label(spec_a),
         "b": label(spec_b),
-        "games": 2 * len(results),
+        "games": runs * len(results),
         "deal_pairs": len(diffs),
         "mean": m,
         "lo": lo,

@@ -16,8 +16,8 @@ in every seat, and returns one observation per forced contract:
 ``fit_shape`` turns observations into the table :class:`~strategies.heuristic2.Calibration`
 reads: for every bucket of the estimate a kernel average (triangular, half-width
 :data:`BANDWIDTH`, widened until it holds :data:`MIN_WEIGHT`) of "at least k tricks" for k = 6..10
-and of the tricks, made monotone in the estimate; the same for the misère made rates against the
-risk (monotone decreasing).  Both are deterministic functions of their input.
+and of the tricks, made monotone in the estimate (:func:`_monotone`); the same for the misère made
+rates against the risk (monotone decreasing).  Both are deterministic functions of their input.
 """
 
 from __future__ import annotations
@@ -115,9 +115,10 @@ def simulate_shape(
 
 def _kernel_average(
     points: Sequence[tuple[float, Sequence[float]]], x: float, width: int
-) -> list[float] | None:
+) -> tuple[list[float], bool] | None:
     """Triangular-kernel average of the value vectors at ``x``, widening the kernel until the
-    weight reaches :data:`MIN_WEIGHT` (None when there are no points at all)."""
+    weight reaches :data:`MIN_WEIGHT`; also whether the first kernel sufficed (the bucket is
+    supported by data of its own).  None when there are no points at all."""
     if not points:
         return None
     h = BANDWIDTH
@@ -131,8 +132,23 @@ def _kernel_average(
                 for i in range(width):
                     acc[i] += w * vals[i]
         if total >= MIN_WEIGHT or h > 20:
-            return [a / total for a in acc] if total > 0 else None
+            return ([a / total for a in acc], h == BANDWIDTH) if total > 0 else None
         h *= 1.5
+
+
+def _monotone(rows: list[list[float]], supported: list[bool], rising: bool) -> list[list[float]]:
+    """Make every column rise (or fall) with the bucket.  From the first bucket with data of its
+    own the columns are carried upward (running max, or min); below it, where the kernel had to
+    reach up for data, no bucket may exceed it (fall short of it) either."""
+    pick = max if rising else min
+    other = min if rising else max
+    start = supported.index(True) if True in supported else 0
+    out = [list(r) for r in rows]
+    for i in range(start + 1, len(out)):
+        out[i] = [pick(a, b) for a, b in zip(out[i], out[i - 1], strict=True)]
+    for i in range(start - 1, -1, -1):
+        out[i] = [other(a, b) for a, b in zip(out[i], out[i + 1], strict=True)]
+    return out
 
 
 def _grid(lo: float, hi: float, step: float) -> list[float]:
@@ -147,23 +163,22 @@ def fit_shape(observations: Sequence[Observation]) -> dict[str, Any]:
         if len(pts) < MIN_WEIGHT:  # too few of this kind: read it like every contract
             pts = [p for k in TRICK_KINDS for p in tricks_points(observations, k)]
         rows: list[list[float]] = []
+        supported: list[bool] = []
         for x in _grid(LO, HI, STEP):
-            avg = _kernel_average(pts, x, 6) or [0.0] * 6
-            if rows:  # monotone in the estimate
-                avg = [max(a, b) for a, b in zip(avg, rows[-1], strict=True)]
-            rows.append(avg)
-        tricks[kind] = [[round(v, 4) for v in row] for row in rows]
+            got = _kernel_average(pts, x, 6)
+            rows.append(got[0] if got else [0.0] * 6)
+            supported.append(bool(got and got[1]))
+        tricks[kind] = [[round(v, 4) for v in row] for row in _monotone(rows, supported, rising=True)]
     misere: dict[str, Any] = {"lo": MLO, "step": MSTEP}
     for kind, name in (("mis", "closed"), ("omis", "open")):
         pts2 = [(x, [float(y)]) for c, x, y in observations if c == kind]
-        rates: list[float] = []
+        rates: list[list[float]] = []
+        held: list[bool] = []
         for x in _grid(MLO, MHI, MSTEP):
-            avg = _kernel_average(pts2, x, 1)
-            r = avg[0] if avg else 0.0
-            if rates:  # monotone: more risk, fewer made
-                r = min(r, rates[-1])
-            rates.append(r)
-        misere[name] = [round(r, 4) for r in rates]
+            got = _kernel_average(pts2, x, 1)
+            rates.append(got[0] if got else [0.0])
+            held.append(bool(got and got[1]))
+        misere[name] = [round(r[0], 4) for r in _monotone(rates, held, rising=False)]
     blind = [y for c, _, y in observations if c == "blind"]
     return {
         "tricks": tricks,

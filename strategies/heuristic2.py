@@ -146,7 +146,10 @@ def contract_value(rules: Rules, row: list[float], b: Bid, defence_share: float)
     if rules.slam_floor > pts:
         value += row[4] * (rules.slam_floor - pts)
     if rules.overtrick_points:
-        value += rules.overtrick_points * sum(row[k] for k in range(level - 5, 5))
+        over = 0.0  # expected tricks over the level: the sum of P(at least k) above it
+        for k in range(level - 5, 5):
+            over += row[k]
+        value += rules.overtrick_points * over
     return value - 10.0 * (rules.hand_size - row[5]) * defence_share
 
 

@@ -125,3 +125,29 @@ def shuffle_hidden(state: State, seat: int, rng: random.Random) -> State:
     for a in state.plays:
         new_state.apply_checked(a)
     return new_state
+
+
+def hand_built_state(rules: Rules, hands: dict[int, str], dealer: int = 0, kitty: str = "") -> State:
+    """A dealt state whose listed seats hold the given cards (``"JK AS KS 4H"``), and the kitty too
+    if given; the rest of the deck goes, lowest card first, to the other seats and then the kitty."""
+    deck = rules.deck
+    given: dict[int, int] = {}
+    for seat, text in hands.items():
+        given[seat] = sum(1 << deck.card(name) for name in text.split())
+    kitty_mask = sum(1 << deck.card(name) for name in kitty.split())
+    used = kitty_mask
+    for m in given.values():
+        assert not used & m, "a card given twice"
+        used |= m
+    rest = [c for c in range(deck.size) if not used >> c & 1]
+    out = []
+    for seat in range(rules.players):
+        m = given.get(seat, 0)
+        while m.bit_count() < rules.hand_size:
+            m |= 1 << rest.pop(0)
+        assert m.bit_count() == rules.hand_size, f"seat {seat} holds {m.bit_count()} cards"
+        out.append(m)
+    while kitty_mask.bit_count() < rules.kitty_size:
+        kitty_mask |= 1 << rest.pop(0)
+    assert not rest and kitty_mask.bit_count() == rules.kitty_size
+    return State(rules, out, kitty_mask, dealer)

@@ -12,7 +12,7 @@ from fivehundred.strategies.base import make
 
 from .conftest import decision_points, public_view, shuffle_hidden
 
-BOTS = ["random", "heuristic", "montecarlo(samples=4)"]
+BOTS = ["random", "heuristic", "heuristic.v2", "montecarlo(samples=4)"]
 
 
 @pytest.mark.parametrize("variant", available_variants())
