@@ -272,10 +272,11 @@ def main(argv: list[str] | None = None) -> int:
             for spec in ("heuristic.v1", "heuristic.v2"):
                 s = misere_stats(args.variant, spec, args.misere_games, args.seed)
                 print(format_misere(args.variant, spec, s), flush=True)
-        print("speed (self-play, whole games, deals per CPU second of one process = one core):")
-        for spec in ("heuristic.v1", "heuristic.v2"):
-            dps, deals = speed(args.variant, spec, args.speed_games, args.seed, 30.0)
-            print(f"  {label(spec)}: {dps:,.0f} deals/s ({deals} deals)", flush=True)
+        if args.speed_games:
+            print("speed (self-play, whole games, deals per CPU second of one process = one core):")
+            for spec in ("heuristic.v1", "heuristic.v2"):
+                dps, deals = speed(args.variant, spec, args.speed_games, args.seed, 30.0)
+                print(f"  {label(spec)}: {dps:,.0f} deals/s ({deals} deals)", flush=True)
         return 0
 
     matches = [

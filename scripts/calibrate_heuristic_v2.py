@@ -4,9 +4,10 @@ Usage: python scripts/calibrate_heuristic_v2.py [--deals N] [--seed S] [--out FI
 
 For each table shape (4 players, 3, 6, two jokers) it simulates N deals with contracts forced on a
 seat (fivehundred.strategies.calibrate_v2.simulate_shape: suit/NT at the 6 level, misère and open
-misère on the least risky seat, a blind-chosen closed misère), fits the table (fit_shape) and writes
-it (the other shapes play N times their SCALE).  One process; the runtime of the shipped table's
-command is in docs/strategies.md.  ``--check`` writes nothing and exits with status 1 if the fitted
+misère on the least risky seat, a blind-chosen closed misère), fits the table (fit_shape), adds the
+game-win table from self-play games (fit_wins; the 4-player one under club-004) and writes it (the
+other shapes play N times their SCALE).  One process; the runtime of the shipped table's command is
+in docs/strategies.md.  ``--check`` writes nothing and exits with status 1 if the fitted
 table differs from the shipped one.
 """
 
@@ -23,7 +24,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from fivehundred.sim import load_rules  # noqa: E402
-from fivehundred.strategies.calibrate_v2 import SHAPE_VARIANTS, calibrate  # noqa: E402
+from fivehundred.strategies.calibrate_v2 import SHAPE_VARIANTS, WIN_VARIANTS, calibrate  # noqa: E402
 
 DEFAULT_OUT = ROOT / "strategies" / "data" / "heuristic_v2.json"
 #: Deals per shape as a fraction of --deals (the 4-player game is the one most runs play).
@@ -45,7 +46,13 @@ def main(argv: list[str] | None = None) -> int:
         "about": "heuristic.v2 calibration: fitted on forced contracts, see strategies/calibrate_v2.py",
         "command": f"python scripts/calibrate_heuristic_v2.py --deals {args.deals} --seed {args.seed}",
         "seed": args.seed,
-        "shapes": calibrate(shapes, deals, args.seed, lambda m: print(m, file=sys.stderr, flush=True)),
+        "shapes": calibrate(
+            shapes,
+            deals,
+            args.seed,
+            lambda m: print(m, file=sys.stderr, flush=True),
+            {key: load_rules(variant) for key, variant in WIN_VARIANTS.items()},
+        ),
     }
     text = json.dumps(table, indent=1, sort_keys=True) + "\n"
     print(f"done in {time.perf_counter() - t0:.0f} s wall", file=sys.stderr)

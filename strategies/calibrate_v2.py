@@ -13,6 +13,9 @@ in every seat, and returns one observation per forced contract:
   and on the seat of the deal's number (chosen without looking at the cards: every risk occurs);
 - ``("blind", 0, made)``: the closed misère of the latter, as a blind misère would be.
 
+``simulate_games`` and ``fit_wins`` add the chance that a side wins the game from the scores
+(self-play without blind misère), which a blind misère is weighed against.
+
 ``fit_shape`` turns observations into the table :class:`~strategies.heuristic2.Calibration`
 reads: for every bucket of the estimate a kernel average (triangular, half-width
 :data:`BANDWIDTH`, widened until it holds :data:`MIN_WEIGHT`) of "at least k tricks" for k = 6..10
@@ -30,6 +33,7 @@ from fivehundred.sim.engine import State
 from fivehundred.sim.game import new_deal, play_deal
 from fivehundred.sim.rng import Rng
 from fivehundred.sim.rules import Rules
+from fivehundred.strategies import heuristic2
 from fivehundred.strategies.heuristic2 import TRICK_KINDS, Heuristic2Strategy, table_shape, trick_kind
 
 #: Estimate buckets of the trick table: LO, LO + STEP, ..., HI.
@@ -50,6 +54,15 @@ SHAPE_VARIANTS: Final = {
     "p6j1": "six-player",
     "p4j2": "two-jokers",
 }
+
+#: Variant files whose games give a shape's game-win table when not the shape's own: it matters only
+#: where blind misère may be bid, and the club rules (misère any time, a raise, the 490 cap) are the
+#: shipped 4-player rules that have it.
+WIN_VARIANTS: Final = {"p4j1": "club-004"}
+#: Score cells of the game-win table, and one self-play game per this many forced deals.
+WIN_LO: Final = -500
+WIN_STEP: Final = 100
+GAMES_PER: Final = 10
 
 Observation = tuple[str, float, int]
 
@@ -195,10 +208,54 @@ def tricks_points(observations: Sequence[Observation], kind: str) -> list[tuple[
     return [(x, [float(y >= k) for k in range(6, 11)] + [float(y)]) for c, x, y in observations if c == kind]
 
 
+def simulate_games(rules: Rules, games: int, master_seed: int) -> list[tuple[int, int, int]]:
+    """``(own score, best other score, 1 if that side went on to win)`` before every deal of
+    ``games`` whole games of ``heuristic.v2`` self-play without blind misère (the play a blind
+    misère would be the alternative to), for each side."""
+    from fivehundred.sim.game import play_game
+
+    bots: list[Any] = [Heuristic2Strategy(blind_misere=False) for _ in range(rules.players)]
+    out: list[tuple[int, int, int]] = []
+    for g in range(games):
+        records = play_game(rules, bots, master_seed + 1, g)
+        winner = records[-1]["winner"]
+        if winner is None:
+            continue
+        before = [0] * rules.teams
+        for r in records:
+            for t in range(rules.teams):
+                out.append((before[t], max(x for u, x in enumerate(before) if u != t), int(winner == t)))
+            before = r["score_after"]
+    return out
+
+
+def fit_wins(samples: Sequence[tuple[int, int, int]]) -> dict[str, Any]:
+    """The chance that a side wins the game from its score and the best other score: the win rate
+    per cell of :data:`WIN_STEP` points (clamped to :data:`WIN_LO` .. -:data:`WIN_LO`), with half a
+    win in one game of prior (an empty cell reads 0.5), and the number of deals behind each cell."""
+    cells = round(-2 * WIN_LO / WIN_STEP) + 1
+    n = [[0] * cells for _ in range(cells)]
+    w = [[0] * cells for _ in range(cells)]
+    for ours, theirs, won in samples:
+        i = min(max(round((ours - WIN_LO) / WIN_STEP), 0), cells - 1)
+        j = min(max(round((theirs - WIN_LO) / WIN_STEP), 0), cells - 1)
+        n[i][j] += 1
+        w[i][j] += won
+    rates = [[round((w[i][j] + 0.5) / (n[i][j] + 1), 4) for j in range(cells)] for i in range(cells)]
+    return {"lo": WIN_LO, "step": WIN_STEP, "rates": rates, "counts": n, "samples": len(samples)}
+
+
 def calibrate(
-    shapes: dict[str, Rules], deals: dict[str, int], master_seed: int, log: Callable[[str], None] = print
+    shapes: dict[str, Rules],
+    deals: dict[str, int],
+    master_seed: int,
+    log: Callable[[str], None] = print,
+    win_rules: dict[str, Rules] | None = None,
 ) -> dict[str, Any]:
-    """Simulate and fit every table shape; the whole table as written to the data file."""
+    """Simulate and fit every table shape; the whole table as written to the data file.
+
+    ``win_rules`` gives the rule set whose games make a shape's game-win table (default: the
+    shape's own, ``shapes[key]``)."""
     out: dict[str, Any] = {}
     for key, rules in shapes.items():
         if table_shape(rules) != key:
@@ -209,4 +266,14 @@ def calibrate(
         out[key]["variant"] = rules.name
         out[key]["deals"] = deals[key]
         log(f"{key} ({rules.name}): {len(obs)} observations, {time.process_time() - t0:.1f} cpu-s")
+    # The game-win table comes from whole games bid with the tables just fitted.
+    heuristic2._LOADED["table"] = {"shapes": out}
+    for key, rules in shapes.items():
+        t0 = time.process_time()
+        games = max(1, deals[key] // GAMES_PER)
+        played = (win_rules or {}).get(key, rules)
+        out[key]["win"] = fit_wins(simulate_games(played, games, master_seed))
+        out[key]["win"]["variant"] = played.name
+        log(f"{key} ({played.name}): {games} games, {time.process_time() - t0:.1f} cpu-s")
+    heuristic2._LOADED.clear()
     return out

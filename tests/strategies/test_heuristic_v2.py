@@ -17,7 +17,14 @@ from fivehundred.sim.game import new_deal, play_deal
 from fivehundred.sim.rng import NoRng
 from fivehundred.strategies.base import make
 from fivehundred.strategies.calibrate_v2 import SHAPE_VARIANTS, fit_shape, simulate_shape
-from fivehundred.strategies.heuristic2 import TRICK_KINDS, Heuristic2Strategy, load_table, table_shape
+from fivehundred.strategies.heuristic2 import (
+    TRICK_KINDS,
+    Calibration,
+    Heuristic2Strategy,
+    calibration,
+    load_table,
+    table_shape,
+)
 
 from .conftest import hand_built_state
 
@@ -93,28 +100,45 @@ def test_misere_joker_naming_is_v1s() -> None:
     assert make("heuristic.v2").name_joker(state.view(0), legal, NO_RNG) == v1
 
 
-def _first_call(variant: str, deal: int, scores: tuple[int, int]):  # type: ignore[no-untyped-def]
-    rules = load_rules(variant)
+def _first_call(rules, deal: int, scores: tuple[int, int]):  # type: ignore[no-untyped-def]
     state, _ = new_deal(rules, 5, deal, 0)
     seat = state.turn
     state.scores = scores if seat % 2 == 0 else scores[::-1]  # (the seat's side, the other side)
-    return rules, state, seat
+    return state, seat
 
 
-def test_blind_misere_when_making_it_wins_and_the_opponents_are_about_to() -> None:
+def _with_win_chance(chance: float):  # type: ignore[no-untyped-def]
+    """club-004 rules whose calibration says a side wins the game with ``chance`` from any score."""
+    rules = load_rules("club-004")
+    shape = dict(load_table()["shapes"][table_shape(rules)])
+    shape["win"] = {"lo": -500, "step": 100, "rates": [[chance] * 11] * 11, "counts": [[10_000] * 11] * 11}
+    rules.__dict__["_heuristic_v2"] = Calibration(shape)  # what rules.derived would have built
+    return rules
+
+
+def test_blind_misere_when_it_wins_the_game_and_the_game_is_lost_otherwise() -> None:
     bot = make("heuristic.v2")
+    rules = _with_win_chance(0.05)  # far under a blind misère's made rate
+    bmis = BID + rules.bid_index["BMIS"]
     calls = set()
     for deal in range(6):  # six different hands: the call does not depend on the cards
-        rules, state, seat = _first_call("club-004", deal, (100, 440))
+        state, seat = _first_call(rules, deal, (100, 440))
         calls.add(bot.bid(state.view(seat), state.legal_actions(), NO_RNG))
-    assert calls == {BID + rules.bid_index["BMIS"]}
-    for scores in ((0, 0), (100, 300), (300, 440)):  # not threatened, or a plain misère would win
-        for deal in range(6):
-            rules, state, seat = _first_call("club-004", deal, scores)
-            assert bot.bid(state.view(seat), state.legal_actions(), NO_RNG) != BID + rules.bid_index["BMIS"]
-    assert make("heuristic.v2(blind_misere=False)").bid(state.view(seat), state.legal_actions(), NO_RNG) != (
-        BID + rules.bid_index["BMIS"]
-    )
+    assert calls == {bmis}
+    # Making it would not win the game (the side is below 0), or blind misère is switched off.
+    state, seat = _first_call(rules, 0, (-100, 440))
+    assert bot.bid(state.view(seat), state.legal_actions(), NO_RNG) != bmis
+    state, seat = _first_call(rules, 0, (100, 440))
+    off = make("heuristic.v2(blind_misere=False)")
+    assert off.bid(state.view(seat), state.legal_actions(), NO_RNG) != bmis
+    # The shipped table: a side at 300 against 300 wins about half its games without it, far more
+    # than a blind misère is made, so the bot keeps its normal bidding.
+    real = load_rules("club-004")
+    cal = calibration(real)
+    assert cal.win(300, 300) > 1.5 * cal.blind
+    for deal in range(6):
+        state, seat = _first_call(real, deal, (300, 300))
+        assert bot.bid(state.view(seat), state.legal_actions(), NO_RNG) != bmis
 
 
 STRONG_HEARTS = "JK JH JD AH KH QH TH 9H AS AC"
@@ -193,7 +217,8 @@ def test_simulation_is_reproducible_and_the_shipped_table_has_the_fitted_layout(
     for key, variant in SHAPE_VARIANTS.items():
         assert table_shape(load_rules(variant)) == key
         shipped = table["shapes"][key]
-        assert set(shipped) == {*small, "variant", "deals"}
+        assert set(shipped) == {*small, "variant", "deals", "win"}
+        assert shipped["win"]["samples"] >= 1000
         for kind in TRICK_KINDS:
             assert len(shipped["tricks"][kind]) == len(small["tricks"][kind])
         assert len(shipped["misere"]["open"]) == len(small["misere"]["open"])
