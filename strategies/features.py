@@ -379,8 +379,8 @@ def _stopper(info: RulesInfo, s: int, top: int, length: int) -> int:
 
 def nt_stopper(info: RulesInfo, s: int, hand: int) -> bool:
     """Whether ``hand`` stops natural suit ``s`` in no-trumps (A, Kx or Qxx; jokers not counted)."""
-    m = hand & info.masks[_NT][s]
-    return bool(_stopper(info, s, m & info.top_masks[_NT][s], m.bit_count()))
+    m = hand & info.masks[NT][s]
+    return bool(_stopper(info, s, m & info.top_masks[NT][s], m.bit_count()))
 
 
 def suit_estimates(info: RulesInfo, hand: int) -> tuple[list[float], float, int]:
