@@ -34,9 +34,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 from fivehundred.sim._mypyc import mypyc_attr
 from fivehundred.sim.engine import BID, NAME_NONE, NAME_SUIT, PASS
 from fivehundred.sim.rng import Rng
-from fivehundred.strategies.base import register
+from fivehundred.strategies.base import boolean, number, register
 from fivehundred.strategies.features import RulesInfo, nt_stopper, rules_info
-from fivehundred.strategies.heuristic import HeuristicStrategy, _boolean, _number
+from fivehundred.strategies.heuristic import HeuristicStrategy
 
 if TYPE_CHECKING:
     import random
@@ -196,10 +196,10 @@ class Heuristic2Strategy(HeuristicStrategy):
 
     PARAMS: ClassVar[dict[str, Any]] = {
         **HeuristicStrategy.PARAMS,
-        "jump": _boolean,
-        "blind_misere": _boolean,
-        "name_jokers": _boolean,
-        "compete": _number(0.0, 3.0),
+        "jump": boolean,
+        "blind_misere": boolean,
+        "name_jokers": boolean,
+        "compete": number(0.0, 3.0),
     }
 
     def __init__(
