@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 import fivehundred.cli.main  # noqa: F401  (registers every command)
 from fivehundred.cli.app import app
 from fivehundred.pipelines.verify import verify_run
 from fivehundred.reports.figures import BUILDERS
+
+pytestmark = pytest.mark.slow  # starts Ray or long-running processes: `-m 'not slow'` skips it
 
 
 def test_run_makes_runs_statistics_and_report(tmp_path: Path) -> None:

@@ -20,6 +20,8 @@ import sys
 from pathlib import Path
 from fivehundred.pipelines.analysis import analyze
 from fivehundred.cli.statistics import make_report
+
+pytestmark = pytest.mark.slow  # starts Ray or long-running processes: `-m 'not slow'` skips it
 runs, out = [Path(p) for p in sys.argv[1:-1]], Path(sys.argv[-1])
 analyze(runs, out / "stats")
 make_report(runs, out / "report.html", stats_dir=out / "stats")

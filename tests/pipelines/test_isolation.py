@@ -17,6 +17,8 @@ from fivehundred.pipelines.tournament import load_config, run_tournament
 from fivehundred.sim.errors import StrategyError
 from tests.pipelines.isolated_bots import LOG_ENV, two_entry_tournament
 
+pytestmark = pytest.mark.slow  # starts Ray or long-running processes: `-m 'not slow'` skips it
+
 REPO = Path(__file__).resolve().parents[2]
 BOTS = "tests.pipelines.isolated_bots"
 

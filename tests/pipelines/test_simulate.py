@@ -143,6 +143,7 @@ def test_resume_after_a_crash_between_part_and_manifest(tmp_path: Path, monkeypa
     assert ids == list(range(len(ids)))
 
 
+@pytest.mark.slow
 def test_resume_after_the_driver_is_killed(tmp_path: Path) -> None:
     """SIGKILL the real command mid-run, run it again: the files equal an undisturbed run's."""
     # 250 chunks: enough that the compiled engine cannot finish them all before the kill lands.
@@ -177,6 +178,7 @@ def test_resume_after_the_driver_is_killed(tmp_path: Path) -> None:
     assert not (out / ".tmp").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path: Path, signum: int) -> None:
     out = tmp_path / "interrupted"

@@ -20,6 +20,8 @@ from fivehundred.pipelines.verify import verify_run
 from fivehundred.sim import load_rules, play_game
 from fivehundred.strategies import make
 
+pytestmark = pytest.mark.slow  # starts Ray or long-running processes: `-m 'not slow'` skips it
+
 #: name -> (seats, teams, kitty size), written out from RULES.md section 11.
 TABLES = {"three-player": (3, 3, 3), "six-player": (6, 2, 3), "two-jokers": (4, 2, 6)}
 #: Random bots that pass often make games of several deals.

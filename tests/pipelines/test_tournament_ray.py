@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from fivehundred.pipelines.tournament import run_tournament
 from fivehundred.pipelines.tournament.config import parse_config
 from fivehundred.pipelines.tournament.executors import RayExecutor
+
+pytestmark = pytest.mark.slow  # starts Ray or long-running processes: `-m 'not slow'` skips it
 
 
 def files(out: Path) -> dict[str, bytes]:

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from fivehundred.sim import available_variants, load_rules, play_game
-from fivehundred.sim.cards import SUITS
 from fivehundred.sim.engine import AUCTION, BID, JOKER, KITTY, NAME_NONE, NAME_SUIT, PASS
 from fivehundred.sim.game import new_deal, play_deal
+from fivehundred.sim.notation import SUITS
 from fivehundred.sim.rng import NoRng
 from fivehundred.strategies.base import make
 from fivehundred.strategies.calibrate_v2 import SHAPE_VARIANTS, fit_shape, simulate_shape
