@@ -15,13 +15,13 @@ import pytest
 from fivehundred.pipelines.analysis.tidy import MAX_LINEUPS, lineup_text, normalise_floats
 from tests.pipelines.test_analysis_logs import play_run
 
+pytestmark = pytest.mark.slow  # analyses and reports in fresh processes: `-m 'not slow'` skips it
+
 SCRIPT = """
 import sys
 from pathlib import Path
 from fivehundred.pipelines.analysis import analyze
 from fivehundred.cli.statistics import make_report
-
-pytestmark = pytest.mark.slow  # starts Ray or long-running processes: `-m 'not slow'` skips it
 runs, out = [Path(p) for p in sys.argv[1:-1]], Path(sys.argv[-1])
 analyze(runs, out / "stats")
 make_report(runs, out / "report.html", stats_dir=out / "stats")
