@@ -12,7 +12,7 @@ import pytest
 from fivehundred.pipelines.analysis import analyze
 from fivehundred.pipelines.analysis.distributions import t_quantile
 from fivehundred.pipelines.analysis.intervals import bootstrap_mean, newcombe_diff, wilson_interval
-from tests.pipelines.test_analysis_logs import record, write_run
+from tests.pipelines.analysis.test_analysis_logs import record, write_run
 
 DECK = (
     [f"{r}{s}" for s in "SC" for r in "56789TJQKA"]

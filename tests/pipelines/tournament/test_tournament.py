@@ -211,7 +211,7 @@ def test_output_dir_of_another_run_is_refused(tmp_path: Path) -> None:
 
 
 def test_log_is_a_valid_deal_log(tmp_path: Path) -> None:
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     cfg = load_config(root / "configs" / "tournaments" / "random-selfplay.toml")
     out = tmp_path / "o"
     res = run_tournament(cfg, out)

@@ -11,7 +11,7 @@ import pytest
 from fivehundred.pipelines.tournament.config import TournamentConfigError, load_config
 from fivehundred.sim.errors import UserError
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 GOOD = """
 name = "t"
