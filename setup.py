@@ -36,7 +36,9 @@ CORE = (
     "sim/game.py",
     "sim/dd.py",
     "strategies/random_bot.py",
-    "strategies/features.py",
+    "strategies/tables.py",
+    "strategies/estimates.py",
+    "strategies/sampling.py",
     "strategies/heuristic.py",
     "strategies/heuristic2.py",
 )

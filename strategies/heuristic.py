@@ -23,23 +23,18 @@ from fivehundred.sim.engine import BID, JOKER_LEAD, NAME_NONE, NAME_SUIT, PASS
 from fivehundred.sim.notation import NT, led_suit_of_action
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import boolean, number, register, whole
-from fivehundred.strategies.features import (
+from fivehundred.strategies.estimates import (
     ALONE_TRUMPS,
     PASSED_OPPONENT,
     PASSED_PARTNER,
     SHORT_TRUMP,
-    CardInfo,
-    RulesInfo,
-    bid_seats,
-    card_info,
     help_tricks,
     misere_danger,
     misere_total,
-    play_sides,
-    rules_info,
-    shown_voids,
     suit_estimates,
 )
+from fivehundred.strategies.sampling import shown_voids
+from fivehundred.strategies.tables import CardInfo, RulesInfo, card_info, play_sides, rules_info
 
 if TYPE_CHECKING:
     import random
@@ -250,7 +245,7 @@ class HeuristicStrategy:
         team = seat % teams
         ladder = info.rules.ladder
         last: dict[int, Bid] = {}
-        for s, a in zip(bid_seats(view), bids):  # noqa: B905 (equal lengths by construction)
+        for s, a in zip(view.bid_seats, bids):  # noqa: B905 (equal lengths by construction)
             if a > PASS:
                 last[s] = ladder[a - BID]
         for s, b in last.items():
@@ -307,7 +302,7 @@ class HeuristicStrategy:
             # Alone (3 players): each opponent that passed is weak, so the hand takes more tricks.
             margin -= PASSED_OPPONENT * sum(
                 1
-                for s, a in zip(bid_seats(view), bids)  # noqa: B905 (equal lengths by construction)
+                for s, a in zip(view.bid_seats, bids)  # noqa: B905 (equal lengths by construction)
                 if a == PASS and s != seat
             )
         if high_bidder >= 0 and high_bidder % teams == team:
@@ -394,7 +389,7 @@ class HeuristicStrategy:
         partners = info.partners[view.seat]
         if len(partners) < 2:
             return 0
-        return sum(1 for s, a in zip(bid_seats(view), view.bids) if a == PASS and s in partners)  # noqa: B905
+        return sum(1 for s, a in zip(view.bid_seats, view.bids) if a == PASS and s in partners)  # noqa: B905
 
     # ================================================================== kitty
 
@@ -536,7 +531,7 @@ class HeuristicStrategy:
     def _open_sides(self, view: SeatView, info: RulesInfo, declarer: int) -> tuple[int, ...]:
         """Sides at a table where every seat is its own team (the 3-player game).
 
-        The defenders defend together (:func:`~strategies.features.play_sides`: they play as
+        The defenders defend together (:func:`~strategies.tables.play_sides`: they play as
         partners) while the contract can still go either way; once it is made or beaten, or with
         ``defend_together`` off, each seat plays for its own tricks (each defender scores its own).
         """
@@ -625,7 +620,7 @@ class HeuristicStrategy:
         return _lowest(bits(best_m), strength)
 
     def _voids(self, view: SeatView) -> list[int]:
-        """:func:`~strategies.features.shown_voids`, updated with the plays since the last call."""
+        """:func:`~strategies.sampling.shown_voids`, updated with the plays since the last call."""
         plays = view.plays
         hit = self._void_cache.get(id(view))
         if hit is None or hit[0] is not view or hit[1] > len(plays):
@@ -652,7 +647,7 @@ class HeuristicStrategy:
         seat = view.seat
         team = sides[seat]
         last: dict[int, int] = {}
-        for s, a in zip(bid_seats(view), view.bids):  # noqa: B905 (equal lengths by construction)
+        for s, a in zip(view.bid_seats, view.bids):  # noqa: B905 (equal lengths by construction)
             if a > PASS and s != seat and sides[s] == team:
                 last[s] = a
         if not last:

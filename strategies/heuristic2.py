@@ -35,8 +35,9 @@ from fivehundred.sim._mypyc import mypyc_attr
 from fivehundred.sim.engine import BID, NAME_NONE, NAME_SUIT, PASS
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import boolean, number, register
-from fivehundred.strategies.features import RulesInfo, nt_stopper, rules_info
+from fivehundred.strategies.estimates import nt_stopper
 from fivehundred.strategies.heuristic import HeuristicStrategy
+from fivehundred.strategies.tables import RulesInfo, rules_info
 
 if TYPE_CHECKING:
     import random

@@ -3,7 +3,7 @@
 At each play decision with a real choice, the bot samples ``samples`` placements of the cards it
 cannot see, consistent with everything its seat knows (cards played, voids shown, its own discards
 as declarer, a joker named by the declarer, the exposed open-misère hand), rebuilds a full engine
-state for each (:func:`strategies.features.rebuild_state`), and plays every candidate action out to
+state for each (:func:`strategies.sampling.rebuild_state`), and plays every candidate action out to
 the end of the deal on every sample with the rollout policy (``heuristic`` by default).  It picks
 the candidate with the best mean score difference for its team.  Touching cards (no unseen card
 between them) are the same candidate.  Bidding, the discard and joker naming are the heuristic's.
@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from fivehundred.sim.engine import DONE, JOKER_LEAD
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import StrategyConfigError, available, boolean, make, register, whole
-from fivehundred.strategies.features import card_info, played_by, rebuild_state, rules_info, sample_hidden
 from fivehundred.strategies.heuristic import HeuristicStrategy
+from fivehundred.strategies.sampling import played_by, rebuild_state, sample_hidden
+from fivehundred.strategies.tables import card_info, rules_info
 
 if TYPE_CHECKING:
     from fivehundred.sim.engine import SeatView, State

@@ -11,8 +11,8 @@ from fivehundred.sim.engine import PLAY
 from fivehundred.sim.game import new_deal
 from fivehundred.sim.notation import JOKER_LEAD
 from fivehundred.strategies.base import make
-from fivehundred.strategies.features import rebuild_state, sample_hidden, shown_voids
 from fivehundred.strategies.montecarlo import MonteCarloStrategy
+from fivehundred.strategies.sampling import rebuild_state, sample_hidden, shown_voids
 
 from .conftest import decision_points, public_view
 

@@ -18,16 +18,15 @@ from fivehundred import sim
 from fivehundred.sim.engine import DONE, PLAY, State
 from fivehundred.sim.game import new_deal, play_game
 from fivehundred.strategies.base import make
-from fivehundred.strategies.features import (
+from fivehundred.strategies.estimates import (
     ALONE_TRICKS,
     ALONE_TRUMPS,
     MORE_PARTNERS,
     SHORT_TRUMP,
     help_tricks,
-    play_sides,
-    rules_info,
     suit_estimates,
 )
+from fivehundred.strategies.tables import play_sides, rules_info
 
 
 def _self_play(variant: str, games: int, seed: int = 500) -> dict[str, float]:

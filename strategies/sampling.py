@@ -1,0 +1,205 @@
+"""What the play has shown, and determinization: hidden cards sampled consistently with a seat's view.
+
+:func:`shown_voids` and :func:`played_by` read the public play history; :func:`sample_hidden`
+places the cards a seat cannot see (respecting shown voids, a named joker, the exposed open-misère
+hand, the declarer's known kitty and discards) and :func:`rebuild_state` turns such a placement into
+a legal engine :class:`~sim.engine.State` at the view's point of the deal.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fivehundred.sim.cards import bits
+from fivehundred.sim.engine import JOKER, JOKER_LEAD, NAME_NONE, NAME_SUIT, State
+from fivehundred.sim.notation import led_suit_of_action, played_card
+from fivehundred.sim.rng import Rng
+from fivehundred.strategies.tables import rules_info
+
+if TYPE_CHECKING:
+    import random
+
+    from fivehundred.sim.engine import SeatView
+
+
+def shown_voids(view: SeatView) -> list[int]:
+    """For each seat, a bitmask of effective suits (bit ``s``) it has shown it cannot follow."""
+    n = view.rules.players
+    voids = [0] * n
+    tables = view.tables
+    if tables is None:
+        return voids
+    eff = tables.eff_suit
+    plays = view.plays
+    active = sum(view.active)
+    led = -1
+    for i, (seat, a) in enumerate(plays):
+        if i % active == 0:
+            led = led_suit_of_action(a) if a >= JOKER_LEAD else eff[a]
+            continue
+        c = a if a < JOKER_LEAD else -1
+        if c < 0 or eff[c] != led:
+            voids[seat] |= 1 << led
+    return voids
+
+
+def played_by(view: SeatView) -> list[int]:
+    """For each seat, the bitmask of cards it has played so far in this deal."""
+    rules = view.rules
+    deck = rules.deck
+    out = [0] * rules.players
+    for seat, a in view.plays:
+        out[seat] |= 1 << played_card(deck, a)
+    return out
+
+
+def sample_hidden(view: SeatView, rng: Rng | random.Random, tries: int = 30) -> tuple[list[int], int] | None:
+    """One random placement of the cards this seat cannot see, consistent with what it knows.
+
+    Returns ``(hands, discards)``: every seat's current hand (this seat's real one, the exposed
+    open-misère hand as shown) and the declarer's discards (known to the declarer, sampled for the
+    others).  Cards go only to seats that have not shown out of their suit; a joker the declarer
+    named stays with the declarer; in a Pagat misère a seat that showed out holds no suitless joker.
+    ``None`` if no placement was found (should not happen on a consistent view).
+    """
+    rules = view.rules
+    info = rules_info(rules)
+    n = info.n
+    seat = view.seat
+    decl = view.declarer
+    tables = view.tables
+    assert tables is not None  # only asked in the play, where the contract tables exist
+    hand = view.hand
+    by = played_by(view)
+    exposed = view.exposed
+    own_discards = view.discards
+    pool = info.full & ~hand & ~view.played
+    if own_discards:
+        pool &= ~own_discards
+    if exposed:
+        pool &= ~exposed
+    voids = shown_voids(view)
+    hands = [0] * n
+    hands[seat] = hand
+    holders: list[int] = []  # seat numbers, or -1 for the discard pile
+    need: list[int] = []
+    banned: list[int] = []  # per holder: card mask it cannot hold
+    eff_masks = tables.suit_mask
+    suitless = tables.suitless_jokers
+    contract = view.contract
+    assert contract is not None
+    misere_pagat = contract.misere and rules.joker_no_trump == "pagat"
+    active = view.active
+    named_holder = 0
+    for j, c in enumerate(info.jokers):
+        if view.jokers_named[j] >= 0:
+            named_holder |= 1 << c
+    for s in range(n):
+        if s == seat:
+            continue
+        if exposed and s == decl:
+            hands[s] = exposed
+            continue
+        cnt = info.hand_size - by[s].bit_count()
+        ban = 0
+        if active[s]:
+            v = voids[s]
+            for su in range(4):
+                if v >> su & 1:
+                    ban |= eff_masks[su]
+            if misere_pagat and v:
+                ban |= suitless
+        if s != decl:
+            ban |= named_holder
+        holders.append(s)
+        need.append(cnt)
+        banned.append(ban)
+    if seat != decl and decl >= 0:
+        holders.append(-1)
+        need.append(info.kitty_size)
+        banned.append(named_holder)
+    cards = list(bits(pool))
+    if sum(need) != len(cards):
+        return None
+    k = len(holders)
+    for attempt in range(tries):
+        rng.shuffle(cards)
+        if attempt < tries - 1:
+            cards.sort(key=lambda c: sum(1 for h in range(k) if not banned[h] >> c & 1))
+        left = list(need)
+        got = [0] * k
+        ok = True
+        for c in cards:
+            total = 0
+            for h in range(k):
+                if left[h] and not banned[h] >> c & 1:
+                    total += left[h]
+            if total == 0:
+                if attempt < tries - 1:
+                    ok = False
+                    break
+                # Last resort: ignore the void inference for this card.
+                total = sum(left)
+                r = rng.randrange(total)
+                for h in range(k):
+                    if r < left[h]:
+                        break
+                    r -= left[h]
+            else:
+                r = rng.randrange(total)
+                for h in range(k):
+                    if left[h] and not banned[h] >> c & 1:
+                        if r < left[h]:
+                            break
+                        r -= left[h]
+            got[h] |= 1 << c
+            left[h] -= 1
+        if ok:
+            discards = own_discards or 0
+            for h in range(k):
+                if holders[h] < 0:
+                    discards = got[h]
+                else:
+                    hands[holders[h]] = got[h]
+            return hands, discards
+    return None
+
+
+def rebuild_state(view: SeatView, hands: list[int], discards: int) -> State:
+    """A full :class:`State` at this view's point of the deal, from sampled current hands.
+
+    The deal is rebuilt as if the kitty had been the declarer's discards (the real kitty when the
+    seat is the declarer), then the public history
+    (auction, discards, joker naming, plays) is replayed, so the result is a legal engine state.
+    """
+    rules = view.rules
+    by = played_by(view)
+    dealt = [h | p for h, p in zip(hands, by, strict=True)]
+    kitty = discards
+    known = view.kitty
+    if known is not None:  # the declarer knows the real kitty: keep it
+        kitty = known
+        dealt[view.seat] = (dealt[view.seat] | discards) & ~known
+    st = State(rules, dealt, kitty, view.dealer)
+    calls = view.bids
+    if calls:
+        for a in calls:
+            st.apply(a)
+    else:
+        contract = view.contract
+        assert contract is not None
+        st.force_contract(contract.code, view.declarer)
+    d = discards
+    while d:
+        low = d & -d
+        st.apply(low.bit_length() - 1)
+        d ^= low
+    named = view.jokers_named
+    while st.phase == JOKER:
+        j = st.naming_index
+        st.apply(NAME_SUIT + named[j] if named[j] >= 0 else NAME_NONE)
+    for _, a in view.plays:
+        st.apply(a)
+    st.scores = view.scores
+    st.hand_no = view.hand_no
+    return st
