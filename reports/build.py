@@ -1,9 +1,10 @@
 """The report: one self-contained HTML file (figures embedded as PNG), and optionally a PDF.
 
-:func:`build_report` takes the statistics tables (and what the runs' manifests say), draws every
-figure of :data:`reports.figures.BUILDERS`, lays out the readable tables and the methods section, and
-writes the files atomically.  A figure or table that has no data, or that fails, becomes a short
-notice in its section; the report is always written.
+:func:`build_report` takes the statistics tables (and what the runs' manifests say), makes every
+section of :data:`SECTION_BUILDERS` (one function per section, each returning a
+:class:`~reports.section.Section`), renders each section's figures and tables, and writes the files
+atomically.  A figure or table that has no data, or that fails, becomes a short notice in its section;
+a section with nothing to show at all is one line in the contents; the report is always written.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ import base64
 import html
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from html.parser import HTMLParser
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
@@ -22,7 +24,9 @@ import polars as pl
 
 from fivehundred.pipelines.outputs import check_output_file
 from fivehundred.pipelines.rundir import Manifest
-from fivehundred.reports.figures import BUILDERS, Chart, style_context, table_metric_label
+from fivehundred.reports import figures
+from fivehundred.reports.figures import Chart, style_context, table_metric_label
+from fivehundred.reports.section import Context, FigureSlot, Section, TableSlot, run_names
 from fivehundred.reports.tables import (
     Col,
     NoData,
@@ -34,38 +38,6 @@ from fivehundred.reports.tables import (
     pct,
     run_order,
     signed,
-)
-
-#: Sections in order: (id, title, lead paragraph).
-SECTIONS = (
-    ("overview", "Overview", "What was simulated: deals, games, thrown-in deals and contracts per run."),
-    (
-        "contracts",
-        "Contracts",
-        "How often each contract is played and how often it is made, with 95% intervals.",
-    ),
-    (
-        "trumps",
-        "Trump holding",
-        "Suit contracts by the declarer's dealt trumps (joker and bowers count as trumps).",
-    ),
-    (
-        "misere",
-        "Misère and open misère",
-        "Misère bids as played, and (if analysed) forced misère on every kind of hand. Hand features of "
-        "bid misères are the declarer's final 10 cards; of forced ones, the hand as dealt.",
-    ),
-    ("strategies", "Strategies", "Points per deal and games won, per strategy and per team line-up."),
-    ("effects", "Variant effects", "Runs with the same seed compared deal by deal (run minus base)."),
-    (
-        "tables",
-        "Comparing tables",
-        "Runs on other tables (another number of players or teams, or another deck) deal different cards "
-        "from the same seed, so they are compared unpaired: each run's rate or mean with its own 95% "
-        "interval, and the difference (run − base) with an interval for independent samples.",
-    ),
-    ("games", "Games", "How long games last, how they end, and how the scores get there."),
-    ("methods", "Methods", "Rules, strategies, seeds, counts and versions."),
 )
 
 _CSS = """
@@ -84,6 +56,8 @@ p.bots{background:#eef4ff;border-left:3px solid #36c;padding:.4em .8em}
 .failed{color:#a00;background:#fff0f0;padding:.5em .8em;border-left:3px solid #c00}
 dl.methods{display:grid;grid-template-columns:max-content auto;gap:.2em 1.2em} dl.methods dt{font-weight:600}
 code{font-size:.9em}
+tr.few td{color:#aaa} p.how{font-size:.9em;color:#444} nav li.empty{color:#888}
+p.disagree{background:#f6f6f6;border-left:3px solid #888;padding:.4em .8em}
 """
 
 
@@ -95,6 +69,8 @@ class ReportResult:
     pdf: Path | None = None
     figures: dict[str, str] = field(default_factory=dict)  # key -> "ok" | "no data: ..." | "failed: ..."
     tables: dict[str, str] = field(default_factory=dict)
+    sections: dict[str, str] = field(default_factory=dict)  # id -> "shown" | "no data: ..." (hidden)
+    optional: set[str] = field(default_factory=set)  # optional tables left out (no notice)
 
     def summary(self) -> str:
         """One line per file, then the sections that have no data or failed."""
@@ -102,7 +78,7 @@ class ReportResult:
         lines = [f"report: {self.html} ({ok} of {len(self.figures)} figures)"]
         if self.pdf is not None:
             lines.append(f"pdf: {self.pdf}")
-        notes = {**self.figures, **{k: v for k, v in self.tables.items() if k not in OPTIONAL_TABLES}}
+        notes = {**self.figures, **{k: v for k, v in self.tables.items() if k not in self.optional}}
         lines += [f"  {k}: {v}" for k, v in notes.items() if v != "ok"]
         return "\n".join(lines)
 
@@ -157,8 +133,7 @@ def _overview_table(t: Tables, runs: Sequence[str]) -> str:
     df = need(t, "overview", ["run_id", "variant", "deals", "games", "contracts", "thrown_in_rate"])
     df = _in_order(df, runs)
     cols = [
-        Col("run", "run_id"),
-        Col("variant", "variant"),
+        Col("run", "run_id", lambda r: _name(t, r)),
         Col("deals", "deals", num),
         Col("games", "games", num),
         Col("deals per game", "deals_per_game", lambda x: num(x, 2)),
@@ -179,8 +154,7 @@ def _overview_table(t: Tables, runs: Sequence[str]) -> str:
 def _game_ends_table(t: Tables, runs: Sequence[str]) -> str:
     df = _in_order(need(t, "game_ends", ["run_id", "variant", "end_reason", "games", "rate"]), runs)
     cols = [
-        Col("run", "run_id"),
-        Col("variant", "variant"),
+        Col("run", "run_id", lambda r: _name(t, r)),
         Col("game ended", "end_reason"),
         Col("games", "games", num),
         Col("share of games", "rate", pct, "rate_lo", "rate_hi"),
@@ -232,13 +206,8 @@ def _in_order(df: pl.DataFrame, runs: Sequence[str]) -> pl.DataFrame:
 
 
 def _name(t: Tables, run: str) -> str:
-    """``<run id> (<variant>)`` from the overview table."""
-    ov = t.get("overview")
-    if ov is not None and {"run_id", "variant"} <= set(ov.columns):
-        v = ov.filter(pl.col("run_id") == run).get_column("variant").to_list()
-        if v:
-            return f"{run} ({v[0]})"
-    return run
+    """The run's readable name (variant and line-up, see :func:`reports.section.run_names`)."""
+    return run_names(t, [run])[run]
 
 
 def _contracts_table(t: Tables, runs: Sequence[str]) -> str:
@@ -294,8 +263,7 @@ def _misere_table(t: Tables, runs: Sequence[str]) -> str:
     df = need(t, "misere", ["run_id", "contract", "n", "called_rate", "success_rate", "points_mean"])
     df = _in_order(df, runs)
     cols = [
-        Col("run", "run_id"),
-        Col("variant", "variant"),
+        Col("run", "run_id", lambda r: _name(t, r)),
         Col("contract", "contract"),
         Col("bid (share of deals)", "called_rate", lambda x: pct(x, 2), "called_lo", "called_hi"),
         Col("played", "n", num),
@@ -318,8 +286,7 @@ def _whatif_table(t: Tables, runs: Sequence[str]) -> str:
     ]
     df = _in_order(need(t, "misere_whatif", cols_needed), runs)
     cols = [
-        Col("run", "run_id"),
-        Col("variant", "variant"),
+        Col("run", "run_id", lambda r: _name(t, r)),
         Col("contract", "contract"),
         Col("played by", "strategy"),
         Col("deals", "n", num),
@@ -370,7 +337,7 @@ def _strategies_table(t: Tables, runs: Sequence[str]) -> str:
     cols_needed = ["run_id", "strategy", "seat_deals", "points_mean", "success_rate", "win_rate"]
     df = _in_order(need(t, "strategies", cols_needed), runs)
     cols = [
-        Col("run", "run_id"),
+        Col("run", "run_id", lambda r: _name(t, r)),
         Col("strategy", "strategy"),
         Col("seat-deals", "seat_deals", num),
         Col("games", "games", num),
@@ -396,20 +363,96 @@ def _strategies_table(t: Tables, runs: Sequence[str]) -> str:
     return "\n".join(out)
 
 
-def _bots(t: Tables, runs: Sequence[str]) -> str:
-    """The banner of a section: which bots played the runs whose figures follow."""
-    ov = t.get("overview")
-    if ov is None or not {"run_id", "strategies"} <= set(ov.columns):
-        return ""
-    lines = dict(ov.select("run_id", "strategies").iter_rows())
-    items = "; ".join(
-        f"{html.escape(_name(t, r))}: <code>{html.escape(str(lines[r]))}</code>" for r in runs if r in lines
+def _disagreement_note(t: Tables, runs: Sequence[str]) -> str:
+    """When points per deal and games won rank a run's strategies differently: say so, why, and show
+    the paired comparison (``strategy_duplicate``) when the statistics have one."""
+    df = need(t, "strategies", ["run_id", "strategy", "points_mean", "win_rate"])
+    out = []
+    for run in runs:
+        sub = df.filter(
+            (pl.col("run_id") == run) & pl.col("points_mean").is_not_null() & pl.col("win_rate").is_not_null()
+        )
+        if "inseparable_from" in sub.columns:  # partners drawn once: one row per team
+            sub = sub.filter(
+                pl.col("inseparable_from").is_null() | (pl.col("strategy") < pl.col("inseparable_from"))
+            )
+        if sub.height < 2:
+            continue
+        by_pts = sub.sort(["points_mean", "strategy"], descending=[True, False]).row(0, named=True)
+        by_win = sub.sort(["win_rate", "strategy"], descending=[True, False]).row(0, named=True)
+        if by_pts["strategy"] == by_win["strategy"]:
+            continue
+        out.append(
+            f'<p class="disagree" data-note="disagreement"><b>Points and games disagree in '
+            f"{html.escape(_name(t, run))}:</b> {html.escape(by_pts['strategy'])} scores most points "
+            "per deal "
+            f"({signed(by_pts['points_mean'])}) but {html.escape(by_win['strategy'])} wins most games "
+            f"({pct(by_win['win_rate'])} against {pct(by_pts['win_rate'])}). Points per deal weigh every "
+            "deal alike; a game is decided by reaching 500 (or falling to −500) first, so a few large swings "
+            "(a slam, a failed 10-trick bid, a misère) can decide games while moving the average little. "
+            "Neither number alone says which bot is better; the paired comparison does.</p>"
+        )
+    if not out:
+        raise NoData("points per deal and games won agree")
+    dup = t.get("strategy_duplicate")
+    if dup is not None and dup.height and {"run_id", "metric", "diff_mean"} <= set(dup.columns):
+        keep = dup.filter(pl.col("metric").str.contains(r"^points_team|_won$|^points_total$"))
+        cols = [
+            Col("run", "run_id", lambda r: _name(t, r)),
+            Col("metric", "metric", figures.metric_label),
+            Col("pairs", "paired_n", num),
+            Col("base (pairs)", "paired_base_mean", lambda x: num(x, 3)),
+            Col("run (pairs)", "paired_mean", lambda x: num(x, 3)),
+            Col("difference", "diff_mean", lambda x: signed(x, 3), "diff_lo", "diff_hi"),
+            Col("Holm p", "p_holm", _p),
+        ]
+        cols = [c for c in cols if c.value in keep.columns]
+        caption = "The paired comparison: the same deals with the strategies swapped (run − base, 95% CI)"
+        out.append(html_table(keep, "strategy_duplicate", cols, caption=caption))
+    else:
+        out.append(
+            '<p class="disagree">No paired comparison in these statistics: simulate the same seed with the '
+            "strategies in swapped seats and analyse it with <code>--compare</code> (a duplicate run, "
+            "table <code>strategy_duplicate</code>).</p>"
+        )
+    return "\n".join(out)
+
+
+def _trumps_table(t: Tables, runs: Sequence[str]) -> str:
+    """The heatmap's cells with their counts and intervals: the most played suit contracts of the main
+    run by trumps held and joker."""
+    cols_needed = ["run_id", "contract", "trumps", "joker", "n", "success_rate", "success_lo", "success_hi"]
+    df = need(t, "success_by_trumps_joker", cols_needed)
+    main = df.filter((pl.col("run_id") == runs[0]) & (pl.col("n") > 0))
+    top = (
+        main.group_by("contract")
+        .agg(pl.col("n").sum().alias("total"))
+        .sort(["total", "contract"], descending=[True, False])
+        .head(figures.TRUMP_CONTRACTS)
+        .get_column("contract")
+        .to_list()
     )
-    return (
-        '<p class="bots" data-bots="1"><b>These figures describe the bots that played</b> '
-        f"(strategies per seat) — {items}. Other bots bid and play other hands: the numbers are "
-        "properties of these bots under these rules, not of the game itself.</p>"
+    if not top:
+        raise NoData("no suit contract was played")
+    order = {c: i for i, c in enumerate(top)}
+    sub = (
+        main.filter(pl.col("contract").is_in(top))
+        .with_columns(pl.col("contract").replace_strict(order, default=len(order)).alias("_o"))
+        .sort("_o", "joker", "trumps")
+        .drop("_o")
     )
+    cols = [
+        Col("contract", "contract"),
+        Col("jokers held", "joker", num),
+        Col("trumps held", "trumps", num),
+        Col("played", "n", num),
+        Col("made", "success_rate", pct, "success_lo", "success_hi"),
+    ]
+    caption = (
+        f"Run {_name(t, runs[0])}: the heatmap's cells with 95% Wilson intervals "
+        f"(grey rows: fewer than {figures.FEW_N} contracts)"
+    )
+    return html_table(sub, "success_by_trumps_joker", cols, caption=caption, run=runs[0])
 
 
 def _effects_table(t: Tables, runs: Sequence[str]) -> str:
@@ -419,7 +462,7 @@ def _effects_table(t: Tables, runs: Sequence[str]) -> str:
             continue
         df = need(t, name, ["run_id", "metric", "paired_n", "diff_mean", "diff_lo", "diff_hi"])
         cols = [
-            Col("run", "run_id"),
+            Col("run", "run_id", lambda r: _name(t, r)),
             Col("metric", "metric"),
             Col("pairs", "paired_n", num),
             Col("base: all", "base_n", num),
@@ -460,7 +503,7 @@ def _p(x: Any) -> str:
 def _success_comparison_table(t: Tables, runs: Sequence[str]) -> str:
     df = need(t, "success_comparison", ["run_id", "metric", "base_rate", "rate", "diff_mean", "note"])
     cols = [
-        Col("run", "run_id"),
+        Col("run", "run_id", lambda r: _name(t, r)),
         Col("metric", "metric"),
         Col("base: contracts", "base_n", num),
         Col("base made", "base_rate", pct, "base_lo", "base_hi"),
@@ -562,45 +605,6 @@ def _tournament_matches_table(t: Tables, runs: Sequence[str]) -> str:
     return html_table(df, "tournament_matches", cols, caption="Tournament matches")
 
 
-#: Tables shown only when present (no "no data" notice when absent; the effects figure already says why).
-OPTIONAL_TABLES = (
-    "misere_whatif",
-    "misere_whatif_by_feature",
-    "tournament_entries",
-    "tournament_matches",
-    "effects",
-    "success_comparison",
-    "table_comparison",
-)
-
-#: Tables per section: (name, builder).
-TABLES = {
-    "overview": (("overview", _overview_table),),
-    "contracts": (
-        ("contracts", _contracts_table),
-        ("success_by_level", _level_table),
-        ("success_by_seat", _seat_table),
-    ),
-    "misere": (
-        ("misere", _misere_table),
-        ("misere_by_feature", _misere_feature_table("misere_by_feature", "misère as bid (final 10 cards)")),
-        ("misere_whatif", _whatif_table),
-        (
-            "misere_whatif_by_feature",
-            _misere_feature_table("misere_whatif_by_feature", "forced misère (dealt hand)"),
-        ),
-    ),
-    "strategies": (
-        ("strategies", _strategies_table),
-        ("tournament_entries", _tournament_entries_table),
-        ("tournament_matches", _tournament_matches_table),
-    ),
-    "effects": (("effects", _effects_table), ("success_comparison", _success_comparison_table)),
-    "tables": (("table_comparison", _table_comparison_table),),
-    "games": (("game_ends", _game_ends_table), ("score_trajectories", _trajectories_table)),
-}
-
-
 # ----------------------------------------------------------------------------------------- methods
 
 
@@ -688,6 +692,301 @@ def check_outputs(out_html: str | Path, pdf: str | Path | None = None) -> None:
             raise ReportError(f"--pdf {pdf}: the same file as the HTML report")
 
 
+# ----------------------------------------------------------------------------------------- sections
+#
+# One function per section: it returns a :class:`~reports.section.Section` (title, reading, methods
+# text, figures, tables, the bots it describes).  A new section is one more function listed once in
+# SECTION_BUILDERS.
+
+
+def overview_section(ctx: Context) -> Section:
+    """What was simulated, per run."""
+    return Section(
+        "overview",
+        "Overview",
+        "What was simulated: deals, games, thrown-in deals and contracts per run.",
+        methods="Counts from the deal log; shares carry 95% Wilson intervals.",
+        tables=(TableSlot("overview", _overview_table),),
+        strategies=ctx.lineups(),
+    )
+
+
+def contracts_section(ctx: Context) -> Section:
+    """How often each contract is played and made."""
+    return Section(
+        "contracts",
+        "Contracts",
+        "How often each contract is played and how often it is made, with 95% intervals.",
+        methods="Success rates and shares of deals: Wilson intervals; expected points: bootstrap means.",
+        figures=(FigureSlot("contracts", figures.contracts_chart),),
+        tables=(
+            TableSlot("contracts", _contracts_table),
+            TableSlot("success_by_level", _level_table),
+            TableSlot("success_by_seat", _seat_table),
+        ),
+        strategies=ctx.lineups(),
+    )
+
+
+def trumps_section(ctx: Context) -> Section:
+    """Suit contracts by the declarer's dealt trumps."""
+    return Section(
+        "trumps",
+        "Trump holding",
+        "Suit contracts by the declarer's dealt trumps (joker and bowers count as trumps).",
+        methods=(
+            f"Heatmap cells show the share made and the number of contracts; cells under "
+            f"{figures.MIN_N} contracts are blank and cells under {figures.FEW_N} are hatched (their "
+            "Wilson interval is wider than ±15 points). Pooled panels: Wilson intervals."
+        ),
+        figures=(FigureSlot("trumps", figures.trumps_chart), FigureSlot("bowers", figures.bowers_chart)),
+        tables=(TableSlot("success_by_trumps_joker", _trumps_table, optional=True),),
+        strategies=ctx.lineups(),
+    )
+
+
+def misere_section(ctx: Context) -> Section:
+    """Misère and open misère, as bid and forced."""
+    return Section(
+        "misere",
+        "Misère and open misère",
+        "Misère bids as played, and (if analysed) forced misère on every kind of hand. Hand features of "
+        "bid misères are the declarer's final 10 cards; of forced ones, the hand as dealt.",
+        methods=(
+            "The what-if forces each misère contract on the seat left of the dealer for a sample of deals "
+            "and plays it out with the same bots; rates carry Wilson intervals."
+        ),
+        figures=(FigureSlot("misere", figures.misere_chart),),
+        tables=(
+            TableSlot("misere", _misere_table),
+            TableSlot(
+                "misere_by_feature",
+                _misere_feature_table("misere_by_feature", "misère as bid (final 10 cards)"),
+            ),
+            TableSlot("misere_whatif", _whatif_table, optional=True),
+            TableSlot(
+                "misere_whatif_by_feature",
+                _misere_feature_table("misere_whatif_by_feature", "forced misère (dealt hand)"),
+                optional=True,
+            ),
+        ),
+        strategies=ctx.lineups(),
+    )
+
+
+def strategies_section(ctx: Context) -> Section:
+    """Points per deal and games won, per strategy and team line-up."""
+    return Section(
+        "strategies",
+        "Strategies",
+        "Points per deal and games won, per strategy and per team line-up.",
+        methods=(
+            "Intervals clustered by game (partners share a score, deals share a game). Points per deal "
+            "weigh every deal alike; games won count what the rules reward. The two can disagree: a bolder "
+            "team can lose points on average through costly failed contracts and still win more games, "
+            "because a game ends at 500 (or −500) and big swings decide it. The paired comparison "
+            "(strategy_duplicate, the same deals with the seats swapped) is the clean test of which bot "
+            "is better."
+        ),
+        figures=(FigureSlot("strategies", figures.strategies_chart),),
+        tables=(
+            TableSlot("strategies", _strategies_table),
+            TableSlot("strategy_disagreement", _disagreement_note, optional=True),
+            TableSlot("tournament_entries", _tournament_entries_table, optional=True),
+            TableSlot("tournament_matches", _tournament_matches_table, optional=True),
+        ),
+        strategies=ctx.lineups(),
+    )
+
+
+def effects_section(ctx: Context) -> Section:
+    """Paired differences between runs with the same seed."""
+    return Section(
+        "effects",
+        "Variant effects",
+        "Runs with the same seed compared deal by deal (run minus base).",
+        methods=(
+            "Paired differences over the deals both runs played; Holm-adjusted p-values over the metrics "
+            "of one compared run. Success rates compared unpaired are kept apart."
+        ),
+        figures=(FigureSlot("effects", figures.effects_chart),),
+        tables=(
+            TableSlot("effects", _effects_table, optional=True),
+            TableSlot("success_comparison", _success_comparison_table, optional=True),
+        ),
+        strategies=ctx.lineups(),
+    )
+
+
+def tables_section(ctx: Context) -> Section:
+    """Runs on other tables, compared unpaired."""
+    return Section(
+        "tables",
+        "Comparing tables",
+        "Runs on other tables (another number of players or teams, or another deck) deal different cards "
+        "from the same seed, so they are compared unpaired: each run's rate or mean with its own 95% "
+        "interval, and the difference (run − base) with an interval for independent samples.",
+        methods="Unpaired: Wilson intervals per run, Newcombe intervals for differences of rates.",
+        figures=(FigureSlot("tables", figures.tables_chart),),
+        tables=(TableSlot("table_comparison", _table_comparison_table, optional=True),),
+        strategies=ctx.lineups(),
+    )
+
+
+def games_section(ctx: Context) -> Section:
+    """Game length, game ends and score trajectories."""
+    return Section(
+        "games",
+        "Games",
+        "How long games last, how they end, and how the scores get there.",
+        methods=(
+            "Each game counted once; shares of games carry Wilson intervals, mean scores bootstrap "
+            "intervals; late deals are drawn while at least max(10, 1%) of the games still run."
+        ),
+        figures=(
+            FigureSlot("games", figures.games_chart),
+            FigureSlot("trajectories", figures.trajectories_chart),
+        ),
+        tables=(
+            TableSlot("game_ends", _game_ends_table),
+            TableSlot("score_trajectories", _trajectories_table),
+        ),
+        strategies=ctx.lineups(),
+    )
+
+
+def methods_section(ctx: Context) -> Section:
+    """Rules, strategies, seeds, counts and versions of every run."""
+    text = _methods(ctx.dirs, ctx.manifests, ctx.tables, ctx.runs)
+    return Section(
+        "methods",
+        "Methods",
+        "Rules, strategies, seeds, counts and versions.",
+        tables=(TableSlot("methods", lambda _t, _r: text),),
+        depends_on_bots=False,
+        always_shown=True,
+    )
+
+
+#: Every section in report order: one function per section, listed once.
+SECTION_BUILDERS: tuple[Callable[[Context], Section], ...] = (
+    overview_section,
+    contracts_section,
+    trumps_section,
+    misere_section,
+    strategies_section,
+    effects_section,
+    tables_section,
+    games_section,
+    methods_section,
+)
+
+
+def sections(ctx: Context) -> list[Section]:
+    """The report's sections for ``ctx``, in order."""
+    return [build(ctx) for build in SECTION_BUILDERS]
+
+
+def figure_keys() -> list[str]:
+    """Every figure key of the report, in order (for a context with no data)."""
+    return [f.key for sec in sections(Context({}, ())) for f in sec.figures]
+
+
+def _banner(sec: Section) -> str:
+    """The banner of a section: which bots played the runs whose figures follow."""
+    if not sec.strategies:
+        return ""
+    items = "; ".join(
+        f"{html.escape(name)}: <code>{html.escape(lineup)}</code>" for name, lineup in sec.strategies
+    )
+    if not sec.depends_on_bots:
+        return f'<p class="bots" data-bots="0"><b>These figures do not depend on the bots</b> — {items}.</p>'
+    return (
+        '<p class="bots" data-bots="1"><b>These figures describe the bots that played</b> '
+        f"(strategies per seat) — {items}. Other bots bid and play other hands: the numbers are "
+        "properties of these bots under these rules, not of the game itself.</p>"
+    )
+
+
+@dataclass
+class _Rendered:
+    """A section drawn: its HTML blocks, whether anything has data, why not, and the charts drawn."""
+
+    section: Section
+    blocks: list[str] = field(default_factory=list)
+    shown: bool = False
+    why: str = ""
+    drawn: list[FigureSlot] = field(default_factory=list)
+
+
+def _render(sec: Section, ctx: Context, result: ReportResult) -> _Rendered:
+    out = _Rendered(sec, shown=sec.always_shown)
+    for slot in sec.figures:
+        try:
+            if not ctx.runs:
+                raise NoData("the statistics list no run (table 'overview' missing or empty)")
+            chart = slot.build(ctx.tables, list(ctx.runs))
+            png = chart.png()
+            chart.figure.clear()
+            out.blocks.append(_figure_html(chart, png))
+            out.drawn.append(slot)
+            result.figures[slot.key] = "ok"
+            out.shown = True
+        except NoData as exc:
+            out.blocks.append(f'<div data-figure="{slot.key}">{_notice("no data", str(exc))}</div>')
+            result.figures[slot.key] = f"no data: {exc}"
+            out.why = out.why or str(exc)
+        except Exception as exc:  # a failed figure must not stop the report; say what failed
+            msg = f"{type(exc).__name__}: {exc}"
+            out.blocks.append(f'<div data-figure="{slot.key}">{_notice("figure failed", msg)}</div>')
+            result.figures[slot.key] = f"failed: {msg}"
+            out.shown = True
+    for tslot in sec.tables:
+        try:
+            if not ctx.runs and not sec.always_shown:
+                raise NoData("the statistics list no run")
+            out.blocks.append(tslot.build(ctx.tables, list(ctx.runs)))
+            result.tables[tslot.name] = "ok"
+            out.shown = True
+        except NoData as exc:
+            if not tslot.optional:  # optional tables are silent when absent
+                out.blocks.append(_notice("no data", str(exc)))
+                out.why = out.why or str(exc)
+            else:
+                result.optional.add(tslot.name)
+            result.tables[tslot.name] = f"no data: {exc}"
+        except Exception as exc:  # a failed table must not stop the report either
+            out.blocks.append(_notice("table failed", f"{type(exc).__name__}: {exc}"))
+            result.tables[tslot.name] = f"failed: {type(exc).__name__}: {exc}"
+            out.shown = True
+    result.sections[sec.id] = "shown" if out.shown else f"no data: {out.why or 'nothing to show'}"
+    return out
+
+
+def _section_html(r: _Rendered) -> str:
+    sec = r.section
+    parts = [f'<section id="{sec.id}"><h2>{html.escape(sec.title)}</h2><p>{html.escape(sec.reading)}</p>']
+    parts.append(_banner(sec))
+    parts += list(sec.notes)
+    parts += r.blocks
+    if sec.methods:
+        parts.append(f'<p class="how" data-methods="{sec.id}"><b>How:</b> {html.escape(sec.methods)}</p>')
+    parts.append("</section>")
+    return "\n".join(p for p in parts if p)
+
+
+def _contents(rendered: Sequence[_Rendered]) -> str:
+    items = []
+    for r in rendered:
+        title = html.escape(r.section.title)
+        if r.shown:
+            items.append(f'<li><a href="#{r.section.id}">{title}</a></li>')
+        else:
+            why = html.escape(r.why or "nothing to show")
+            items.append(f'<li class="empty" data-empty="{r.section.id}">{title} — no data: {why}</li>')
+    return "<nav><ol>" + "".join(items) + "</ol></nav>"
+
+
 def build_report(
     run_dirs: Sequence[str | Path],
     out_html: str | Path,
@@ -711,43 +1010,10 @@ def build_report(
     wanted = [m.run_id if m is not None else None for m in infos]
     check_outputs(out_html, pdf)
     runs = run_order(tables, wanted)
+    ctx = Context(tables, tuple(runs), tuple(dirs), tuple(infos))
     result = ReportResult(html=Path(out_html), pdf=Path(pdf) if pdf else None)
-    charts: list[Chart] = []
-    drawn: list[Any] = []  # the builders that made a figure, to draw the PDF pages afresh
-    body: dict[str, list[str]] = {sid: [] for sid, _, _ in SECTIONS}
     with style_context():
-        for key, section, builder in BUILDERS:
-            try:
-                if not runs:
-                    raise NoData("the statistics list no run (table 'overview' missing or empty)")
-                chart = builder(tables, runs)
-                png = chart.png()
-                charts.append(chart)
-                drawn.append(builder)
-                body[section].append(_figure_html(chart, png))
-                result.figures[key] = "ok"
-            except NoData as exc:
-                body[section].append(f'<div data-figure="{key}">{_notice("no data", str(exc))}</div>')
-                result.figures[key] = f"no data: {exc}"
-            except Exception as exc:  # a failed figure must not stop the report; say what failed
-                msg = f"{type(exc).__name__}: {exc}"
-                body[section].append(f'<div data-figure="{key}">{_notice("figure failed", msg)}</div>')
-                result.figures[key] = f"failed: {msg}"
-    for section, builders in TABLES.items():
-        for name, fn in builders:
-            try:
-                if not runs:
-                    raise NoData("the statistics list no run")
-                body[section].append(fn(tables, runs))
-                result.tables[name] = "ok"
-            except NoData as exc:
-                if name not in OPTIONAL_TABLES:  # optional tables are silent when absent
-                    body[section].append(_notice("no data", str(exc)))
-                result.tables[name] = f"no data: {exc}"
-            except Exception as exc:  # a failed table must not stop the report either
-                body[section].append(_notice("table failed", f"{type(exc).__name__}: {exc}"))
-                result.tables[name] = f"failed: {type(exc).__name__}: {exc}"
-    body["methods"].append(_methods(dirs, infos, tables, runs))
+        rendered = [_render(sec, ctx, result) for sec in sections(ctx)]
     title = "Five Hundred: " + ", ".join(html.escape(_dir_name(d)) for d in dirs)
     page = [
         "<!DOCTYPE html>",
@@ -757,54 +1023,164 @@ def build_report(
         f"<h1>{title}</h1>",
         "<p>Simulated Five Hundred: what the deals say about bidding, misère, strategies "
         "and rule variants.</p>",
-        "<nav><ol>"
-        + "".join(f'<li><a href="#{sid}">{html.escape(t)}</a></li>' for sid, t, _ in SECTIONS)
-        + "</ol></nav>",
+        _contents(rendered),
     ]
-    bots = _bots(tables, runs)
-    for sid, stitle, lead in SECTIONS:
-        page.append(f'<section id="{sid}"><h2>{html.escape(stitle)}</h2><p>{html.escape(lead)}</p>')
-        if sid != "methods":
-            page.append(bots)
-        page += body[sid]
-        page.append("</section>")
+    page += [_section_html(r) for r in rendered if r.shown]
     page.append("</body></html>")
     _atomic_write(result.html, ("\n".join(page) + "\n").encode("utf-8"))
     if result.pdf is not None:
-        for chart in charts:
-            chart.figure.clear()
-        _write_pdf(result.pdf, drawn, list(zip(dirs, infos, strict=True)), tables, runs)
-    for chart in charts:
-        chart.figure.clear()
+        _write_pdf(result.pdf, rendered, ctx)
     return result
 
 
-def _write_pdf(
-    path: Path,
-    builders: Sequence[Any],
-    dirs: Sequence[tuple[str, Manifest | None]],
-    tables: Tables,
-    runs: Sequence[str],
-) -> None:
-    """Title and methods page, then one page per figure with its reading (deterministic metadata).
+#: Every PDF page: A4 landscape (inches).
+PAGE = (11.69, 8.27)
+_HEAD = 1.25  # inches above a figure for its title, reading and banner
+_ROW = 0.19  # inches per table row on a PDF page
+_FOOT = 0.5  # inches below, for the banner naming the bots
 
-    Each page is a figure built afresh (not the one already drawn as PNG), so that the PDF's layout
-    never depends on an earlier draw: the same tables give the same bytes.
+
+def _footer(page: Any, banner: str) -> None:
+    """The section's bots banner at the foot of a PDF page."""
+    page.text(0.02, 0.08 / PAGE[1], _wrap(banner, 200), fontsize=6.5, color="#2244aa", va="bottom")
+
+
+class _TableText(HTMLParser):
+    """The shown text of each ``<table class="stats">`` of an HTML block: caption, header, rows."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[tuple[str, list[str], list[tuple[bool, list[str]]]]] = []
+        self._cell: list[str] | None = None
+        self._row: list[str] | None = None
+        self._few = False
+        self._caption: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "table" and "stats" in (a.get("class") or ""):
+            self.tables.append(("", [], []))
+        elif not self.tables:
+            return
+        elif tag == "caption":
+            self._caption = []
+        elif tag == "tr":
+            self._row, self._few = [], "few" in (a.get("class") or "")
+        elif tag in ("td", "th"):
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.tables:
+            return
+        _, header, rows = self.tables[-1]
+        if tag == "caption" and self._caption is not None:
+            self.tables[-1] = ("".join(self._caption), header, rows)
+            self._caption = None
+        elif tag in ("td", "th") and self._cell is not None and self._row is not None:
+            self._row.append("".join(self._cell).strip())
+            self._cell = None
+        elif tag == "tr" and self._row is not None:
+            if header:
+                rows.append((self._few, self._row))
+            else:
+                header.extend(self._row)
+            self._row = None
+
+    def handle_data(self, data: str) -> None:
+        if self._caption is not None:
+            self._caption.append(data)
+        elif self._cell is not None:
+            self._cell.append(data)
+
+
+def _pdf_tables(blocks: Sequence[str]) -> list[tuple[str, list[str], list[tuple[bool, list[str]]]]]:
+    parser = _TableText()
+    for b in blocks:
+        parser.feed(b)
+    return [t for t in parser.tables if t[1]]
+
+
+def _banner_text(sec: Section) -> str:
+    if not sec.strategies:
+        return ""
+    runs = "; ".join(f"{name}: {lineup}" for name, lineup in sec.strategies)
+    if not sec.depends_on_bots:
+        return f"These figures do not depend on the bots. Runs: {runs}."
+    return f"These figures describe the bots that played (strategies per seat): {runs}."
+
+
+def _table_pages(sec: Section, blocks: Sequence[str]) -> list[Any]:
+    """The section's tables drawn as text on pages of :data:`PAGE` size (long tables split)."""
+    from matplotlib.figure import Figure
+
+    w, h = PAGE
+    pages: list[Any] = []
+    page: Any = None
+    y = 0.0  # inches from the top of the current page
+
+    def new_page() -> None:
+        nonlocal page, y
+        page = Figure(figsize=PAGE)
+        page.text(0.3 / w, 1 - 0.3 / h, f"{sec.title}: tables", fontsize=11, fontweight="bold", va="top")
+        pages.append(page)
+        y = 0.7
+
+    for caption, header, rows in _pdf_tables(blocks):
+        widths = [
+            max(len(header[i]), *(len(r[i]) for _, r in rows if i < len(r))) for i in range(len(header))
+        ]
+        total = sum(widths) or 1
+        size = min(7.0, 7.0 * 150 / total)
+        start = 0
+        while start < len(rows) or start == 0:
+            if page is None or y + _ROW * 4 > h - _FOOT:
+                new_page()
+            fit = max(1, int((h - _FOOT - y - 0.45) / _ROW))
+            chunk = rows[start : start + fit]
+            more = " (continued)" if start else ""
+            page.text(
+                0.3 / w, 1 - y / h, _wrap(caption + more, 170), fontsize=7.5, fontweight="bold", va="top"
+            )
+            y += 0.3 + 0.13 * caption.count("\n")
+            for line, (few, cells) in enumerate([(False, header), *chunk]):
+                x = 0.3
+                for i, cell in enumerate(cells):
+                    colour = "#999999" if few else "#000000"
+                    weight = "bold" if line == 0 else "normal"
+                    page.text(
+                        x / w, 1 - y / h, cell, fontsize=size, color=colour, fontweight=weight, va="top"
+                    )
+                    x += (widths[i] if i < len(widths) else 8) / total * (w - 0.6)
+                y += _ROW
+            y += 0.2
+            start += len(chunk)
+            if start >= len(rows):
+                break
+    return pages
+
+
+def _write_pdf(path: Path, rendered: Sequence[_Rendered], ctx: Context) -> None:
+    """A cover page, then per shown section one page per figure (title, reading, bots) and its tables;
+    every page A4 landscape; deterministic metadata.
+
+    Each figure page is a figure built afresh (not the one already drawn as PNG), so that the PDF's
+    layout never depends on an earlier draw: the same tables give the same bytes.
     """
     from matplotlib.backends.backend_pdf import PdfPages
     from matplotlib.figure import Figure
 
+    h = PAGE[1]
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
         meta = {"Creator": "fivehundred", "Producer": "fivehundred", "CreationDate": None}
         with style_context(), PdfPages(tmp, metadata=meta) as pdf:
-            charts = [builder(tables, runs) for builder in builders]
-            cover = Figure(figsize=(8.27, 11.69))
+            cover = Figure(figsize=PAGE)
             lines = ["Five Hundred: simulation report", ""]
-            ov = tables.get("overview")
-            for d, m in dirs:
+            names = run_names(ctx.tables, ctx.runs)
+            ov = ctx.tables.get("overview")
+            for d, m in zip(ctx.dirs, ctx.manifests, strict=True):
                 seed = m.master_seed if m is not None else None
                 variant = (m.variant if m is not None else None) or "?"
                 lines.append(f"Run directory: {d}")
@@ -813,24 +1189,44 @@ def _write_pdf(
             if ov is not None and {"run_id", "variant", "deals", "games"} <= set(ov.columns):
                 for r in ov.iter_rows(named=True):
                     lines.append(
-                        f"  {r['run_id']}  {r['variant']}: {r['deals']:,} deals, {r['games']:,} games"
+                        f"  {names.get(r['run_id'], r['run_id'])}: {r['deals']:,} deals, {r['games']:,} games"
                     )
-            lines += ["", "Figures:"] + [f"  {i + 1}. {c.title}" for i, c in enumerate(charts)]
+            lines += ["", "Sections:"]
+            for r in rendered:
+                lines.append(f"  {r.section.title}" + ("" if r.shown else f" (no data: {r.why})"))
             lines += ["", f"fivehundred {_package_version()}; intervals are 95%."]
-            cover.text(0.08, 0.92, "\n".join(lines), va="top", family="monospace", fontsize=9)
+            cover.text(0.05, 0.93, "\n".join(lines), va="top", family="monospace", fontsize=8)
             pdf.savefig(cover)
-            for c in charts:
-                w, h = c.figure.get_size_inches()
-                page = c.figure
-                top = 1.0  # inches above the figure for its title and reading
-                tall = h + top
-                page.set_size_inches(w, tall)
-                page.get_layout_engine().set(rect=(0, 0, 1, 1 - top / tall))
-                page.text(0.02, 1 - 0.1 / tall, c.title, fontsize=11, fontweight="bold", va="top")
-                page.text(0.02, 1 - 0.38 / tall, _wrap(c.reading, 140), fontsize=8, va="top")
-                _freeze_layout(page)
-                pdf.savefig(page)
-                page.clear()
+            for r in rendered:
+                if not r.shown:
+                    continue
+                banner = _banner_text(r.section)
+                for slot in r.drawn:
+                    c = slot.build(ctx.tables, list(ctx.runs))
+                    page = c.figure
+                    page.set_size_inches(*PAGE)  # every page one size: the figure fills it below the head
+                    page.get_layout_engine().set(rect=(0, 0, 1, 1 - _HEAD / h))
+                    page.text(
+                        0.02,
+                        1 - 0.12 / h,
+                        c.title if c.title.startswith(r.section.title) else f"{r.section.title}: {c.title}",
+                        fontsize=11,
+                        fontweight="bold",
+                        va="top",
+                    )
+                    page.text(0.02, 1 - 0.4 / h, _wrap(c.reading, 170), fontsize=8, va="top")
+                    if banner:
+                        page.text(
+                            0.02, 1 - 0.78 / h, _wrap(banner, 200), fontsize=6.5, color="#2244aa", va="top"
+                        )
+                    _freeze_layout(page)
+                    pdf.savefig(page)
+                    page.clear()
+                for tpage in _table_pages(r.section, r.blocks):
+                    if banner:
+                        _footer(tpage, banner)
+                    pdf.savefig(tpage)
+                    tpage.clear()
         _readable(tmp)
         os.replace(tmp, path)
     except BaseException:

@@ -22,14 +22,18 @@ import numpy as np
 import polars as pl
 from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 
-from fivehundred.reports.tables import NoData, Tables, need, pct, signed
-from fivehundred.sim.notation import MISERE, MISERE_CODES
+from fivehundred.reports.section import lineup_label, run_names
+from fivehundred.reports.tables import FEW_N, NoData, Tables, need, pct, signed
+from fivehundred.sim.notation import MISERE_CODES
 
 #: Colours of runs / series (colour-blind friendly, Okabe-Ito).
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
 #: Rates from fewer trials than this are drawn faintly / left blank in heatmaps.
 MIN_N = 5
+#: The most played suit contracts drawn in the trump-holding heatmap.
+TRUMP_CONTRACTS = 4
 SUCCESS_CMAP = LinearSegmentedColormap.from_list("success", ["#B2182B", "#F7F7F7", "#2166AC"])
 
 _STYLE = {
@@ -86,20 +90,22 @@ def _arr(df: pl.DataFrame, col: str) -> np.ndarray:
     return df.get_column(col).cast(pl.Float64).fill_null(float("nan")).to_numpy()
 
 
-def _short(run_id: str, variant: str | None = None) -> str:
-    return f"{variant} ({run_id[:8]})" if variant else run_id[:8]
-
-
 def _labels(tables: Tables, runs: Sequence[str]) -> dict[str, str]:
-    ov = tables.get("overview")
-    variants: dict[str, str] = {}
-    if ov is not None and {"run_id", "variant"} <= set(ov.columns):
-        variants = dict(ov.select("run_id", "variant").iter_rows())
-    names = [variants.get(r, "") for r in runs]
-    # The variant alone when it tells the runs apart, else variant and run id.
-    if len(set(names)) == len(names) and all(names):
-        return dict(zip(runs, names, strict=True))
-    return {r: _short(r, variants.get(r)) for r in runs}
+    """Short readable run names for labels inside figures (:func:`reports.section.run_names`)."""
+    return run_names(tables, runs, short=True)
+
+
+def _legend_below(fig: Figure, axes: Sequence[object], ncols: int = 3, **kw: object) -> None:
+    """One legend for the figure, below the axes (outside them, so it never covers data); the handles
+    of ``axes`` in order, each label once."""
+    seen: dict[str, object] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            seen.setdefault(label, handle)
+    if seen:
+        widest = max(len(label) for label in seen)
+        ncols = max(1, min(ncols, len(seen), 120 // (widest + 6)))  # long run names: fewer columns
+        fig.legend(list(seen.values()), list(seen), loc="outside lower center", ncols=ncols, **kw)
 
 
 # ------------------------------------------------------------------------------------ contracts
@@ -185,9 +191,7 @@ def contracts_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     ax2.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0, decimals=0))
     ax2.set_xlabel("share of deals")
     ax2.set_title("Share of deals played as the contract (bar) and bid (|)")
-    ax2.legend(loc="lower right")
-    if k > 1:
-        ax1.legend(loc="upper left")
+    _legend_below(fig, [ax1, ax2])
     _style(fig)
     main = df.filter(pl.col("run_id") == runs[0])
     top = main.sort(["n", "rank"], descending=[True, False]).row(0, named=True)
@@ -212,7 +216,7 @@ def contracts_chart(tables: Tables, runs: Sequence[str]) -> Chart:
 # ----------------------------------------------------------------------------------- trump holding
 
 
-def trumps_chart(tables: Tables, runs: Sequence[str], max_contracts: int = 4) -> Chart:
+def trumps_chart(tables: Tables, runs: Sequence[str], max_contracts: int = TRUMP_CONTRACTS) -> Chart:
     """Heatmaps of success by trumps held (joker and bowers counted) × joker, for common contracts."""
     df = need(tables, "success_by_trumps_joker", ["run_id", "contract", "trumps", "joker", "n", "made"])
     main = df.filter(pl.col("run_id") == runs[0])
@@ -262,12 +266,18 @@ def trumps_chart(tables: Tables, runs: Sequence[str], max_contracts: int = 4) ->
                     fontsize=8.5,
                     color=ink,
                 )
-                ax.text(ti, j - 0.22, f"{n:,}", ha="center", va="center", fontsize=6, color=faint)
+                ax.text(ti, j - 0.22, f"n={n:,}", ha="center", va="center", fontsize=6, color=faint)
+                if n < FEW_N:  # readable but wide: hatched (its interval is in the table below)
+                    ax.add_patch(
+                        Rectangle(
+                            (ti - 0.5, j - 0.5), 1, 1, fill=False, hatch="////", edgecolor="#999999", lw=0
+                        )
+                    )
             elif n:
                 ax.text(ti, j, f"{n}", ha="center", va="center", fontsize=6, color="#888888")
         ax.set_xticks(range(len(trumps)), [str(t) for t in trumps])
         ax.set_yticks(range(rows), row_names)
-        ax.set_title(f"{contract}: {int(counts.sum())} played")
+        ax.set_title(f"{contract}: {int(counts.sum()):,} played")
         ax.grid(False)
         for side in ("top", "right"):
             ax.spines[side].set_visible(False)
@@ -293,7 +303,10 @@ def trumps_chart(tables: Tables, runs: Sequence[str], max_contracts: int = 4) ->
             f"; with {median_t} trumps or fewer {pct(few['made'].sum() / few['n'].sum())} were made, "
             f"with more {pct(many['made'].sum() / many['n'].sum())}"
         )
-    reading += f" (small numbers: contracts played; cells with fewer than {MIN_N} are blank)"
+    reading += (
+        f" (n: contracts played; cells with fewer than {MIN_N} are blank, with fewer than {FEW_N} hatched; "
+        "the table below gives every cell's 95% interval)"
+    )
     return Chart("trumps", "Success by trump holding", fig, reading + ".")
 
 
@@ -345,7 +358,7 @@ def bowers_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     axes[0].set_ylabel("made (95% CI)")
 
     if k > 1:
-        axes[0].legend(loc="upper left")
+        _legend_below(fig, [axes[0]])
     _style(fig)
     main = sub.filter((pl.col("run_id") == runs[0]) & (pl.col("feature") == "bowers")).sort("order")
     reading = "Success of all suit contracts pooled, by what the declarer was dealt"
@@ -392,7 +405,7 @@ def misere_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     ]
     show_feat = [
         (name, t.filter(pl.col("run_id") == runs[0]))
-        for name, t in (("bid", feat), ("forced (what-if)", wfeat))
+        for name, t in (("as bid", feat), ("forced (what-if)", wfeat))
         if t is not None and set(fcols) <= set(t.columns)
     ]
     contracts = sorted(
@@ -420,7 +433,7 @@ def misere_chart(tables: Tables, runs: Sequence[str]) -> Chart:
         top_of_rate = np.nan_to_num(_arr(part, "success_hi"))
         for xi, ni, top in zip(x + off, n, top_of_rate, strict=True):
             ax_rate.annotate(
-                f"n={ni}",
+                f"n={ni:,}",
                 (xi, top),
                 xytext=(0, 3),
                 textcoords="offset points",
@@ -433,7 +446,6 @@ def misere_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     ax_rate.set_yticks([0, 0.25, 0.5, 0.75, 1])
     ax_rate.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
     ax_rate.set_title("Made (95% CI)")
-    ax_rate.legend(loc="lower right")
     ax_pts.set_xticks(x, contracts)
     ax_pts.axhline(0, color="#444444", lw=0.8)
     ax_pts.set_title("Expected points for the declarer's team")
@@ -444,8 +456,8 @@ def misere_chart(tables: Tables, runs: Sequence[str]) -> Chart:
             bid, on="contract", how="left", maintain_order="left"
         )
         for dx, what, color, label in (
-            (-0.15, "called", "#999999", "bid"),
-            (0.15, "declared", PALETTE[0], "played"),
+            (-0.15, "called", "#999999", "share of deals bid in the auction"),
+            (0.15, "declared", "#56B4E9", "share of deals played"),
         ):
             m = np.nan_to_num(_arr(part, f"{what}_rate"))
             err = None
@@ -458,37 +470,54 @@ def misere_chart(tables: Tables, runs: Sequence[str]) -> Chart:
         ax_freq.set_xticks(x, contracts)
         ax_freq.set_title("Share of deals")
         ax_freq.set_ylim(0, ax_freq.get_ylim()[1] * 1.25)
-        ax_freq.legend(loc="upper left", ncols=2)
     else:
         ax_freq.set_visible(False)
     if show_feat:
+        feat_contracts = [
+            c
+            for c in MISERE_CODES
+            if any(t.filter((pl.col("contract") == c) & (pl.col("n") > 0)).height for _, t in show_feat)
+        ]
         for ax, feature in zip(grid[1], ("low_cards", "voids", "joker"), strict=True):
             parts_ = [
                 (
-                    name,
+                    f"{contract} {name}",
+                    i,
+                    marker,
                     t.filter(
-                        (pl.col("feature") == feature) & (pl.col("contract") == MISERE) & (pl.col("n") > 0)
+                        (pl.col("feature") == feature) & (pl.col("contract") == contract) & (pl.col("n") > 0)
                     ),
                 )
-                for name, t in show_feat
+                for contract, marker in zip(feat_contracts, "osD", strict=False)
+                for i, (name, t) in enumerate(show_feat)
             ]
             values = (
-                pl.concat([p.select("value", "order") for _, p in parts_], how="vertical_relaxed")
+                pl.concat([p.select("value", "order") for *_, p in parts_], how="vertical_relaxed")
                 .unique()
                 .sort("order", "value")
                 .get_column("value")
                 .to_list()
+                if parts_
+                else []
             )
-            for i, (name, part) in enumerate(parts_):
+            for j, (name, i, marker, part) in enumerate(parts_):
                 if part.height == 0:
                     continue
                 part = pl.DataFrame({"value": values}).join(
                     part, on="value", how="left", maintain_order="left"
                 )
-                xs = np.arange(len(values)) + (i - (len(parts_) - 1) / 2) * 0.15
+                xs = np.arange(len(values)) + (j - (len(parts_) - 1) / 2) * 0.12
                 rate, lo, hi = _arr(part, "success_rate"), _arr(part, "success_lo"), _arr(part, "success_hi")
                 ax.errorbar(
-                    xs, rate, yerr=_err(rate, lo, hi), fmt="o", ms=4, capsize=2, color=PALETTE[i], label=name
+                    xs,
+                    rate,
+                    yerr=_err(rate, lo, hi),
+                    fmt=marker,
+                    ms=4,
+                    capsize=2,
+                    color=PALETTE[i],
+                    mfc=PALETTE[i] if marker == "o" else "white",
+                    label=name,
                 )
             ax.set_xticks(np.arange(len(values)), values)
             ax.set_ylim(0, 1)
@@ -500,17 +529,16 @@ def misere_chart(tables: Tables, runs: Sequence[str]) -> Chart:
                     "joker": "where the joker is",
                 }[feature]
             )
-            ax.set_title(f"MIS made by {feature.replace('_', ' ')}")
+            ax.set_title(f"{' and '.join(feat_contracts) or 'Misère'} made by {feature.replace('_', ' ')}")
             if not values:
                 ax.text(0.5, 0.5, "no data", transform=ax.transAxes, ha="center", color="#777777")
-            elif ax is grid[1][0]:
-                ax.legend(loc="upper left")
+    _legend_below(fig, [ax_rate, ax_freq, *(grid[1] if show_feat else [])], ncols=4)
     _style(fig)
     parts = []
     for name, t, _ in sources:
         for row in t.filter(pl.col("n") > 0).sort("contract").iter_rows(named=True):
             parts.append(
-                f"{row['contract']} {name} made {pct(row['success_rate'])} (n={row['n']}, "
+                f"{row['contract']} {name} made {pct(row['success_rate'])} (n={row['n']:,}, "
                 f"{row['points_mean']:+.0f} points on average)"
             )
     reading = "; ".join(parts) if parts else "No misère was played"
@@ -557,12 +585,6 @@ def _zoom(
         ax.axvline(ref, color="#888888", lw=0.8, ls="--")
 
 
-def _lineup(text: str) -> str:
-    """``heuristic.v1+heuristic.v1`` -> ``heuristic.v1 ×2``."""
-    parts = text.split("+")
-    return f"{parts[0]} ×{len(parts)}" if len(parts) > 1 and len(set(parts)) == 1 else text
-
-
 def strategies_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     """Forest plot: points per deal and game win rate per strategy (and per team line-up)."""
     cols = ["run_id", "strategy", "points_mean", "points_lo", "points_hi", "win_rate", "win_lo", "win_hi"]
@@ -590,7 +612,7 @@ def strategies_chart(tables: Tables, runs: Sequence[str]) -> Chart:
                 .sort("team_strategies", "opponents")
                 .iter_rows(named=True)
             ):
-                lab = f"team {_lineup(r['team_strategies'])} vs {_lineup(r['opponents'])}"
+                lab = f"team {lineup_label(r['team_strategies'])} vs {lineup_label(r['opponents'])}"
                 if len(runs) > 1:
                     lab += f" — {run_labels[run]}"
                 rows.append((lab, r, PALETTE[i % len(PALETTE)]))
@@ -606,12 +628,12 @@ def strategies_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     ax1, ax2 = fig.subplots(1, 2, sharey=True)
     _forest(ax1, labels, col("points_mean"), col("points_lo"), col("points_hi"), colors)
     _zoom(ax1, col("points_lo"), col("points_hi"), ref=0.0)
-    ax1.set_xlabel("points per deal for the team (95% CI, clustered by game)")
+    ax1.set_xlabel("team points per deal (95% CI, by game)")
     ax1.set_title("Points per deal")
     _forest(ax2, labels, col("win_rate"), col("win_lo"), col("win_hi"), colors)
     _zoom(ax2, col("win_lo"), col("win_hi"), ref=0.5, bounds=(0.0, 1.0))
     ax2.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0, decimals=0))
-    ax2.set_xlabel("games won (95% CI; none where the seating forces the rate)")
+    ax2.set_xlabel("games won (95% CI; none if forced)")
     ax2.set_title("Game win rate")
     _style(fig)
     main = [r[1] for r in rows if r[1].get("run_id") == runs[0] and "strategy" in r[1]]
@@ -838,7 +860,6 @@ def games_chart(tables: Tables, runs: Sequence[str]) -> Chart:
         ax1.set_ylabel("share of games")
         ax1.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
         ax1.set_xlim(left=0.5)
-        ax1.legend(loc="upper right")
         ax1.set_title("Game length (bands: 95% Wilson CI)")
     else:
         part = pl.DataFrame({"run_id": runs}).join(ov, on="run_id", how="left", maintain_order="left")
@@ -848,7 +869,7 @@ def games_chart(tables: Tables, runs: Sequence[str]) -> Chart:
         )
         for yi, v, g in zip(y, dpg, part.get_column("games").to_list(), strict=True):
             if math.isfinite(v):
-                ax1.text(v, yi, f"  {v:.2f} ({g} games)", va="center", fontsize=8)
+                ax1.text(v, yi, f"  {v:.2f} ({g:,} games)", va="center", fontsize=8)
         ax1.set_yticks(y, [labels[r] for r in runs])
         ax1.invert_yaxis()
         ax1.set_xlabel("mean deals per game")
@@ -890,8 +911,6 @@ def games_chart(tables: Tables, runs: Sequence[str]) -> Chart:
         ax2.set_xlim(0, 1.15)
         ax2.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
         ax2.set_title("How games end (95% Wilson CI)")
-        if k > 1:
-            ax2.legend(loc="lower right", fontsize=7)
     else:
         ax2.text(
             0.5,
@@ -903,6 +922,7 @@ def games_chart(tables: Tables, runs: Sequence[str]) -> Chart:
             color="#777777",
         )
         ax2.set_axis_off()
+    _legend_below(fig, [ax1] if ax1.get_legend_handles_labels()[0] else [ax2])
     _style(fig)
     main = ov.filter(pl.col("run_id") == runs[0]).row(0, named=True)
     reading = (
@@ -993,7 +1013,6 @@ def trajectories_chart(tables: Tables, runs: Sequence[str]) -> Chart:
         ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     if not reasons:
         raise NoData(f"no finished game in run {labels[runs[0]]}")
-    axes["r0"].legend(loc="upper left", fontsize=7)
     ax = axes["behind"]
     for i, run in enumerate(runs):
         part = df.filter((pl.col("run_id") == run) & (pl.col("end_reason") == "all"))
@@ -1011,7 +1030,7 @@ def trajectories_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     ax.set_xlabel("after deal")
     ax.set_ylabel("winner behind")
     ax.set_title("Games whose eventual winner is behind the runner-up after each deal (95% Wilson band)")
-    ax.legend(loc="upper right", fontsize=7)
+    _legend_below(fig, [axes["r0"], ax], ncols=4)
     _style(fig)
     allr = main.filter(pl.col("end_reason") == "all")
     deal = 3 if allr.filter(pl.col("deal") == 3).height else 1
@@ -1180,7 +1199,7 @@ def tables_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     _dodged(axes["success"], order, _SUCCESS, vals, labels, bars=False)
     axes["success"].set_xlim(0, 1.02)
     axes["success"].set_title("Contracts made, by level and trump (95% Wilson interval)")
-    axes["success"].legend(loc="lower left", fontsize=7)
+    _legend_below(fig, [axes["success"]], ncols=4)
     ax = axes["length"]
     y = np.arange(len(order))
     mid = np.array([_nan(vals[r].get("deals_per_game", (None,) * 4)[0]) for r in order])
@@ -1212,17 +1231,3 @@ def tables_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     ]
     reading = "Unpaired, since each table deals its own cards: " + "; ".join(parts)
     return Chart("tables", "Comparing tables (unpaired)", fig, reading + ".")
-
-
-#: Every figure of the report, in order: (key, section id, builder).
-BUILDERS = (
-    ("contracts", "contracts", contracts_chart),
-    ("trumps", "trumps", trumps_chart),
-    ("bowers", "trumps", bowers_chart),
-    ("misere", "misere", misere_chart),
-    ("strategies", "strategies", strategies_chart),
-    ("effects", "effects", effects_chart),
-    ("tables", "tables", tables_chart),
-    ("games", "games", games_chart),
-    ("trajectories", "games", trajectories_chart),
-)

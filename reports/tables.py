@@ -21,6 +21,10 @@ from fivehundred.sim.errors import UserError
 
 Tables = dict[str, pl.DataFrame]
 
+#: Rates from fewer trials than this are dimmed in tables and hatched in heatmaps: their 95% Wilson
+#: interval is wider than about ±15 percentage points (docs/statistics.md, "Small cells").
+FEW_N = 40
+
 
 class ReportError(UserError, ValueError):
     """A report cannot be made (missing run, unreadable statistics); the message is one line."""
@@ -118,14 +122,20 @@ def _attr(v: Any) -> str:
 
 
 def html_table(
-    df: pl.DataFrame, name: str, cols: Sequence[Col], caption: str = "", run: str | None = None
+    df: pl.DataFrame,
+    name: str,
+    cols: Sequence[Col],
+    caption: str = "",
+    run: str | None = None,
+    few: str | None = "n",
 ) -> str:
     """A readable HTML table.
 
     Each cell shows the formatted value (and ``[lo, hi]`` when the column has an interval) and carries
     the exact table values as ``data-value``/``data-lo``/``data-hi`` attributes, with the table name,
     the run (for one-run tables) and the source columns in ``data-table``/``data-run``/``data-col``/
-    ``data-lo-col``/``data-hi-col`` - so tests can check them against the statistics.
+    ``data-lo-col``/``data-hi-col`` - so tests can check them against the statistics.  A row whose
+    count column ``few`` is below :data:`FEW_N` is dimmed (``class="few"``).
     """
     run_attr = f' data-run="{html.escape(run)}"' if run else ""
     out = [f'<table class="stats" data-table="{html.escape(name)}"{run_attr}>']
@@ -149,7 +159,9 @@ def html_table(
                 cells.append(f"<td{attrs}>{text}</td>")
             else:
                 cells.append(f"<td{attrs}>{html.escape(text)}</td>")
-        out.append("<tr>" + "".join(cells) + "</tr>")
+        count = row.get(few) if few else None
+        rare = isinstance(count, int) and not isinstance(count, bool) and count < FEW_N
+        out.append(('<tr class="few">' if rare else "<tr>") + "".join(cells) + "</tr>")
     out.append("</tbody></table>")
     return "\n".join(out)
 

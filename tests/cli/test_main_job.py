@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 import fivehundred.cli.main  # noqa: F401  (registers every command)
 from fivehundred.cli.app import app
 from fivehundred.pipelines.verify import verify_run
-from fivehundred.reports.figures import BUILDERS
+from fivehundred.reports.build import figure_keys
 
 pytestmark = pytest.mark.slow  # starts Ray or long-running processes: `-m 'not slow'` skips it
 
@@ -34,8 +34,9 @@ def test_run_makes_runs_statistics_and_report(tmp_path: Path) -> None:
         assert (out / "stats" / f"{name}.parquet").exists()
     html = (out / "report.html").read_text()
     # Every figure but the unpaired table comparison (both runs are on the 4-player table: paired).
-    assert html.count('<figure id="fig-') == len(BUILDERS) - 1 and 'class="failed"' not in html
-    assert '<div data-figure="tables"><p class="nodata">' in html
+    assert html.count('<figure id="fig-') == len(figure_keys()) - 1 and 'class="failed"' not in html
+    assert '<li class="empty" data-empty="tables">Comparing tables — no data' in html  # hidden: one line
+    assert '<section id="tables"' not in html
     assert (out / "report.pdf").read_bytes().startswith(b"%PDF")
     assert verify_run(main).ok and verify_run(compare).ok
     # The same command again resumes: nothing is played twice and the report is rewritten.

@@ -21,8 +21,7 @@ from fivehundred.pipelines.runconfig import make_config
 from fivehundred.pipelines.rundir import read_manifest
 from fivehundred.pipelines.simulate import run_simulation
 from fivehundred.reports import ReportError, build_report
-from fivehundred.reports.build import SECTIONS
-from fivehundred.reports.figures import BUILDERS
+from fivehundred.reports.build import SECTION_BUILDERS, figure_keys
 from fivehundred.reports.tables import read_statistics
 from fivehundred.sim import ENGINE_VERSION
 
@@ -45,7 +44,10 @@ KEYS = {
     "success_comparison": ["run_id", "metric"],
     "table_comparison": ["metric"],
     "score_trajectories": ["end_reason", "deal"],
+    "success_by_trumps_joker": ["contract", "joker", "trumps"],
 }
+FIGURES = figure_keys()
+SECTION_IDS = [f.__name__.removesuffix("_section") for f in SECTION_BUILDERS]
 SPECS = ["heuristic", "heuristic(aggression=1.0)", "heuristic", "heuristic(aggression=1.0)"]
 
 
@@ -142,10 +144,10 @@ def _value(text: str) -> object:
 def test_every_section_and_figure_is_present(report: tuple) -> None:
     html_path, pdf_path, result = report
     parsed = _parse(html_path)
-    assert parsed.sections == [sid for sid, _, _ in SECTIONS]
-    assert sorted(parsed.figures) == sorted(key for key, _, _ in BUILDERS)
-    assert result.figures == {key: "ok" for key, _, _ in BUILDERS}
-    assert len(parsed.images) == len(BUILDERS)
+    assert parsed.sections == SECTION_IDS
+    assert sorted(parsed.figures) == sorted(FIGURES)
+    assert result.figures == {key: "ok" for key in FIGURES}
+    assert len(parsed.images) == len(FIGURES)
     for src in parsed.images:
         assert src.startswith("data:image/png;base64,")
         assert base64.b64decode(src.split(",", 1)[1]).startswith(b"\x89PNG\r\n\x1a\n")
@@ -154,7 +156,7 @@ def test_every_section_and_figure_is_present(report: tuple) -> None:
     assert "failed" not in {k: v.split(":")[0] for k, v in result.tables.items()}.values()
     assert 'class="failed"' not in text and 'class="nodata"' not in text
     # Each figure has its one-sentence reading under it.
-    assert len(re.findall(r"<figcaption><b>[^<]+</b> [^<]+\.</figcaption>", text)) == len(BUILDERS)
+    assert len(re.findall(r"<figcaption><b>[^<]+</b> [^<]+\.</figcaption>", text)) == len(FIGURES)
     # The methods section names rules, strategies, seed and counts from the manifests.
     methods = text[text.index('<section id="methods"') :]
     for needle in (
@@ -253,7 +255,7 @@ def test_cli_report_gives_the_same_bytes(runs: tuple, report: tuple, tmp_path: P
     out = CliRunner().invoke(app, args)
     assert out.exit_code == 0, out.output
     assert (
-        f"report: {html_out} ({len(BUILDERS)} of {len(BUILDERS)} figures)" in out.output
+        f"report: {html_out} ({len(FIGURES)} of {len(FIGURES)} figures)" in out.output
         and f"pdf: {pdf_out}" in out.output
     )
     assert html_out.read_bytes() == report[0].read_bytes()
@@ -280,7 +282,12 @@ def test_single_run_and_missing_tables_say_no_data(runs: tuple, tmp_path: Path) 
     assert "no data: no compared runs" in text
     assert 'class="failed">figure failed: ' in text
     parsed = _parse(tmp_path / "r.html")
-    assert parsed.sections == [sid for sid, _, _ in SECTIONS]
+    # The sections with nothing to show (no compared run; no run on another table) are one line in the
+    # contents, not a section of notices.
+    hidden = {"effects", "tables"}
+    assert parsed.sections == [s for s in SECTION_IDS if s not in hidden]
+    assert result.sections["effects"].startswith("no data: no compared runs")
+    assert '<li class="empty" data-empty="effects">Variant effects — no data: no compared runs' in text
 
 
 def test_empty_statistics_never_crash(runs: tuple, tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from fivehundred.cli.statistics import make_report
 from fivehundred.pipelines.analysis import analyze
-from fivehundred.reports.build import SECTIONS
+from fivehundred.reports.build import SECTION_BUILDERS
 from fivehundred.reports.figures import effects_chart
 from tests.pipelines.analysis.test_analysis_logs import play_run, write_run
 
@@ -30,7 +30,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, pl.D
 def test_every_section_names_its_bots(built: tuple) -> None:
     html, tables, _ = built
     banners = re.findall(r'<p class="bots" data-bots="1">(.*?)</p>', html)
-    assert len(banners) == len(SECTIONS) - 1  # all but the methods
+    shown = re.findall(r'<section id="([a-z]+)"', html)
+    assert "tables" not in shown and len(shown) == len(SECTION_BUILDERS) - 1  # no run on another table
+    assert len(banners) == len(shown) - 1  # every shown section but the methods
     for lineup in tables["overview"]["strategies"].to_list():
         assert all(lineup in b for b in banners)
     assert "a,c,b,d" in banners[0] and "These figures describe the bots" in banners[0]
