@@ -1,0 +1,119 @@
+"""The report's sections as objects: every section complete, empty ones hidden, readable run names,
+thousands separators and dimmed small rows (from small hand-made statistics tables: no simulation)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from fivehundred.reports import build_report
+from fivehundred.reports.build import SECTION_BUILDERS, sections
+from fivehundred.reports.section import Context, Section, lineup_label, run_names
+from fivehundred.reports.tables import FEW_N, Col, html_table, num
+
+LINEUP = "heuristic.v1,heuristic.v1(aggression=1.0),heuristic.v1,heuristic.v1(aggression=1.0)"
+
+
+def _overview(rows: list[tuple[str, str, str]]) -> pl.DataFrame:
+    n = len(rows)
+    return pl.DataFrame(
+        {
+            "run_id": [r[0] for r in rows],
+            "variant": [r[1] for r in rows],
+            "strategies": [r[2] for r in rows],
+            "master_seed": [7] * n,
+            "deals": [1_234_567] * n,
+            "games": [98_765] * n,
+            "deals_per_game": [12.5] * n,
+            "thrown_in_rate": [0.02] * n,
+            "thrown_in_lo": [0.019] * n,
+            "thrown_in_hi": [0.021] * n,
+            "contracts": [1_209_876] * n,
+        }
+    )
+
+
+def test_every_section_is_complete() -> None:
+    tables = {"overview": _overview([("r1", "pagat-au", LINEUP)])}
+    secs = sections(Context(tables, ("r1",)))
+    assert len(secs) == len(SECTION_BUILDERS) and all(isinstance(s, Section) for s in secs)
+    assert len({s.id for s in secs}) == len(secs)
+    for s in secs:
+        assert s.title and s.reading.endswith("."), s.id
+        if s.id != "methods":
+            assert s.methods, f"section {s.id} has no methods text"
+            assert s.depends_on_bots and s.strategies == (("pagat-au", LINEUP),)
+        assert s.figures or s.tables, s.id
+    keys = [f.key for s in secs for f in s.figures]
+    assert len(keys) == len(set(keys))
+
+
+def test_a_section_without_data_is_one_line_in_the_contents(tmp_path: Path) -> None:
+    tables = {"overview": _overview([("r1", "pagat-au", LINEUP)])}
+    result = build_report(["runs/r1"], tmp_path / "r.html", pdf=tmp_path / "r.pdf", tables=tables)
+    text = (tmp_path / "r.html").read_text()
+    shown = re.findall(r'<section id="([a-z]+)"', text)
+    assert shown == ["overview", "games", "methods"]  # the games figure falls back on overview's means
+    assert result.sections["overview"] == "shown" and result.sections["contracts"].startswith("no data")
+    for sid in ("contracts", "trumps", "misere", "strategies", "effects", "tables"):
+        assert re.search(rf'<li class="empty" data-empty="{sid}">[^<]+ — no data: [^<]+</li>', text), sid
+    hidden = text[: text.index('<section id="overview"')] + text[text.index('<section id="methods"') :]
+    assert 'class="nodata"' not in hidden  # no yellow boxes: the hidden sections are not drawn at all
+    assert (tmp_path / "r.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_numbers_have_thousands_separators_and_runs_readable_names(tmp_path: Path) -> None:
+    tables = {
+        "overview": _overview(
+            [("abcdef0123456789", "pagat-au", LINEUP), ("0123456789abcdef", "club-004", LINEUP)]
+        )
+    }
+    build_report(["a", "b"], tmp_path / "r.html", tables=tables)
+    text = (tmp_path / "r.html").read_text()
+    overview = text[text.index('<table class="stats" data-table="overview"') :]
+    overview = overview[: overview.index("</table>")]
+    assert ">1,234,567<" in overview and ">98,765<" in overview and ">1,209,876<" in overview
+    # The run column shows variant and line-up, not the run id (which stays in data-value).
+    assert ">pagat-au · heuristic.v1, heuristic.v1(aggression=1.0) ×2<" in overview
+    assert 'data-value="abcdef0123456789"' in overview and ">abcdef0123456789<" not in overview
+    assert "1234567" not in re.sub(r'data-[a-z-]+="[^"]*"', "", overview)
+
+
+@pytest.mark.parametrize(
+    ("lineup", "label"),
+    [
+        ("random.v1,random.v1,random.v1,random.v1", "random.v1 ×4"),
+        (LINEUP, "heuristic.v1, heuristic.v1(aggression=1.0) ×2"),
+        ("a,b,c", "a, b, c"),
+        ("a+a", "a ×2"),
+        ("a,a,a,a | a,b,a,b", "a ×4 | a, b ×2"),
+    ],
+)
+def test_lineup_labels(lineup: str, label: str) -> None:
+    assert lineup_label(lineup) == label
+
+
+def test_run_names_tell_runs_apart() -> None:
+    ov = _overview(
+        [("run-one-1", "pagat-au", LINEUP), ("run-two-2", "pagat-au", LINEUP), ("x", "club-004", "r,r,r,r")]
+    )
+    names = run_names({"overview": ov}, ["run-one-1", "run-two-2", "x", "unknown-run-id"])
+    assert names == {
+        "run-one-1": "pagat-au · heuristic.v1, heuristic.v1(aggression=1.0) ×2 (run-one-)",
+        "run-two-2": "pagat-au · heuristic.v1, heuristic.v1(aggression=1.0) ×2 (run-two-)",
+        "x": "club-004 · r ×4",
+        "unknown-run-id": "unknown-",
+    }
+    short = run_names({"overview": ov}, ["run-one-1", "x"], short=True)
+    assert short == {"run-one-1": "pagat-au", "x": "club-004"}
+
+
+def test_small_rows_are_dimmed() -> None:
+    df = pl.DataFrame({"k": ["rare", "common"], "n": [FEW_N - 1, FEW_N]})
+    text = html_table(df, "t", [Col("k", "k"), Col("n", "n", num)])
+    rows = re.findall(r"<tr[^>]*>.*?</tr>", text)
+    assert rows[1].startswith('<tr class="few">') and ">rare<" in rows[1]
+    assert rows[2].startswith("<tr>") and ">common<" in rows[2]
