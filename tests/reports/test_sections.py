@@ -117,3 +117,42 @@ def test_small_rows_are_dimmed() -> None:
     rows = re.findall(r"<tr[^>]*>.*?</tr>", text)
     assert rows[1].startswith('<tr class="few">') and ">rare<" in rows[1]
     assert rows[2].startswith("<tr>") and ">common<" in rows[2]
+
+
+def test_points_and_games_disagreeing_are_explained_with_the_paired_comparison() -> None:
+    from fivehundred.reports.build import _disagreement_note
+    from fivehundred.reports.tables import NoData
+
+    strategies = pl.DataFrame(
+        {
+            "run_id": ["r1", "r1"],
+            "strategy": ["careful", "bold"],
+            "points_mean": [12.0, 9.5],
+            "win_rate": [0.45, 0.55],
+        }
+    )
+    tables = {
+        "overview": _overview([("r1", "pagat-au", "careful,bold,careful,bold")]),
+        "strategies": strategies,
+    }
+    note = _disagreement_note(tables, ["r1"])
+    assert (
+        "careful scores most points per deal (+12.0) but bold wins most games (55.0% against 45.0%)" in note
+    )
+    assert "No paired comparison" in note
+    dup = pl.DataFrame(
+        {
+            "run_id": ["r2", "r2"],
+            "metric": ["points_team0", "made"],
+            "paired_n": [1_500, 1_500],
+            "diff_mean": [-1.5, 0.01],
+            "diff_lo": [-2.5, 0.0],
+            "diff_hi": [-0.5, 0.02],
+        }
+    )
+    note = _disagreement_note({**tables, "strategy_duplicate": dup}, ["r1"])
+    assert 'data-table="strategy_duplicate"' in note and "team 0 points per deal" in note
+    assert "deals with a contract made" not in note  # only the points and games-won rows
+    agree = strategies.with_columns(pl.Series("win_rate", [0.55, 0.45]))
+    with pytest.raises(NoData):
+        _disagreement_note({**tables, "strategies": agree}, ["r1"])
