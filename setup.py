@@ -19,7 +19,7 @@ import os
 import sys
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
@@ -47,6 +47,9 @@ STAGED = ("sim", "strategies")
 RECORD = "sim/_core.json"
 GROUP = "_fivehundred_core"  # the shared library: ``_fivehundred_core__mypyc`` (a private top-level name)
 STAGE = ROOT / "build" / "mypyc-src"
+#: Plain C extensions built beside the mypyc core, each optional on its own (source -> import name; the
+#: same table as ``sim/_loader.py``'s ``C_EXTENSIONS``, which reads the record): the DD search.
+C_SOURCES = {"sim/_ddc.c": "fivehundred.sim._ddc"}
 
 
 def _say(message: str) -> None:
@@ -82,20 +85,40 @@ def _stage() -> list[str]:
     return [str((STAGE / "fivehundred" / path).relative_to(ROOT)) for path in CORE]
 
 
+def _drop_c_builds() -> None:
+    """Remove C extensions an earlier editable install left in this checkout."""
+    for source in C_SOURCES:
+        path = ROOT / source
+        for old in (*path.parent.glob(path.stem + ".*.so"), *path.parent.glob(path.stem + ".*.pyd")):
+            old.unlink(missing_ok=True)
+
+
+def _c_extensions() -> list:
+    return [
+        Extension(name, [source], extra_compile_args=["-O3"], optional=True)
+        for source, name in C_SOURCES.items()
+    ]
+
+
 def _extensions() -> list:
     if os.environ.get("FIVEHUNDRED_PURE", "") not in ("", "0"):
         _pure("FIVEHUNDRED_PURE is set")
+        _drop_c_builds()
         return []
     try:
         from mypyc.build import mypycify
     except ImportError:
         _pure("mypyc is not available")
-        return []
+        return _c_extensions()
     try:
-        return mypycify(_stage(), opt_level="3", debug_level="0", group_name=GROUP)
+        return mypycify(_stage(), opt_level="3", debug_level="0", group_name=GROUP) + _c_extensions()
     except (Exception, SystemExit) as exc:  # a mypy error in the core is a bug; never block an install
         _pure(f"mypyc failed ({exc})")
-        return []
+        return _c_extensions()
+
+
+def _digest(path: str) -> str:
+    return hashlib.sha256((ROOT / path).read_bytes()).hexdigest()
 
 
 class OptionalBuildExt(build_ext):
@@ -104,17 +127,44 @@ class OptionalBuildExt(build_ext):
     def run(self) -> None:
         if not self.extensions:
             return
-        try:
-            super().run()
-        except Exception as exc:  # no compiler, missing headers: fall back to pure Python
-            for out in self.get_outputs():
-                Path(out).unlink(missing_ok=True)
-            _pure(f"compiling the core failed ({exc})")
-            return
-        hashes = {path: hashlib.sha256((ROOT / path).read_bytes()).hexdigest() for path in CORE}
+        everything = list(self.extensions)
+        compiler = self.compiler  # run() replaces the option (a name) by the compiler it made
+        names = set(C_SOURCES.values())
+        core = [e for e in everything if e.name not in names]
+        record: dict[str, dict[str, str]] = {}
+        if core:
+            self.extensions = core
+            self.compiler = compiler
+            try:
+                super().run()
+            except Exception as exc:  # no compiler, missing headers: fall back to pure Python
+                for out in super().get_outputs():
+                    Path(out).unlink(missing_ok=True)
+                _pure(f"compiling the core failed ({exc})")
+            else:
+                record["compiled"] = {path: _digest(path) for path in CORE}
+        built: dict[str, str] = {}
+        for source, name in C_SOURCES.items():
+            self.extensions = [e for e in everything if e.name == name]
+            self.compiler = compiler
+            try:
+                super().run()
+            except Exception as exc:  # the pure search runs instead (same answers)
+                for out in super().get_outputs():
+                    Path(out).unlink(missing_ok=True)
+                _say(f"compiling {source} failed ({exc}): the pure-Python search runs")
+            else:  # an optional extension that failed is only a warning: check that it is there
+                if all(Path(out).exists() for out in super().get_outputs()):
+                    built[source] = _digest(source)
+        if built:
+            record["c_extensions"] = built
+        self.extensions = everything
         target = (ROOT if self.inplace else Path(self.build_lib) / "fivehundred") / RECORD
+        if not record:
+            target.unlink(missing_ok=True)
+            return
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(json.dumps({"compiled": hashes}, indent=1, sort_keys=True) + "\n")
+        target.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
 
     def get_outputs(self) -> list[str]:
         outputs = super().get_outputs()

@@ -1,6 +1,6 @@
 """Double-dummy solver speed: full solves from the opening lead, solves per CPU second (per core).
 
-    python benchmarks/dd.py [--deals 200] [--seed 1] [--variant pagat-au]
+    python benchmarks/dd.py [--deals 200] [--seed 1] [--variant pagat-au] [--pure] [--compare 20]
 
 Each deal ``i`` is dealt from ``deal_seed(seed, 0, i)``; the auction, the discard and the joker
 naming are the ``heuristic`` bot's in every seat (deals everyone passes are skipped).  Every fifth
@@ -8,7 +8,10 @@ deal is forced to misère (``MIS``, declarer the seat left of the dealer; skippe
 it) and every fifth, offset by one, to ``7NT``, so that the mix always holds suit, NT and misère
 contracts.  The position at the opening lead is solved with :func:`sim.dd.dd_tricks`; only the
 solving is timed (``time.process_time``).  It prints per-kind counts, mean DD tricks and solve
-rates, the slowest solve, the peak memory (``ru_maxrss``) and, last, ``solves_per_second_per_core=``.
+rates, the slowest solve, the peak memory (``ru_maxrss``) and, last, ``solves_per_second_per_core=``
+of the search that runs: the C one (``sim/_ddc.c``) when it is built, else the pure-Python one
+(``--pure`` forces it).  With the C search it also solves the first ``--compare`` positions with the
+pure search in the same process (checking the values agree) and prints both rates and their ratio.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fivehundred.sim import PLAY, State, core, load_rules
+from fivehundred.sim import PLAY, State, core, dd, load_rules
 from fivehundred.sim.dd import Position, dd_tricks
 from fivehundred.sim.rules import Rules
 from fivehundred.sim.seeding import bot_rng, deal_seed, dealer_of
@@ -66,20 +69,30 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=200, help="deals to deal (thrown-in ones are skipped)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--variant", default="pagat-au")
+    ap.add_argument("--pure", action="store_true", help="time the pure-Python search (no C search)")
+    ap.add_argument("--compare", type=int, default=20, help="positions also solved by the pure search")
     args = ap.parse_args()
 
     rules = load_rules(args.variant)
     positions = opening_positions(rules, args.deals, args.seed)
     info = core()
     print(f"engine core: {info['core']}" + (f" ({info['reason']})" if info["reason"] else ""))
+    if args.pure and dd.backend() == "c":
+        dd.use_backend("pure")
+    reason = dd.backend_reason()
+    print(f"DD search: {dd.backend()}" + (f" ({reason})" if dd.backend() == "pure" and reason else ""))
     stats: dict[str, list[float]] = {}
     slowest = (0.0, "")
     total = 0.0
+    values: list[int] = []
+    times: list[float] = []
     for pos in positions:
         start = time.process_time()
         value = dd_tricks(pos)
         spent = time.process_time() - start
         total += spent
+        values.append(value)
+        times.append(spent)
         k = kind(pos)
         row = stats.setdefault(k, [0, 0.0, 0.0])
         row[0] += 1
@@ -95,6 +108,24 @@ def main() -> None:
             print(f"{k:>7s}: {count:4.0f} solves, mean dd_tricks {tricks / count:.2f}, {rate:,.0f} solves/s")
     print(f"slowest solve: {slowest[0] * 1000:.1f} ms ({slowest[1]})")
     print(f"peak memory (ru_maxrss): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    compare = min(args.compare, len(positions))
+    if dd.backend() == "c" and compare > 0:
+        dd.use_backend("pure")
+        pure_total = 0.0
+        for i, pos in enumerate(positions[:compare]):
+            start = time.process_time()
+            value = dd_tricks(pos)
+            pure_total += time.process_time() - start
+            if value != values[i]:
+                raise SystemExit(f"error: the pure and C searches disagree on position {i}")
+        dd.use_backend("c")
+        c_total = sum(times[:compare])
+        c_rate = compare / c_total if c_total else float("inf")
+        pure_rate = compare / pure_total if pure_total else float("inf")
+        print(
+            f"first {compare} positions: C {c_rate:,.1f} solves/s, pure {pure_rate:,.2f} solves/s, "
+            f"ratio {c_rate / pure_rate:,.0f}x (same values)"
+        )
     rate = len(positions) / total if total else 0.0
     print(f"solves_per_second_per_core={rate:.1f}")
 

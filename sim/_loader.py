@@ -95,3 +95,49 @@ def core() -> dict[str, str]:
     compiled = not file.endswith(".py")
     reason = "" if compiled else (_reason or "not compiled at install")
     return {"core": "compiled" if compiled else "pure", "reason": reason}
+
+
+#: The C extensions the build compiled beside the core: source path -> import name (setup.py records them
+#: under ``"c_extensions"``).
+C_EXTENSIONS = {"sim/_ddc.c": "fivehundred.sim._ddc"}
+_c_reason: dict[str, str] = {}
+
+
+def c_extension(source: str) -> ModuleType | None:
+    """The compiled C extension of ``source`` (a key of :data:`C_EXTENSIONS`), or None when it is not
+    built, ``FIVEHUNDRED_PURE`` is set, or the source changed since it was built (then it warns, like
+    a stale core); the caller then runs its pure-Python search, which gives the same answers."""
+    name = C_EXTENSIONS[source]
+    if os.environ.get("FIVEHUNDRED_PURE", "") not in ("", "0"):
+        _c_reason[source] = "FIVEHUNDRED_PURE is set"
+        return None
+    try:
+        built = json.loads((_ROOT / RECORD).read_text()).get("c_extensions", {})
+    except (OSError, ValueError, AttributeError):
+        built = {}
+    digest = built.get(source) if isinstance(built, dict) else None
+    if digest is None:
+        _c_reason[source] = "not compiled at install"
+        return None
+    try:
+        now = hashlib.sha256((_ROOT / source).read_bytes()).hexdigest()
+    except OSError:
+        now = digest  # an installed wheel holds the extension, not its source
+    if now != digest:
+        _c_reason[source] = f"{source} changed since it was compiled"
+        warnings.warn(
+            f"fivehundred: {_c_reason[source]}; running the pure-Python search (slower, same results). "
+            "Reinstall (pip install -e .) to recompile.",
+            stacklevel=2,
+        )
+        return None
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        _c_reason[source] = f"cannot import {name} ({exc})"
+        return None
+
+
+def c_extension_reason(source: str) -> str:
+    """Why :func:`c_extension` gave None for ``source`` ("" when it did not, or was not asked)."""
+    return _c_reason.get(source, "")

@@ -26,8 +26,9 @@ joker is still out); quick tricks (top cards the leader can cash) cut the search
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
+from ._loader import c_extension, c_extension_reason
 from ._mypyc import mypyc_attr
 from .cards import bits
 from .engine import JOKER_LEAD, PLAY, State, compiled, contract_tables, joker_lead_suits, playable_mask
@@ -38,6 +39,9 @@ TT_LIMIT: Final = 200_000
 
 _JOKERS: Final = 4  # the pseudo-suit of the suitless jokers in the solver's numbering
 _NAMING: Final = 64  # a lead of a suitless joker naming suit s is coded card + 64 * (s + 1)
+#: The C search (``sim/_ddc.c``, built at install beside the compiled core), or None: the pure search.
+_EXT: Final[Any] = c_extension("sim/_ddc.c")
+_USE_C: Final[list[bool]] = [_EXT is not None]  # which search runs (see use_backend)
 #: Bits set in each 11-bit number (``int.bit_count`` is a method call in compiled code, this is not).
 _POP: Final = tuple(bin(v).count("1") for v in range(2048))
 
@@ -145,6 +149,28 @@ class Position:
         return tuple(acts)
 
 
+def backend() -> str:
+    """Which search runs: ``"c"`` (the C extension ``sim/_ddc.c``) or ``"pure"`` (this module's)."""
+    return "c" if _USE_C[0] else "pure"
+
+
+def backend_reason() -> str:
+    """Why the C search is not available ("" when it is)."""
+    return "" if _EXT is not None else c_extension_reason("sim/_ddc.c")
+
+
+def use_backend(name: str) -> str:
+    """Select the search (``"c"`` or ``"pure"``; both give the same answers) and return the previous
+    one.  ``"c"`` when the extension is not built raises :class:`ValueError`."""
+    if name not in ("c", "pure"):
+        raise ValueError(f"unknown DD backend {name!r} (c or pure)")
+    if name == "c" and _EXT is None:
+        raise ValueError(f"the C DD search is not available ({backend_reason()})")
+    previous = backend()
+    _USE_C[0] = name == "c"
+    return previous
+
+
 def dd_tricks(pos: Position) -> int:
     """The declaring side's total tricks at the end of the deal under double-dummy play.
 
@@ -154,6 +180,8 @@ def dd_tricks(pos: Position) -> int:
     if pos.contract.misere and pos.declarer_tricks > 0:
         return 1
     solver = _Solver(pos)
+    if _USE_C[0] and solver.fits_c:
+        return pos.declarer_tricks + int(_EXT.solve(solver.c_frame(), ())[0])
     return pos.declarer_tricks + solver.exact()
 
 
@@ -164,15 +192,19 @@ def move_values(pos: Position) -> dict[int, int]:
         return dict.fromkeys(acts, 1)
     solver = _Solver(pos)
     deck = pos.rules.deck
-    out: dict[int, int] = {}
+    moves: list[tuple[int, int]] = []
     for a in acts:
         if a >= JOKER_LEAD:
             j, s = divmod(a - JOKER_LEAD, 4)
-            card, naming = deck.jokers[j], s
+            moves.append((deck.jokers[j], s))
         else:
-            card, naming = a, -1
-        out[a] = pos.declarer_tricks + solver.value_after(card, naming)
-    return out
+            moves.append((a, -1))
+    if _USE_C[0] and solver.fits_c:
+        coded = [solver.internal[card] + _NAMING * (naming + 1) for card, naming in moves]
+        values = [int(v) for v in _EXT.solve(solver.c_frame(), coded)]
+    else:
+        values = [solver.value_after(card, naming) for card, naming in moves]
+    return {a: pos.declarer_tricks + v for a, v in zip(acts, values, strict=True)}
 
 
 class _Solver:
@@ -293,6 +325,30 @@ class _Solver:
             seat = self.next[seat]
         self.left: int = hands[self.seat].bit_count()
         self.tp: int = rules.hand_size - self.left
+        # the C search takes 64 cards at most, 21 of them in a block (3 bits per card in a 64-bit code)
+        self.fits_c: bool = len(keyed) <= 64 and max(m.bit_count() for m in self.block_mask) <= 21
+        self.lead_table: list[int] = [
+            joker_lead_suits(comp, rules.hand_size - 1 if last else 0, ls, other == 1)
+            for last in (False, True)
+            for ls in range(16)
+            for other in (0, 1)
+        ]
+
+    def c_frame(self) -> tuple[int, ...]:
+        """This solver's tables and start frame as plain ints, in the layout ``sim/_ddc.c`` reads
+        (``read_frame``): the rule facts are this module's, derived from the engine's tables."""
+        n = self.n
+        seats = range(n)
+        pad = [0] * (6 - n)
+        return (
+            n, self.nact, int(self.misere), int(self.forced), int(self.ls_matters), self.hand_size,
+            self.trump, self.declarer, len(self.to_engine), self.suitless, self.power_mask,
+            *self.next, *pad, *[int(self.counted[s]) for s in seats], *pad,
+            *[int(self.maxer[s]) for s in seats], *pad, *self.block_mask, *self.lead_table,
+            *self.block_of, *self.pw,
+            self.h0, self.h1, self.h2, self.h3, self.h4, self.h5, self.trick_mask, self.led_suits,
+            self.k, self.seat, self.led, self.best, self.win, self.left, self.tp, self.guess,
+        )  # fmt: skip
 
     # ------------------------------------------------------------------ drivers
 

@@ -12,13 +12,24 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from fivehundred.sim import JOKER, JOKER_LEAD, KITTY, NAME_NONE, NAME_SUIT, PLAY, State, load_rules
+from fivehundred.sim import JOKER, JOKER_LEAD, KITTY, NAME_NONE, NAME_SUIT, PLAY, State, dd, load_rules
 from fivehundred.sim.cards import SAME_COLOUR
 from fivehundred.sim.dd import Position, dd_tricks, move_values
 from fivehundred.sim.notation import SUITS
 
 ROOT = Path(__file__).resolve().parents[2]
 VARIANTS = ("pagat-au", "club-004", "north-american", "nullo", "two-jokers", "three-player", "six-player")
+
+
+@pytest.fixture(autouse=True, params=["pure", "c"])
+def backend(request: pytest.FixtureRequest) -> object:
+    """Every test of this module runs with each search: the pure-Python one and the C one (skipped,
+    with the reason, when the extension is not built)."""
+    if request.param == "c" and dd.backend_reason():
+        pytest.skip(f"the C DD search is not available: {dd.backend_reason()}")
+    previous = dd.use_backend(request.param)
+    yield request.param
+    dd.use_backend(previous)
 
 
 def minimax(state: State) -> int:
@@ -123,7 +134,11 @@ def _swap_sides(pos: Position) -> Position:
     )  # fmt: skip
 
 
-_HYP = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_HYP = settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],  # the backend
+)
 _TWO_TEAMS = ("pagat-au", "club-004", "north-american", "two-jokers", "six-player")
 _CONTRACTS = ("7S", "8C", "9D", "6H", "7NT", "8NT")
 
