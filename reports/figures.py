@@ -90,6 +90,15 @@ def _arr(df: pl.DataFrame, col: str) -> np.ndarray:
     return df.get_column(col).cast(pl.Float64).fill_null(float("nan")).to_numpy()
 
 
+def _rate_ci(row: dict, prefix: str = "success") -> str:
+    """``"81.6% [78.0%, 84.8%] (n=510)"`` from a row's rate block (``<prefix>_rate``/``_lo``/``_hi``)."""
+    rate = row.get(f"{prefix}_rate")
+    lo, hi = row.get(f"{prefix}_lo"), row.get(f"{prefix}_hi")
+    text = pct(rate) + (f" [{pct(lo)}, {pct(hi)}]" if lo is not None and hi is not None else "")
+    n = row.get("n")
+    return text + (f" (n={n:,})" if isinstance(n, int) and prefix == "success" else "")
+
+
 def _labels(tables: Tables, runs: Sequence[str]) -> dict[str, str]:
     """Short readable run names for labels inside figures (:func:`reports.section.run_names`)."""
     return run_names(tables, runs, short=True)
@@ -202,13 +211,12 @@ def contracts_chart(tables: Tables, runs: Sequence[str]) -> Chart:
         else None
     )
     reading = (
-        f"The most played contract is {top['contract']} ({pct(top['declared_rate'])} of deals), made "
-        f"{pct(top['success_rate'])} of the time"
+        f"The most played contract is {top['contract']} ({_rate_ci(top, 'declared')} of deals), made "
+        f"{_rate_ci(top)} of the time"
     )
     if best is not None and best["contract"] != top["contract"]:
         reading += (
-            f"; of contracts played at least 30 times, {best['contract']} makes most often "
-            f"({pct(best['success_rate'])})"
+            f"; of contracts played at least 30 times, {best['contract']} makes most often: {_rate_ci(best)}"
         )
     return Chart("contracts", "Contracts: success and frequency", fig, reading + ".")
 
@@ -284,25 +292,25 @@ def trumps_chart(tables: Tables, runs: Sequence[str], max_contracts: int = TRUMP
     fig.supxlabel("trumps held as dealt (the joker and both bowers count as trumps)", fontsize=9)
     cb = fig.colorbar(image, ax=list(axes), shrink=0.8, format=matplotlib.ticker.PercentFormatter(1.0))
     cb.set_label("made")
-    # Reading: pooled over the common contracts, with and without the joker, and few vs many trumps.
-    pooled = sub.group_by("joker").agg(pl.col("made").sum(), pl.col("n").sum()).sort("joker")
-    rates = {int(j): m / n for j, m, n in pooled.select("joker", "made", "n").iter_rows() if n}
-    by_t = sub.group_by("trumps").agg(pl.col("made").sum(), pl.col("n").sum()).sort("trumps")
-    cum = by_t.get_column("n").cum_sum()
-    median_t = int(by_t.get_column("trumps")[int((cum >= cum[-1] / 2).arg_max())])
-    few = by_t.filter(pl.col("trumps") <= median_t)
-    many = by_t.filter(pl.col("trumps") > median_t)
+    # Reading: the most played contract with and without the joker, from success_by_feature (intervals).
     reading = f"Cells with fewer than {MIN_N} contracts are blank"
-    if 0 in rates and 1 in rates:
-        reading = (
-            f"Across {', '.join(contracts)}, declarers dealt the joker made {pct(rates[1])} of their "
-            f"contracts against {pct(rates[0])} without it"
-        )
-    if few["n"].sum() and many["n"].sum():
-        reading += (
-            f"; with {median_t} trumps or fewer {pct(few['made'].sum() / few['n'].sum())} were made, "
-            f"with more {pct(many['made'].sum() / many['n'].sum())}"
-        )
+    feat = tables.get("success_by_feature")
+    fcols = {"run_id", "group", "feature", "value", "n", "success_rate", "success_lo", "success_hi"}
+    if feat is not None and fcols <= set(feat.columns):
+        joker = {
+            r["value"]: r
+            for r in feat.filter(
+                (pl.col("run_id") == runs[0])
+                & (pl.col("group") == contracts[0])
+                & (pl.col("feature") == "joker")
+            ).iter_rows(named=True)
+            if r["n"]
+        }
+        if "0" in joker and "1" in joker:
+            reading = (
+                f"In {contracts[0]}, declarers dealt the joker made {_rate_ci(joker['1'])} of their "
+                f"contracts against {_rate_ci(joker['0'])} without it"
+            )
     reading += (
         f" (n: contracts played; cells with fewer than {MIN_N} are blank, with fewer than {FEW_N} hatched; "
         "the table below gives every cell's 95% interval)"
@@ -365,8 +373,8 @@ def bowers_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     if main.height >= 2:
         first, last = main.row(0, named=True), main.row(main.height - 1, named=True)
         reading = (
-            f"All suit contracts pooled: {pct(first['success_rate'])} made with {first['value']} bower(s) "
-            f"against {pct(last['success_rate'])} with {last['value']}"
+            f"All suit contracts pooled: {_rate_ci(first)} made with {first['value']} bower(s) "
+            f"against {_rate_ci(last)} with {last['value']}"
         )
     return Chart("bowers", "Suit contracts by trumps, bowers and joker", fig, reading + ".")
 
@@ -538,8 +546,9 @@ def misere_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     for name, t, _ in sources:
         for row in t.filter(pl.col("n") > 0).sort("contract").iter_rows(named=True):
             parts.append(
-                f"{row['contract']} {name} made {pct(row['success_rate'])} (n={row['n']:,}, "
-                f"{row['points_mean']:+.0f} points on average)"
+                f"{row['contract']} {name} made {_rate_ci(row)}, "
+                f"{signed(row['points_mean'], 0)} [{signed(row['points_lo'], 0)}, "
+                f"{signed(row['points_hi'], 0)}] points on average"
             )
     reading = "; ".join(parts) if parts else "No misère was played"
     return Chart("misere", "Misère and open misère", fig, reading + ".")
@@ -640,7 +649,7 @@ def strategies_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     main.sort(key=lambda r: -(r["points_mean"] if r["points_mean"] is not None else -math.inf))
     parts = [
         f"{r['strategy']} {r['points_mean']:+.1f} [{signed(r['points_lo'])}, {signed(r['points_hi'])}] "
-        f"points per deal and {pct(r['win_rate'])} of games won"
+        f"points per deal and {_rate_ci(r, 'win')} of games won"
         + (" (forced by the seating)" if r.get("win_lo") is None and r.get("win_rate") is not None else "")
         for r in main[:4]
         if r["points_mean"] is not None
