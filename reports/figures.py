@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import math
 import re
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -572,7 +573,7 @@ def _forest(
             capsize=3,
             elinewidth=1.4,
         )
-    ax.set_yticks(y, labels)
+    ax.set_yticks(y, ["\n".join(textwrap.wrap(lab, 48)) for lab in labels])  # long line-ups: two lines
     if not ax.yaxis_inverted():
         ax.invert_yaxis()
 

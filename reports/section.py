@@ -93,7 +93,7 @@ def lineup_label(text: str) -> str:
     keep their seat order (``"a, b, a, b"`` -> ``"a, b ×2"``); several line-ups stay separated by ``|``."""
     out = []
     for lineup in str(text).split(" | "):
-        parts = [p.strip() for p in lineup.replace("+", ",").split(",") if p.strip()]
+        parts = _seats(lineup)
         if len(parts) > 1 and len(set(parts)) == 1:
             out.append(f"{parts[0]} ×{len(parts)}")
         elif len(parts) == 4 and parts[0] == parts[2] and parts[1] == parts[3]:
@@ -101,6 +101,20 @@ def lineup_label(text: str) -> str:
         else:
             out.append(", ".join(parts))
     return " | ".join(out)
+
+
+def _seats(lineup: str) -> list[str]:
+    """The seats of one line-up, split at ``,`` or ``+`` outside parentheses (parameters keep theirs)."""
+    out, depth, cur = [], 0, []
+    for ch in lineup:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch in ",+" and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    out.append("".join(cur).strip())
+    return [p for p in out if p]
 
 
 def run_names(tables: Tables, runs: Sequence[str], short: bool = False) -> dict[str, str]:

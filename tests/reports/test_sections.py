@@ -89,6 +89,8 @@ def test_numbers_have_thousands_separators_and_runs_readable_names(tmp_path: Pat
         (LINEUP, "heuristic.v1, heuristic.v1(aggression=1.0) ×2"),
         ("a,b,c", "a, b, c"),
         ("a+a", "a ×2"),
+        ("r(x=1,y=2),r(x=1,y=2),r(x=1,y=2)", "r(x=1,y=2) ×3"),
+        ("r(x=1,y=2)+r(x=1,y=2)", "r(x=1,y=2) ×2"),
         ("a,a,a,a | a,b,a,b", "a ×4 | a, b ×2"),
     ],
 )
