@@ -24,6 +24,7 @@ from fivehundred.sim.rng import Rng
 from fivehundred.sim.rules import Rules
 from fivehundred.sim.seeding import deal_seed
 from fivehundred.strategies.heuristic import HeuristicStrategy
+from fivehundred.strategies.random_bot import RandomStrategy
 
 MASTER = 0x5EED_0F_5EED_0F
 #: Immutable public objects every view shares with the engine (the rules and what hangs off them).
@@ -188,6 +189,41 @@ def test_the_view_is_a_snapshot_and_the_rng_a_fork() -> None:
     assert fork is not rng and [fork.next32() for _ in range(3)] == [reference.next32() for _ in range(3)]
     rng.follow(fork)
     assert rng.next32() == reference.next32()
+
+
+class RngWatcher(RandomStrategy):
+    """Plays at random; at every decision records who, besides call frames, refers to its RNG."""
+
+    name = "rngwatcher.v1"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+        self.checked = 0
+
+    def _watch(self, rng: Any) -> None:
+        for ref in gc.get_referrers(rng):
+            if not isinstance(ref, types.FrameType):
+                self.found.append(f"get_referrers(rng) -> {type(ref).__name__}")
+        self.checked += 1
+
+    def bid(self, view, legal, rng):  # type: ignore[no-untyped-def]
+        self._watch(rng)
+        return super().bid(view, legal, rng)
+
+    def play(self, view, legal, rng):  # type: ignore[no-untyped-def]
+        self._watch(rng)
+        return super().play(view, legal, rng)
+
+
+def test_a_drawing_bot_holds_its_seats_generator_which_the_runner_lists_nowhere_meanwhile() -> None:
+    """The seat's generator is out of the runner's list during the decision (no fork per decision)."""
+    rules = load_rules("pagat-au")
+    watcher = RngWatcher()
+    bots = [watcher] + [RandomStrategy() for _ in range(3)]
+    records = [r for game in range(4) for r in play_game(rules, bots, MASTER, game)]
+    assert watcher.checked > 30 and records
+    assert watcher.found == []
 
 
 class FrameWalker(HeuristicStrategy):
