@@ -192,27 +192,17 @@ def test_the_view_is_a_snapshot_and_the_rng_a_fork() -> None:
 
 
 class RngWatcher(RandomStrategy):
-    """Plays at random; at every decision records who, besides call frames, refers to its RNG."""
+    """Plays at random; at every card records who, besides call frames, refers to its RNG."""
 
     name = "rngwatcher.v1"
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.found: list[str] = []
-        self.checked = 0
-
-    def _watch(self, rng: Any) -> None:
-        for ref in gc.get_referrers(rng):
-            if not isinstance(ref, types.FrameType):
-                self.found.append(f"get_referrers(rng) -> {type(ref).__name__}")
-        self.checked += 1
-
-    def bid(self, view, legal, rng):  # type: ignore[no-untyped-def]
-        self._watch(rng)
-        return super().bid(view, legal, rng)
+    referrers: list[str]
+    checked: int
 
     def play(self, view, legal, rng):  # type: ignore[no-untyped-def]
-        self._watch(rng)
+        self.referrers += [
+            type(r).__name__ for r in gc.get_referrers(rng) if not isinstance(r, types.FrameType)
+        ]
+        self.checked += 1
         return super().play(view, legal, rng)
 
 
@@ -220,10 +210,11 @@ def test_a_drawing_bot_holds_its_seats_generator_which_the_runner_lists_nowhere_
     """The seat's generator is out of the runner's list during the decision (no fork per decision)."""
     rules = load_rules("pagat-au")
     watcher = RngWatcher()
+    watcher.referrers, watcher.checked = [], 0
     bots = [watcher] + [RandomStrategy() for _ in range(3)]
     records = [r for game in range(4) for r in play_game(rules, bots, MASTER, game)]
     assert watcher.checked > 30 and records
-    assert watcher.found == []
+    assert watcher.referrers == []
 
 
 class FrameWalker(HeuristicStrategy):
