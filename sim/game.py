@@ -87,10 +87,14 @@ def play_deal(
 
     A strategy that raises or answers an action outside the legal ones raises
     :class:`StrategyError` naming the bot, the seat, the game and the hand.
-    The seat to act gets a fresh :class:`~sim.engine.SeatView` snapshot and a fork of its RNG at
-    every decision, so nothing it is handed is held by the runner (no list of every seat's views
-    or generators to find with ``gc.get_referrers``).
+    The seat to act gets a fresh :class:`~sim.engine.SeatView` snapshot at every decision, and its
+    own generator taken out of ``rngs`` for the decision (its entry is ``None`` meanwhile and is put
+    back after), so nothing it is handed is held by the runner: no list of every seat's views or
+    generators to find with ``gc.get_referrers``.  ``rngs`` should be a list made for this deal,
+    with a generator per seat that nothing else refers to (as :func:`play_game` makes it); another
+    sequence is copied into a list first.
     """
+    held: list[Any] = rngs if isinstance(rngs, list) else list(rngs)
     methods = [(st.bid, st.discard, st.name_joker, st.play) for st in strategies]
     plays = [st.play for st in strategies]
     # A strategy that declares ``uses_view = False`` (random.v1) gets a blank view: no snapshot.
@@ -102,14 +106,15 @@ def play_deal(
         if phase == PLAY:  # the hot path: straight to the play-phase methods
             seat = state.turn
             legal = legal_plays()
-            rng = rngs[seat]
-            mine = rng.fork()
+            mine = held[seat]
+            held[seat] = None  # out of the runner's list while the bot holds it
             try:
                 view = blank[seat] or SeatView(state, seat)
                 action = plays[seat](view, legal, mine)
             except Exception as exc:  # a bot's own failure: report it with where it happened
+                held[seat] = mine
                 raise _bot_failed(state, _label(strategies, labels, seat), game_id, seat, exc) from exc
-            rng.follow(mine)
+            held[seat] = mine
             if action not in legal:
                 raise _bot_illegal(state, _label(strategies, labels, seat), game_id, seat, action)
             play_card(action)
@@ -118,14 +123,15 @@ def play_deal(
         else:
             seat = state.turn
             legal = legal_actions()
-            rng = rngs[seat]
-            mine = rng.fork()
+            mine = held[seat]
+            held[seat] = None
             try:
                 view = blank[seat] or SeatView(state, seat)
                 action = methods[seat][phase](view, legal, mine)
             except Exception as exc:
+                held[seat] = mine
                 raise _bot_failed(state, _label(strategies, labels, seat), game_id, seat, exc) from exc
-            rng.follow(mine)
+            held[seat] = mine
             if action not in legal:
                 raise _bot_illegal(state, _label(strategies, labels, seat), game_id, seat, action)
             apply(action)
@@ -312,8 +318,10 @@ def play_game(
         state = State.deal(rules, seed, (first + hand_no) % n)
         state.hand_no = hand_no
         state.scores = tuple(scores)
-        rngs = [
-            bot_rng(seed, s, rng_keys[s] if rng_keys else 0) if needs_rng[s] else _NO_RNG for s in range(n)
+        # A new guard per seat (not the one shared _NO_RNG): a bot's generator is its seat's alone.
+        rngs: list[Rng] = [
+            bot_rng(seed, s, rng_keys[s] if rng_keys else 0) if needs_rng[s] else _NO_RNG.fork()
+            for s in range(n)
         ]
         play_deal(state, strategies, rngs, game_id, labels)
         delta, scores, over, winner, reason = settle(rules, scores, state)

@@ -24,6 +24,7 @@ from fivehundred.sim.rng import Rng
 from fivehundred.sim.rules import Rules
 from fivehundred.sim.seeding import deal_seed
 from fivehundred.strategies.heuristic import HeuristicStrategy
+from fivehundred.strategies.random_bot import RandomStrategy
 
 MASTER = 0x5EED_0F_5EED_0F
 #: Immutable public objects every view shares with the engine (the rules and what hangs off them).
@@ -188,6 +189,32 @@ def test_the_view_is_a_snapshot_and_the_rng_a_fork() -> None:
     assert fork is not rng and [fork.next32() for _ in range(3)] == [reference.next32() for _ in range(3)]
     rng.follow(fork)
     assert rng.next32() == reference.next32()
+
+
+class RngWatcher(RandomStrategy):
+    """Plays at random; at every card records who, besides call frames, refers to its RNG."""
+
+    name = "rngwatcher.v1"
+    referrers: list[str]
+    checked: int
+
+    def play(self, view, legal, rng):  # type: ignore[no-untyped-def]
+        self.referrers += [
+            type(r).__name__ for r in gc.get_referrers(rng) if not isinstance(r, types.FrameType)
+        ]
+        self.checked += 1
+        return super().play(view, legal, rng)
+
+
+def test_a_drawing_bot_holds_its_seats_generator_which_the_runner_lists_nowhere_meanwhile() -> None:
+    """The seat's generator is out of the runner's list during the decision (no fork per decision)."""
+    rules = load_rules("pagat-au")
+    watcher = RngWatcher()
+    watcher.referrers, watcher.checked = [], 0
+    bots = [watcher] + [RandomStrategy() for _ in range(3)]
+    records = [r for game in range(4) for r in play_game(rules, bots, MASTER, game)]
+    assert watcher.checked > 30 and records
+    assert watcher.referrers == []
 
 
 class FrameWalker(HeuristicStrategy):
