@@ -361,7 +361,7 @@ def analyze_sweep(plan: SweepPlan) -> dict[str, pl.DataFrame]:
             {
                 "name": run.name, "kind": run.kind, "switch": run.switch, "base_value": run.base_value,
                 "value": run.value, "change": run.change, "status": "played", "reason": None,
-                "run_id": rid, "variant": f.run.variant, "strategies": lineup, "run_dir": run.config.out,
+                "run_id": rid, "variant": f.run.variant, "strategies": lineup, "run_dir": f"runs/{run.name}",
                 "deals": f.df.height, "games": games,
                 "pairing": "base" if pair is None else _PAIRING.get(pair["kind"], pair["kind"]),
                 "paired_deals": f.df.height if pair is None else pair["paired_deals"],
