@@ -1,0 +1,36 @@
+"""``fivehundred sweep``: flags to runs, tables and a report; progress per run on stderr; a rerun reuses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+from typer.testing import CliRunner
+
+import fivehundred.cli.main  # noqa: F401  (registers every command)
+from fivehundred.cli.app import app
+
+runner = CliRunner()
+
+
+def test_sweep_command_writes_runs_stats_and_report_then_reuses(tmp_path: Path) -> None:
+    out = tmp_path / "s"
+    args = ["sweep", "--out", str(out), "--switches", "bidding.misere,table.players", "--deals", "120"]
+    args += ["--seed", "4", "--strategies", "random", "--workers", "0"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    names = ["base", "bidding.misere=anytime", "bidding.misere=off", "table.players=3", "table.players=6"]
+    assert sorted(p.name for p in (out / "runs").iterdir()) == sorted(names)
+    for name in names:  # progress: one line per finished run, on stderr
+        assert f"{name}: " in result.stderr
+    assert "5 runs (0 reused)" in result.stdout
+    assert (out / "report.html").is_file() and (out / "report.pdf").is_file()
+    var = pl.read_parquet(out / "stats" / "sweep_variants.parquet")
+    kinds = dict(var.select("name", "pairing").iter_rows())
+    assert kinds["bidding.misere=off"] == "paired" and kinds["table.players=3"].startswith("unpaired")
+    eff = pl.read_parquet(out / "stats" / "sweep_effects.parquet")
+    assert set(eff["name"]) == {"bidding.misere=anytime", "bidding.misere=off"}  # other tables: unpaired
+    again = runner.invoke(app, [*args, "--no-pdf"])
+    assert again.exit_code == 0, again.output
+    assert "5 runs (5 reused), 0 deals played" in again.stdout
+    assert again.stderr.count("(reused)") == 5
