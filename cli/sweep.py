@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from fivehundred.cli.app import app, sigterm_as_ctrl_c
+from fivehundred.cli.simulate import AddressOption, WorkersOption, fmt_time
 
 if TYPE_CHECKING:
     from fivehundred.pipelines.simulate import RunSummary
@@ -78,15 +79,13 @@ class _SweepBar:
         self.last = 0.0
 
     def __call__(self, p: SweepProgress) -> None:
-        from fivehundred.cli.simulate import _fmt_time
-
         now = time.monotonic()
         if not self.tty or now - self.last < 0.3:
             return
         self.last = now
         sys.stderr.write(
             f"\r[run {p.runs_done + 1}/{p.runs}] {p.current:38.38s} {p.deals:,}/{p.target_deals:,} deals  "
-            f"ETA {_fmt_time(p.eta)} "
+            f"ETA {fmt_time(p.eta)} "
         )
         sys.stderr.flush()
 
@@ -114,12 +113,8 @@ def sweep_cmd(
     strategies: Annotated[
         str, typer.Option("--strategies", help="Strategy per seat, a,b,c,d (one name = all seats).")
     ] = "heuristic",
-    workers: Annotated[
-        int | None, typer.Option("--workers", help="Parallel workers (default: all cores; 0: in-process).")
-    ] = None,
-    address: Annotated[
-        str | None, typer.Option("--address", help="Join an existing Ray cluster (host:port).")
-    ] = None,
+    workers: WorkersOption = None,
+    address: AddressOption = None,
     pdf: Annotated[bool, typer.Option("--pdf/--no-pdf", help="Also write OUT/report.pdf.")] = True,
 ) -> None:
     """Play the base and every one-switch variant on the same deals; report the paired effects."""
