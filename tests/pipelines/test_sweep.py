@@ -223,3 +223,16 @@ def test_report_states_words_bots_and_effects(swept, tmp_path: Path) -> None:
     assert [top.index(f'data-value="{n}"') for n in order] == sorted(
         top.index(f'data-value="{n}"') for n in order
     )
+
+
+def test_one_switch_runs_use_their_own_ladder(swept) -> None:
+    """A sweep run has no variant file: the analysis takes its ladder from the manifest's rules."""
+    _, result = swept
+    var = dict(result.tables["sweep_variants"].select("name", "run_id").iter_rows())
+    contracts = result.tables["contracts"]
+
+    def codes(name: str) -> set[str]:
+        return set(contracts.filter(pl.col("run_id") == var[name])["contract"])
+
+    assert {"MIS", "OMIS"} <= codes("base")
+    assert not {"MIS", "OMIS"} & codes("bidding.misere=off")
