@@ -34,3 +34,25 @@ def test_sweep_command_writes_runs_stats_and_report_then_reuses(tmp_path: Path) 
     assert again.exit_code == 0, again.output
     assert "5 runs (5 reused), 0 deals played" in again.stdout
     assert again.stderr.count("(reused)") == 5
+
+
+def test_report_compares_every_sweep_run_with_the_first(tmp_path: Path) -> None:
+    """A sweep's run directories are normal runs: ``report BASE --compare A --compare B`` pairs each
+    with the first."""
+    out = tmp_path / "s"
+    args = ["sweep", "--out", str(out), "--switches", "bidding.misere", "--deals", "100", "--seed", "2"]
+    assert runner.invoke(app, [*args, "--strategies", "random", "--workers", "0", "--no-pdf"]).exit_code == 0
+    runs = out / "runs"
+    compare = [
+        "--compare",
+        str(runs / "bidding.misere=anytime"),
+        "--compare",
+        str(runs / "bidding.misere=off"),
+    ]
+    html = tmp_path / "r.html"
+    result = runner.invoke(app, ["report", str(runs / "base"), *compare, "-o", str(html)])
+    assert result.exit_code == 0, result.output
+    page = html.read_text()
+    var = pl.read_parquet(out / "stats" / "sweep_variants.parquet")
+    for rid in var.filter(pl.col("kind") != "base")["run_id"]:
+        assert f'data-value="{rid}"' in page  # a row of the variant-effects table per compared run
