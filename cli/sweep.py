@@ -56,7 +56,7 @@ def sweep_job(
     address: str | None = None,
     pdf: bool = True,
     progress: Callable[[SweepProgress], None] | None = None,
-    on_run: Callable[[SweepRun, RunSummary], None] | None = None,
+    on_run: Callable[[SweepRun, RunSummary, SweepProgress], None] | None = None,
 ) -> SweepOutcome:
     """Plan the sweep (every input checked first), play or reuse its runs, write ``OUT/stats`` and
     ``OUT/report.html`` (and ``OUT/report.pdf``)."""
@@ -89,10 +89,14 @@ class _SweepBar:
         )
         sys.stderr.flush()
 
-    def run_done(self, run: SweepRun, summary: RunSummary) -> None:
+    def run_done(self, run: SweepRun, summary: RunSummary, p: SweepProgress) -> None:
         what = "reused" if summary.session_deals == 0 else f"{summary.elapsed:.1f} s"
         prefix = "\r" if self.tty else ""
-        sys.stderr.write(f"{prefix}{run.name}: {summary.deals:,} deals in {summary.games:,} games ({what})\n")
+        eta = "analysing the runs, then the report" if p.runs_done == p.runs else f"ETA {fmt_time(p.eta)}"
+        sys.stderr.write(
+            f"{prefix}[{p.runs_done}/{p.runs}] {run.name}: {summary.deals:,} deals in "
+            f"{summary.games:,} games ({what}); sweep {p.deals:,}/{p.target_deals:,} deals, {eta}\n"
+        )
         sys.stderr.flush()
 
 

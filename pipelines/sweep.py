@@ -301,13 +301,14 @@ def plan_sweep(
 def run_sweep(
     plan: SweepPlan,
     progress: Callable[[SweepProgress], None] | None = None,
-    on_run: Callable[[SweepRun, RunSummary], None] | None = None,
+    on_run: Callable[[SweepRun, RunSummary, SweepProgress], None] | None = None,
 ) -> SweepResult:
     """Play (or reuse) every run of ``plan``, analyse them against the base and write ``DIR/stats``.
 
     The runs share one Ray session (one embedded instance, or the cluster at the plan's address);
     ``workers == 0`` plays in this process.  ``progress`` is called after every committed chunk of any
-    run, ``on_run`` after each run.  Returns the summaries and the tables written.
+    run, ``on_run`` after each run (with the sweep's progress then).  Returns the summaries and the
+    tables written.
     """
     t0 = time.perf_counter()
     first = plan.base.config
@@ -315,19 +316,20 @@ def run_sweep(
     done_deals = 0
     session = 0
 
+    def state(done: int, run: SweepRun, deals: int, played: int) -> SweepProgress:
+        return SweepProgress(
+            runs_done=done,
+            runs=len(plan.runs),
+            deals=deals,
+            target_deals=plan.target_deals,
+            session_deals=played,
+            elapsed=time.perf_counter() - t0,
+            current=run.name,
+        )
+
     def report(i: int, run: SweepRun, p: Progress) -> None:
         if progress is not None:
-            progress(
-                SweepProgress(
-                    runs_done=i,
-                    runs=len(plan.runs),
-                    deals=done_deals + p.deals,
-                    target_deals=plan.target_deals,
-                    session_deals=session + p.session_deals,
-                    elapsed=time.perf_counter() - t0,
-                    current=run.name,
-                )
-            )
+            progress(state(i, run, done_deals + p.deals, session + p.session_deals))
 
     pool = None if first.workers == 0 else RayPool(workers=first.workers, address=first.address)
     with pool if pool is not None else contextlib.nullcontext():
@@ -338,7 +340,7 @@ def run_sweep(
             done_deals += run.config.deals or summary.deals
             session += summary.session_deals
             if on_run is not None:
-                on_run(run, summary)
+                on_run(run, summary, state(i + 1, run, done_deals, session))
     stats = plan.out / "stats"
     tables = analyze_sweep(plan)
     write_tables(tables, stats)
