@@ -37,7 +37,8 @@ from fivehundred.pipelines.analysis.multiplicity import ALPHA, holm
 from fivehundred.pipelines.analysis.tidy import lineup_text
 from fivehundred.pipelines.chunks import RayPool
 from fivehundred.pipelines.outputs import check_output_dir
-from fivehundred.pipelines.runconfig import RunConfig, make_config
+from fivehundred.pipelines.runconfig import RunConfig, jsonable, make_config
+from fivehundred.pipelines.rundir import read_manifest
 from fivehundred.pipelines.simulate import Progress, RunSummary, run_simulation
 from fivehundred.sim.errors import UserError
 from fivehundred.sim.rules import (
@@ -295,7 +296,22 @@ def plan_sweep(
         if any(r.name == name for r in runs) or any(s.name == name for s in skipped):
             raise SweepError(f"--variants: variant '{rules.name}' is given twice")
         add(name, "file", None, None, rules.name, of_file)
+    for run in runs:
+        _check_existing(run)
     return SweepPlan(out_dir, tuple(runs), tuple(skipped))
+
+
+def _check_existing(run: SweepRun) -> None:
+    """Refuse, before anything is played, a run folder that holds a run with another config (another
+    ``--deals``, ``--seed`` or ``--strategies`` over the same folder): the sweep would stop there."""
+    manifest = read_manifest(run.config.out)
+    if manifest is None or not manifest.identity:
+        return
+    if jsonable(manifest.identity) != jsonable(run.config.identity()):
+        raise SweepError(
+            f"--out: {run.config.out} holds a run with another config (deals, seed, strategies or rules); "
+            "give another --out, or remove that folder"
+        )
 
 
 def run_sweep(

@@ -342,6 +342,7 @@ for cid, args in [
 ]:
     case(cid, args)
 case("sweep-out-is-a-file", [*SWEEP, "--out", "{tmp}/f"], write("f", "x"))
+case("sweep-out-holds-another-run", SWEEP, damaged("copy", "s/runs/base"))
 case(
     "sweep-bad-variant-file", [*SWEEP, "--variants", "{tmp}/v.toml"], variant_file("[bidding]\nmisere = 7\n")
 )

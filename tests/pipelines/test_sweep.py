@@ -238,3 +238,14 @@ def test_one_switch_runs_use_their_own_ladder(swept) -> None:
 
     assert {"MIS", "OMIS"} <= codes("base")
     assert not {"MIS", "OMIS"} & codes("bidding.misere=off")
+
+
+def test_a_folder_with_other_runs_is_refused_before_playing(swept) -> None:
+    plan, _ = swept
+    parts = sorted(Path(plan.out).glob("runs/*/deals/*.parquet"))
+    before = {p: p.stat().st_mtime_ns for p in parts}
+    with pytest.raises(SweepError, match="holds a run with another config"):
+        _plan(plan.out, deals=300)
+    with pytest.raises(SweepError, match="holds a run with another config"):
+        _plan(plan.out, seed=6)
+    assert {p: p.stat().st_mtime_ns for p in parts} == before
