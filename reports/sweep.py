@@ -22,7 +22,6 @@ import numpy as np
 import polars as pl
 
 from fivehundred.reports.build import (
-    _CSS,
     ReportResult,
     _atomic_write,
     _figure_html,
@@ -31,6 +30,7 @@ from fivehundred.reports.build import (
     _readable,
     _wrap,
     check_outputs,
+    page_start,
 )
 from fivehundred.reports.figures import PALETTE, Chart, _err, _fig, _style, style_context
 from fivehundred.reports.tables import Col, NoData, Tables, html_table, need, num, pct, signed
@@ -235,15 +235,7 @@ def build_sweep_report(tables: Tables, out_html: str | Path, pdf: str | Path | N
     body.append("<h2>Skipped</h2>")
     body.append(_skipped_table(tables))
     title = f"Five Hundred: every rule against {html.escape(str(base['variant']))}"
-    page = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{title}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{title}</h1>",
-        *body,
-        "</body></html>",
-    ]
+    page = [*page_start(title), *body, "</body></html>"]
     _atomic_write(result.html, ("\n".join(page) + "\n").encode("utf-8"))
     if result.pdf is not None and chart is not None:
         _write_pdf(result.pdf, tables, var)
