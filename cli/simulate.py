@@ -15,7 +15,8 @@ if TYPE_CHECKING:
     from fivehundred.pipelines.simulate import Progress
 
 
-def _fmt_time(seconds: float | None) -> str:
+def fmt_time(seconds: float | None) -> str:
+    """Seconds as ``mm:ss`` or ``h:mm:ss`` (``--:--`` when unknown)."""
     if seconds is None:
         return "--:--"
     seconds = int(seconds)
@@ -47,7 +48,7 @@ class _Bar:
         )
         line = (
             f"\r[{'#' * filled}{'.' * (width - filled)}] {p.fraction * 100:5.1f}% "
-            f"{p.deals:,}{target}  {p.deals_per_second:,.0f} deals/s  ETA {_fmt_time(p.eta)} "
+            f"{p.deals:,}{target}  {p.deals_per_second:,.0f} deals/s  ETA {fmt_time(p.eta)} "
         )
         sys.stderr.write(line)
         sys.stderr.flush()
@@ -57,6 +58,15 @@ class _Bar:
             sys.stderr.write("\n")
             sys.stderr.flush()
             self.last = 0.0
+
+
+#: The ``--workers`` and ``--address`` flags of every command that plays on Ray.
+WorkersOption = Annotated[
+    int | None, typer.Option("--workers", help="Parallel workers (default: all cores; 0: in-process).")
+]
+AddressOption = Annotated[
+    str | None, typer.Option("--address", help="Join an existing Ray cluster (host:port).")
+]
 
 
 @app.command("simulate")
@@ -75,12 +85,8 @@ def simulate_cmd(
     config: Annotated[
         Path | None, typer.Option("--config", help="Run config TOML (configs/runs/); flags override it.")
     ] = None,
-    workers: Annotated[
-        int | None, typer.Option("--workers", help="Parallel workers (default: all cores; 0: in-process).")
-    ] = None,
-    address: Annotated[
-        str | None, typer.Option("--address", help="Join an existing Ray cluster (host:port).")
-    ] = None,
+    workers: WorkersOption = None,
+    address: AddressOption = None,
     chunk_size: Annotated[
         int | None, typer.Option("--chunk-size", help="Games per chunk (one part file each).")
     ] = None,

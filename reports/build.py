@@ -110,6 +110,17 @@ def _atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
+def page_start(title: str) -> list[str]:
+    """The first lines of a report page: doctype, head with ``title`` and the style, ``<h1>``."""
+    return [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{title}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{title}</h1>",
+    ]
+
+
 def _notice(kind: str, text: str) -> str:
     cls = "nodata" if kind == "no data" else "failed"
     return f'<p class="{cls}">{html.escape(kind)}: {html.escape(text)}</p>'
@@ -1016,11 +1027,7 @@ def build_report(
         rendered = [_render(sec, ctx, result) for sec in sections(ctx)]
     title = "Five Hundred: " + ", ".join(html.escape(_dir_name(d)) for d in dirs)
     page = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{title}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{title}</h1>",
+        *page_start(title),
         "<p>Simulated Five Hundred: what the deals say about bidding, misère, strategies "
         "and rule variants.</p>",
         _contents(rendered),

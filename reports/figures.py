@@ -682,6 +682,7 @@ _METRIC_LABELS = {
     "made": "deals with a contract made",
     "declarer_team0": "team 0 declares",
     "misere": "misère contracts",
+    "open_misere": "open misère contracts",
     "end_reached_500": "games ending at 500",
     "end_fell_to_-500": "games ending at −500",
     "end_deal_limit": "games hitting the deal limit",

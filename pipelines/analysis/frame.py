@@ -29,7 +29,7 @@ from fivehundred.sim.notation import (
     bid_trump,
     is_joker,
 )
-from fivehundred.sim.rules import ALL_BIDS
+from fivehundred.sim.rules import ALL_BIDS, Rules, rules_from_flat
 
 #: Every bid code of any ladder, in rank order (BMIS ranks with OMIS); the index codes calls.
 ALL_CODES: tuple[str, ...] = tuple(b.code for b in ALL_BIDS)
@@ -50,14 +50,29 @@ class Ladder:
     bids: tuple[tuple[str, int], ...]
 
 
+def manifest_rules(run: Run) -> Rules | None:
+    """The run's rules from its manifest's full rule settings (a sweep's one-switch variants have no
+    variant file), or None when the manifest has none that make a rule set."""
+    flat = run.manifest.rules
+    if not isinstance(flat, dict):
+        return None
+    try:
+        return rules_from_flat({"name": run.variant, **flat}, f"{run.path}/manifest.json")
+    except (UserError, KeyError, TypeError, ValueError):
+        return None
+
+
 def ladder_of(run: Run) -> Ladder:
-    """The run's ladder from its variant's rules; the full base ladder if the variant is unknown."""
+    """The run's ladder from its rules (the manifest's, else the variant's by name); the full base
+    ladder if neither is known."""
     from fivehundred import sim
 
-    try:
-        rules = sim.load_rules(run.variant)
-    except (UserError, OSError):
-        return Ladder(tuple((b.code, b.points) for b in ALL_BIDS if not b.blind))
+    rules = manifest_rules(run)
+    if rules is None:
+        try:
+            rules = sim.load_rules(run.variant)
+        except (UserError, OSError):
+            return Ladder(tuple((b.code, b.points) for b in ALL_BIDS if not b.blind))
     return Ladder(tuple((b.code, b.points) for b in rules.ladder))
 
 

@@ -80,6 +80,7 @@ def deal_metrics(f: Frame) -> pl.DataFrame:
         *[(pl.col("level") == lv).fill_null(False).alias(f"share_{lv}") for lv in LEVELS],
         *[(pl.col("trump") == t).fill_null(False).alias(f"share_{t}") for t in TRUMPS],
         pl.col("is_mis").fill_null(False).alias("misere"),
+        (c == OPEN_MISERE).fill_null(False).alias("open_misere"),
         (team_pts(fb_team) - team_pts(d_team)).alias("first_bidder_margin"),
     ]
     return f.df.select(cols)

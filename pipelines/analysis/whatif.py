@@ -13,7 +13,7 @@ import numpy as np
 import polars as pl
 
 from fivehundred.pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, rate_points
-from fivehundred.pipelines.analysis.frame import Frame
+from fivehundred.pipelines.analysis.frame import Frame, manifest_rules
 from fivehundred.pipelines.analysis.intervals import bootstrap_table
 from fivehundred.pipelines.analysis.io import AnalysisError
 from fivehundred.pipelines.analysis.misere import misere_features, misere_long
@@ -38,14 +38,10 @@ def default_strategy() -> str:
 def rules_of(frame: Frame) -> Any:
     """The run's rules: the manifest's full rule settings when present, else the variant by name."""
     from fivehundred import sim
-    from fivehundred.sim.rules import rules_from_flat
 
-    flat = frame.run.manifest.rules
-    if isinstance(flat, dict):
-        try:
-            return rules_from_flat({"name": frame.run.variant, **flat}, f"{frame.run.path}/manifest.json")
-        except (UserError, KeyError, TypeError, ValueError):
-            pass
+    rules = manifest_rules(frame.run)
+    if rules is not None:
+        return rules
     try:
         return sim.load_rules(frame.run.variant)
     except UserError as exc:

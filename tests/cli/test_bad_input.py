@@ -320,6 +320,33 @@ case("sim-out-other-run", sim("--out", "{tmp}/r"), damaged("copy"))
 case("sim-out-parts-without-manifest", sim("--out", "{tmp}/r"), damaged("no-manifest"))
 case("sim-out-manifest-not-json", sim("--out", "{tmp}/r"), damaged("manifest-not-json"))
 
+# --- sweep: every input checked before a deal is played (docs/sweep.md)
+SWEEP = ["sweep", "--out", "{tmp}/s", "--deals", "5", "--workers", "0", "--switches", "bidding.misere"]
+for cid, args in [
+    ("sweep-no-out", ["sweep", "--switches", "bidding.misere"]),
+    ("sweep-unknown-switch", [*SWEEP, "--switches", "bidding.nosuch"]),
+    ("sweep-switch-twice", [*SWEEP, "--switches", "bidding.misere,bidding.misere"]),
+    ("sweep-switch-empty-item", [*SWEEP, "--switches", "bidding.misere,,table.players"]),
+    ("sweep-unknown-base", [*SWEEP, "--base", "nosuch"]),
+    ("sweep-unknown-variant", [*SWEEP, "--variants", "club-004,nosuch"]),
+    ("sweep-variant-twice", [*SWEEP, "--variants", "club-004,club-004"]),
+    ("sweep-unknown-strategy", [*SWEEP, "--strategies", "nosuch"]),
+    ("sweep-strategies-count", [*SWEEP, "--strategies", "random,random"]),
+    ("sweep-deals-zero", [*SWEEP, "--deals", "0"]),
+    ("sweep-deals-not-int", [*SWEEP, "--deals", "many"]),
+    ("sweep-seed-negative", [*SWEEP, "--seed", "-1"]),
+    ("sweep-workers-negative", [*SWEEP, "--workers", "-1"]),
+    ("sweep-in-process-with-address", [*SWEEP, "--address", "127.0.0.1:1"]),
+    ("sweep-address-unreachable", [*SWEEP, "--workers", "1", "--address", "127.0.0.1:1"]),
+    ("sweep-out-in-proc", [*SWEEP, "--out", "/proc/fivehundred-bad-input/s"]),
+]:
+    case(cid, args)
+case("sweep-out-is-a-file", [*SWEEP, "--out", "{tmp}/f"], write("f", "x"))
+case("sweep-out-holds-another-run", SWEEP, damaged("copy", "s/runs/base"))
+case(
+    "sweep-bad-variant-file", [*SWEEP, "--variants", "{tmp}/v.toml"], variant_file("[bidding]\nmisere = 7\n")
+)
+
 # --- strategy specs (through simulate), with and without parameters
 SPECS = [
     ("colon-only-class", ":Foo"),

@@ -1,0 +1,135 @@
+"""``fivehundred sweep``: the base rules and every one-switch change of them, paired, in one report.
+
+:func:`sweep_job` is the library function (plan, play or reuse the runs, analyse, report); the
+command only parses its flags and prints what it returns.  See docs/sweep.md.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from fivehundred.cli.app import app, sigterm_as_ctrl_c
+from fivehundred.cli.simulate import AddressOption, WorkersOption, fmt_time
+
+if TYPE_CHECKING:
+    from fivehundred.pipelines.simulate import RunSummary
+    from fivehundred.pipelines.sweep import SweepProgress, SweepResult, SweepRun
+    from fivehundred.reports import ReportResult
+
+
+@dataclass(frozen=True)
+class SweepOutcome:
+    """What :func:`sweep_job` made: the sweep's runs and tables, and the report."""
+
+    result: SweepResult
+    report: ReportResult
+
+    def summary(self) -> str:
+        """A few lines for the terminal: runs played and reused, skipped variants, files."""
+        r = self.result
+        played = sum(s.session_deals for s in r.summaries)
+        lines = [
+            f"{len(r.summaries)} runs ({r.reused} reused), {played:,} deals played in {r.elapsed:.1f} s",
+            *(f"skipped {s.name}: {s.reason}" for s in r.plan.skipped),
+            f"statistics: {r.stats_dir}",
+            self.report.summary(),
+        ]
+        return "\n".join(lines)
+
+
+def sweep_job(
+    out: str | Path,
+    base: str = "pagat-au",
+    switches: str = "all",
+    variants: str | None = None,
+    deals: int = 3000,
+    seed: int = 1,
+    strategies: str = "heuristic",
+    workers: int | None = None,
+    address: str | None = None,
+    pdf: bool = True,
+    progress: Callable[[SweepProgress], None] | None = None,
+    on_run: Callable[[SweepRun, RunSummary, SweepProgress], None] | None = None,
+) -> SweepOutcome:
+    """Plan the sweep (every input checked first), play or reuse its runs, write ``OUT/stats`` and
+    ``OUT/report.html`` (and ``OUT/report.pdf``)."""
+    from fivehundred.pipelines.sweep import plan_sweep, run_sweep
+    from fivehundred.reports.build import check_outputs
+    from fivehundred.reports.sweep import build_sweep_report
+
+    plan = plan_sweep(out, base, switches, variants, deals, seed, strategies, workers, address)
+    html, pdf_path = plan.out / "report.html", (plan.out / "report.pdf" if pdf else None)
+    check_outputs(html, pdf_path)
+    result = run_sweep(plan, progress=progress, on_run=on_run)
+    return SweepOutcome(result, build_sweep_report(result.tables, html, pdf_path))
+
+
+class _SweepBar:
+    """Progress of the whole sweep on stderr: one line per finished run; a live bar on a terminal."""
+
+    def __init__(self) -> None:
+        self.tty = sys.stderr.isatty()
+        self.last = 0.0
+
+    def __call__(self, p: SweepProgress) -> None:
+        now = time.monotonic()
+        if not self.tty or now - self.last < 0.3:
+            return
+        self.last = now
+        sys.stderr.write(
+            f"\r[run {p.runs_done + 1}/{p.runs}] {p.current:38.38s} {p.deals:,}/{p.target_deals:,} deals  "
+            f"ETA {fmt_time(p.eta)} "
+        )
+        sys.stderr.flush()
+
+    def run_done(self, run: SweepRun, summary: RunSummary, p: SweepProgress) -> None:
+        what = "reused" if summary.session_deals == 0 else f"{summary.elapsed:.1f} s"
+        prefix = "\r" if self.tty else ""
+        eta = "analysing the runs, then the report" if p.runs_done == p.runs else f"ETA {fmt_time(p.eta)}"
+        sys.stderr.write(
+            f"{prefix}[{p.runs_done}/{p.runs}] {run.name}: {summary.deals:,} deals in "
+            f"{summary.games:,} games ({what}); sweep {p.deals:,}/{p.target_deals:,} deals, {eta}\n"
+        )
+        sys.stderr.flush()
+
+
+@app.command("sweep")
+def sweep_cmd(
+    out: Annotated[str, typer.Option("--out", help="Folder of the sweep: runs/, stats/, report.html.")],
+    base: Annotated[str, typer.Option("--base", help="The base rules: a variant name or .toml file.")] = (
+        "pagat-au"
+    ),
+    switches: Annotated[
+        str, typer.Option("--switches", help="'all', 'none' or switch keys a,b,... to change one at a time.")
+    ] = "all",
+    variants: Annotated[
+        str | None, typer.Option("--variants", help="Variant names or .toml files to compare too, a,b,...")
+    ] = None,
+    deals: Annotated[int, typer.Option("--deals", help="Deals per run (at least; whole games).")] = 3000,
+    seed: Annotated[int, typer.Option("--seed", help="Master seed of every run (0 <= S < 2**64).")] = 1,
+    strategies: Annotated[
+        str, typer.Option("--strategies", help="Strategy per seat, a,b,c,d (one name = all seats).")
+    ] = "heuristic",
+    workers: WorkersOption = None,
+    address: AddressOption = None,
+    pdf: Annotated[bool, typer.Option("--pdf/--no-pdf", help="Also write OUT/report.pdf.")] = True,
+) -> None:
+    """Play the base and every one-switch variant on the same deals; report the paired effects."""
+    bar = _SweepBar()
+    try:
+        with sigterm_as_ctrl_c():
+            outcome = sweep_job(
+                out, base, switches, variants, deals, seed, strategies, workers, address, pdf,
+                progress=bar, on_run=bar.run_done,
+            )  # fmt: skip
+    except KeyboardInterrupt:
+        typer.echo("\ninterrupted: run the same command again to reuse the finished runs", err=True)
+        raise typer.Exit(130) from None
+    typer.echo(outcome.summary())
