@@ -19,6 +19,7 @@ for _module in (
     "fivehundred.cli.tournament",
     "fivehundred.cli.run",
     "fivehundred.cli.play",
+    "fivehundred.cli.dd",
 ):
     try:
         __import__(_module)
