@@ -31,6 +31,7 @@ TABLE_NAMES = frozenset(
         "success_by_strategy", "success_by_variant", "success_by_feature", "success_by_trumps_joker",
         "misere", "misere_by_feature", "misere_whatif", "misere_whatif_by_feature", "pairing",
         "variant_effects", "strategy_duplicate", "success_comparison", "strategies", "strategy_pairings",
+        "dd_success", "dd_by_level", "dd_misere", "dd_trick_gain",
     }
 )  # fmt: skip
 
