@@ -110,7 +110,9 @@ def test_golden_file(tmp_path: Path) -> None:
 
 def test_cli_golden_and_blank_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     src = tmp_path / "p.jsonl"
-    src.write_text("\n" + json.dumps(GOLDEN[0][0]) + "\n\n" + json.dumps({**GOLDEN[1][0], "dd_tricks": 7}) + "\n")
+    src.write_text(
+        "\n" + json.dumps(GOLDEN[0][0]) + "\n\n" + json.dumps({**GOLDEN[1][0], "dd_tricks": 7}) + "\n"
+    )
     with pytest.raises(SystemExit) as exc:
         main_args(["dd", str(src), "--out", str(tmp_path / "o.jsonl")])
     assert exc.value.code == 0
@@ -158,7 +160,7 @@ def test_messages_name_line_and_problem(tmp_path: Path, changes: dict, message: 
         read_positions(src)
 
 
-def _fields(state) -> dict:  # noqa: ANN001 - an engine State
+def _fields(state) -> dict:
     """A state's position at a trick boundary as the command's fields (names through the deck)."""
     rules = state.rules
     deck = rules.deck
