@@ -200,3 +200,20 @@ def test_ray_workers_write_the_same_bytes(run: Path, tmp_path: Path, monkeypatch
     _sidecar(a, workers=0)
     _sidecar(b, workers=2)
     assert _parts(a) == _parts(b) and len(_parts(a)) >= 3
+
+
+def test_report_has_the_dd_section(run: Path, tmp_path: Path) -> None:
+    from fivehundred.reports.build import build_report
+
+    r = _copy(run, tmp_path / "r")
+    tables = analyze([r], tmp_path / "stats", dd="contract")
+    result = build_report([r], tmp_path / "report.html", tables=tables)
+    assert result.figures["dd"] == "ok"
+    assert result.tables["dd_success"] == "ok"
+    page = (tmp_path / "report.html").read_text()
+    assert '<section id="dd">' in page
+    assert 'data-table="dd_success"' in page and 'data-table="dd_trick_gain"' in page
+    assert "do not depend on the bots&#x27; card play" in page
+    plain = {k: v for k, v in tables.items() if not k.startswith("dd_")}
+    without = build_report([r], tmp_path / "plain.html", tables=plain)
+    assert without.sections["dd"].startswith("no data: no double-dummy tables")
