@@ -303,26 +303,17 @@ def dd_trick_gain(deals: Sequence[pl.DataFrame], teams: Sequence[int]) -> pl.Dat
             .agg(pl.col("strategies").unique().sort().str.join("+").alias("defence"))
         )
         d = d.join(seats, on="deal_id", how="left")
-        diff = (pl.col("dtricks").cast(pl.Int64) - pl.col("dd_tricks").cast(pl.Int64)).alias("g")
+        diff = pl.col("dtricks").cast(pl.Int64) - pl.col("dd_tricks").cast(pl.Int64)
         both = pl.concat(
-            [
-                d.select(
-                    "run_id",
-                    "variant",
-                    "game_id",
-                    pl.lit("declarer").alias("role"),
-                    pl.col("dstrategy").alias("strategy"),
-                    diff,
-                ),
-                d.select(
-                    "run_id",
-                    "variant",
-                    "game_id",
-                    pl.lit("defence").alias("role"),
-                    pl.col("defence").alias("strategy"),
-                    -diff,
-                ),
-            ]
+            d.select(
+                "run_id",
+                "variant",
+                "game_id",
+                pl.lit(role).alias("role"),
+                pl.col(who).alias("strategy"),
+                (sign * diff).alias("g"),
+            )
+            for role, who, sign in (("declarer", "dstrategy", 1), ("defence", "defence", -1))
         )
         per_game = both.group_by("run_id", "variant", "role", "strategy", "game_id").agg(
             pl.col("g").sum().alias("y"),

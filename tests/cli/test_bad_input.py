@@ -32,6 +32,7 @@ import pytest
 from fivehundred.cli.main import main
 from fivehundred.pipelines.runconfig import make_config
 from fivehundred.pipelines.simulate import run_simulation
+from tests.pipelines.test_dd_positions import GOLDEN
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -814,17 +815,7 @@ for cid, args, setup in [
     case(cid, args, setup)
 
 # --- fivehundred dd: every line is checked before any solve; a bad one names its line, no output file
-_POS = {
-    "variant": "pagat-au",
-    "contract": "8H",
-    "declarer": 0,
-    "leader": 0,
-    "hands": [["AH", "KH"], ["AS", "KS"], ["QH", "QS"], ["5S", "6S"]],
-    "joker_suit": None,
-    "suits_led": ["H", "S"],
-    "tricks_played": 8,
-    "declarer_tricks": 6,
-}
+_POS = GOLDEN[0][0]  # a good position (8H, two tricks left)
 
 
 def positions(**changes: Any) -> Setup:
