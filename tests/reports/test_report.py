@@ -45,6 +45,8 @@ KEYS = {
     "table_comparison": ["metric"],
     "score_trajectories": ["end_reason", "deal"],
     "success_by_trumps_joker": ["contract", "joker", "trumps"],
+    "dd_success": ["contract"],
+    "dd_trick_gain": ["role", "strategy"],
 }
 FIGURES = figure_keys()
 SECTION_IDS = [f.__name__.removesuffix("_section") for f in SECTION_BUILDERS]
@@ -71,7 +73,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path, di
     b = _run(root / "b", "club-004")
     c = _run(root / "c", "three-player", seats=3)
     stats = root / "stats"
-    tables = analyze([a, b, c], stats, what_if="misere", sample=40)
+    tables = analyze([a, b, c], stats, what_if="misere", sample=40, dd="contract")  # --dd: every section
     return a, b, stats, tables
 
 
