@@ -286,7 +286,7 @@ def test_single_run_and_missing_tables_say_no_data(runs: tuple, tmp_path: Path) 
     parsed = _parse(tmp_path / "r.html")
     # The sections with nothing to show (no compared run; no run on another table) are one line in the
     # contents, not a section of notices.
-    hidden = {"effects", "tables"}
+    hidden = {"effects", "tables", "dd"}  # and no --dd analysis: the double-dummy section
     assert parsed.sections == [s for s in SECTION_IDS if s not in hidden]
     assert result.sections["effects"].startswith("no data: no compared runs")
     assert '<li class="empty" data-empty="effects">Variant effects — no data: no compared runs' in text
