@@ -60,8 +60,10 @@ def dd_chart(t: Tables, runs: Sequence[str]) -> Chart:
         .row(-1, named=True)
     )
     reading = (
-        f"Level {worst['label']} shows the largest gap: {pct(worst['dd_rate'])} of these contracts are "
-        f"makeable double dummy, {pct(worst['success_rate'])} were made by the bots."
+        f"Level {worst['label']} shows the largest gap: {pct(worst['dd_rate'])} "
+        f"[{pct(worst['dd_lo'])}, {pct(worst['dd_hi'])}] of these {worst['n']} contracts are makeable "
+        f"double dummy, {pct(worst['success_rate'])} [{pct(worst['success_lo'])}, "
+        f"{pct(worst['success_hi'])}] were made by the bots."
     )
     return Chart("dd", "Contracts made as played and under double-dummy play", fig, reading)
 
