@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sys
+import time
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from fivehundred.cli.app import app
+from fivehundred.cli.app import app, sigterm_as_ctrl_c
 
 
 @app.command("analyze")
@@ -31,13 +33,45 @@ def analyze_cmd(
         ),
     ] = None,
     sample: Annotated[int, typer.Option("--sample", help="Deals replayed per run by --what-if.")] = 1000,
+    dd: Annotated[
+        bool,
+        typer.Option(
+            "--dd", help="Double-dummy tables of the contracts as played (RUN_DIR/dd/ keeps the results)."
+        ),
+    ] = False,
+    workers: Annotated[
+        int | None,
+        typer.Option("--workers", help="--dd: parallel Ray workers (default: all cores; 0: in-process)."),
+    ] = None,
+    address: Annotated[
+        str | None, typer.Option("--address", help="--dd: join an existing Ray cluster (host:port).")
+    ] = None,
 ) -> None:
     """Bid success, misère viability, strategy and (with --compare) paired variant effects."""
     from fivehundred.pipelines.analysis import analyze
 
     runs = [run_dir, *(compare or [])]
     out_dir = out if out is not None else run_dir / "stats"
-    tables = analyze(runs, out_dir, what_if=what_if, seat_strategy=seat_strategy, sample=sample)
+    last = [0.0]
+
+    def progress(run: str, done: int, total: int) -> None:  # a line every 2 s and at each run's end
+        now = time.monotonic()
+        if done == total or now - last[0] >= 2.0:
+            last[0] = now
+            print(f"dd: {run}: {done}/{total} parts solved", file=sys.stderr, flush=True)
+
+    with sigterm_as_ctrl_c():
+        tables = analyze(
+            runs,
+            out_dir,
+            what_if=what_if,
+            seat_strategy=seat_strategy,
+            sample=sample,
+            dd="contract" if dd else None,
+            workers=workers,
+            address=address,
+            progress=progress,
+        )
     for name, df in tables.items():
         typer.echo(f"{name:26s} {df.height:6d} rows")
     typer.echo(f"{len(tables)} tables (Parquet + CSV) in {out_dir}")

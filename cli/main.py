@@ -20,6 +20,7 @@ for _module in (
     "fivehundred.cli.run",
     "fivehundred.cli.play",
     "fivehundred.cli.sweep",
+    "fivehundred.cli.dd",
 ):
     try:
         __import__(_module)

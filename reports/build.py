@@ -25,6 +25,7 @@ import polars as pl
 from fivehundred.pipelines.outputs import check_output_file
 from fivehundred.pipelines.rundir import Manifest
 from fivehundred.reports import figures
+from fivehundred.reports.dd import dd_section
 from fivehundred.reports.figures import Chart, style_context, table_metric_label
 from fivehundred.reports.section import Context, FigureSlot, Section, TableSlot, run_names
 from fivehundred.reports.tables import (
@@ -889,6 +890,7 @@ SECTION_BUILDERS: tuple[Callable[[Context], Section], ...] = (
     effects_section,
     tables_section,
     games_section,
+    dd_section,
     methods_section,
 )
 

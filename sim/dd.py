@@ -25,6 +25,7 @@ joker is still out); quick tricks (top cards the leader can cash) cut the search
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -32,6 +33,7 @@ from ._loader import c_extension, c_extension_reason
 from ._mypyc import mypyc_attr
 from .cards import bits
 from .engine import JOKER_LEAD, PLAY, State, compiled, contract_tables, joker_lead_suits, playable_mask
+from .notation import NT, parse_bid, parse_joker_suit, suit_index
 from .rules import Bid, Rules  # at run time: the compiled dataclass resolves its field types
 
 #: Entries of the transposition table before it is cleared (about 350 bytes each: at most ~70 MB).
@@ -147,6 +149,122 @@ class Position:
                 if jk >> c & 1:
                     acts.extend(JOKER_LEAD + 4 * j + s for s in range(4) if suits >> s & 1)
         return tuple(acts)
+
+    @classmethod
+    def from_fields(
+        cls,
+        rules: Rules,
+        contract: str,
+        declarer: int,
+        leader: int,
+        hands: Sequence[Sequence[str]],
+        joker_suit: str | None = None,
+        suits_led: Sequence[str] = (),
+        tricks_played: int = 0,
+        declarer_tricks: int = 0,
+    ) -> Position:
+        """The position at a trick boundary given in the log's notation (``fivehundred dd``'s fields).
+
+        ``hands``: each seat's remaining cards (the misère declarer's partners: empty); ``joker_suit``:
+        one naming per joker still in the declarer's hand, as the log writes it; ``suits_led``: the
+        suits led so far; ``leader``: the seat to lead.  ``ValueError`` says what is wrong.
+        """
+        n = rules.players
+        bid = rules.bid_index.get(contract) if isinstance(contract, str) else None
+        if bid is None:
+            try:
+                parse_bid(contract)
+            except (ValueError, TypeError):
+                raise ValueError(
+                    f"contract {contract!r} is not a bid code (6S .. 10NT, MIS, OMIS, BMIS)"
+                ) from None
+            raise ValueError(f"contract {contract} is not a bid of variant {rules.name}")
+        bid_ = rules.ladder[bid]
+        for what, seat in (("declarer", declarer), ("leader", leader)):
+            if type(seat) is not int or not 0 <= seat < n:
+                raise ValueError(f"{what} {seat!r} is not a seat (0..{n - 1})")
+        if len(hands) != n:
+            raise ValueError(f"hands has {len(hands)} seats, the variant has {n} players")
+        team = declarer % rules.teams
+        active = [not bid_.misere or s == declarer or s % rules.teams != team for s in range(n)]
+        if not active[leader]:
+            raise ValueError(f"leader {leader} sits out (the misère declarer's partner)")
+        index = rules.deck.index
+        masks: list[int] = []
+        seen = 0
+        for s, hand in enumerate(hands):
+            m = 0
+            for name in hand:
+                c = index.get(name) if isinstance(name, str) else None
+                if c is None:
+                    raise ValueError(f"seat {s}'s hand holds {name!r}, not a card of the {rules.name} deck")
+                if (seen | m) >> c & 1:
+                    raise ValueError(f"card {name} appears twice")
+                m |= 1 << c
+            seen |= m
+            if not active[s] and m:
+                raise ValueError(
+                    f"seat {s} sits out in {contract} (the declarer's partner): its hand must be empty"
+                )
+            masks.append(m)
+        sizes = {len(hands[s]) for s in range(n) if active[s]}
+        if len(sizes) != 1:
+            shown = ", ".join(str(len(hands[s])) for s in range(n) if active[s])
+            raise ValueError(f"the playing seats' hands have unequal sizes ({shown})")
+        size = sizes.pop()
+        if size == 0:
+            raise ValueError("the hands are empty: no trick is left to play")
+        if type(tricks_played) is not int or tricks_played + size != rules.hand_size:
+            raise ValueError(
+                f"tricks_played {tricks_played!r} with {size} card(s) per hand: "
+                f"the two must add up to {rules.hand_size} tricks"
+            )
+        if type(declarer_tricks) is not int or not 0 <= declarer_tricks <= tricks_played:
+            raise ValueError(f"declarer_tricks {declarer_tricks!r} is not 0..tricks_played ({tricks_played})")
+        led = 0
+        for letter in suits_led:
+            try:
+                suit = suit_index(letter) if isinstance(letter, str) else NT
+            except ValueError as exc:
+                raise ValueError(f"suits_led: {exc}") from None
+            if suit == NT or led >> suit & 1:
+                raise ValueError(f"suits_led: {letter!r} is not a suit S C D H listed once")
+            led |= 1 << suit
+        if len(suits_led) > tricks_played:
+            raise ValueError(
+                f"suits_led lists {len(suits_led)} suits but only {tricks_played} tricks were played"
+            )
+        try:
+            namings = (
+                parse_joker_suit(joker_suit) if joker_suit is None or isinstance(joker_suit, str) else None
+            )
+        except ValueError as exc:
+            raise ValueError(f"joker_suit: {exc}") from None
+        if namings is None:
+            raise ValueError(f"joker_suit {joker_suit!r} is not a naming text (H, -,H) or null")
+        jokers = rules.deck.jokers
+        kept = [j for j, c in enumerate(jokers) if masks[declarer] >> c & 1]
+        named = [-1] * len(jokers)
+        if namings:
+            if not (bid_.no_trump and compiled(rules).joker_pagat):
+                raise ValueError(f"joker_suit {joker_suit!r}: the declarer names no joker in {contract} here")
+            if len(namings) > len(kept):
+                raise ValueError(
+                    f"joker_suit {joker_suit!r} names more jokers than the declarer holds ({len(kept)})"
+                )
+            for j, s in zip(kept, namings, strict=False):
+                named[j] = s
+        return cls(
+            rules=rules,
+            contract=bid_,
+            declarer=declarer,
+            leader=leader,
+            hands=tuple(masks),
+            jokers_named=tuple(named),
+            led_suits=led,
+            tricks_played=tricks_played,
+            declarer_tricks=declarer_tricks,
+        )
 
 
 def backend() -> str:

@@ -9,7 +9,7 @@ duplicate comparisons (:mod:`~pipelines.analysis.variants`), and writes each as 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,6 +21,9 @@ from fivehundred.pipelines.analysis.io import AnalysisError, Run, open_run, writ
 from fivehundred.pipelines.outputs import check_output_dir
 from fivehundred.pipelines.rundir import RunLog
 from fivehundred.strategies.base import StrategyConfigError, check_spec
+
+#: ``analyze --dd`` analyses: the contract as played (``par`` is not built yet).
+DD_CONTRACT = "contract"
 
 __all__ = ["AnalysisError", "Frame", "Run", "analyze", "build_tables", "open_run", "write_tables"]
 
@@ -56,17 +59,27 @@ def analyze(
     what_if: str | None = None,
     seat_strategy: str | None = None,
     sample: int = 1000,
+    dd: str | None = None,
+    workers: int | None = 0,
+    address: str | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> dict[str, pl.DataFrame]:
     """Analyse one run (or compare several, the first being the base) and write the tables.
 
     ``out_dir`` defaults to ``<first run>/stats``.  ``what_if="misere"`` adds the forced-misère
     replay tables for ``sample`` deals of each run played by ``seat_strategy`` (default
-    ``heuristic`` when registered, else ``random``).  Returns the tables by name.
+    ``heuristic`` when registered, else ``random``).  ``dd="contract"`` adds the double-dummy tables
+    (each run's DD sidecar ``RUN/dd/`` computed where missing, on ``workers`` Ray workers, 0: in this
+    process; ``progress(run, parts done, parts)`` after each part).  Returns the tables by name.
     """
     if not run_dirs:
         raise AnalysisError("no run directory given")
     if what_if not in (None, "misere"):
         raise AnalysisError(f"unknown --what-if analysis {what_if!r} (known: misere)")
+    if dd not in (None, DD_CONTRACT):
+        raise AnalysisError(f"unknown --dd analysis {dd!r} (known: {DD_CONTRACT})")
+    if workers is not None and workers < 0:
+        raise AnalysisError(f"--workers must be 0 or more, got {workers}")
     if what_if is not None and sample < 1:
         raise AnalysisError(f"--sample must be at least 1, got {sample}")
     if what_if is not None and seat_strategy is not None:
@@ -95,5 +108,23 @@ def analyze(
         from fivehundred.pipelines.analysis.whatif import misere_whatif
 
         tables.update(tidy.finish(misere_whatif(frames, seat_strategy, sample), frames))
+    if dd is not None:
+        tables.update(tidy.finish(_dd_tables(frames, workers, address, progress), frames))
     write_tables(tables, out)
     return tables
+
+
+def _dd_tables(
+    frames: Sequence[Frame],
+    workers: int | None,
+    address: str | None,
+    progress: Callable[[str, int, int], None] | None,
+) -> dict[str, pl.DataFrame]:
+    from fivehundred.pipelines.analysis.dd import dd_sidecar, dd_tables
+    from fivehundred.pipelines.analysis.whatif import rules_of
+
+    sidecars = []
+    for f in frames:
+        report = None if progress is None else (lambda done, total, p=f.run.path: progress(p, done, total))
+        sidecars.append(dd_sidecar(f, rules_of(f), workers, address, report))
+    return dd_tables(frames, sidecars)

@@ -32,6 +32,7 @@ TABLE_NAMES = frozenset(
         "misere", "misere_by_feature", "misere_whatif", "misere_whatif_by_feature", "pairing",
         "variant_effects", "strategy_duplicate", "success_comparison", "strategies", "strategy_pairings",
         "sweep_variants", "sweep_effects",
+        "dd_success", "dd_by_level", "dd_misere", "dd_trick_gain",
     }
 )  # fmt: skip
 

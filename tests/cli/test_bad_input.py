@@ -32,6 +32,7 @@ import pytest
 from fivehundred.cli.main import main
 from fivehundred.pipelines.runconfig import make_config
 from fivehundred.pipelines.simulate import run_simulation
+from tests.pipelines.test_dd_positions import GOLDEN
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -839,6 +840,54 @@ for cid, args, setup in [
     ),
 ]:
     case(cid, args, setup)
+
+# --- fivehundred dd: every line is checked before any solve; a bad one names its line, no output file
+_POS = GOLDEN[0][0]  # a good position (8H, two tricks left)
+
+
+def positions(**changes: Any) -> Setup:
+    """``p.jsonl``: a good position, then the position with ``changes`` (a bad line 2)."""
+    return write("p.jsonl", json.dumps(_POS) + "\n" + json.dumps({**_POS, **changes}) + "\n")
+
+
+_DD = ["dd", "{tmp}/p.jsonl", "--out", "{tmp}/o.jsonl"]
+_NT = {"contract": "8NT", "hands": [["JK", "4H"], ["AS", "KS"], ["QH", "QS"], ["5S", "6S"]]}
+for cid, setup in [
+    ("unknown-card", positions(hands=[["AH", "ZZ"], ["AS", "KS"], ["QH", "QS"], ["5S", "6S"]])),
+    ("card-not-in-deck", positions(hands=[["AH", "2H"], ["AS", "KS"], ["QH", "QS"], ["5S", "6S"]])),
+    ("card-twice", positions(hands=[["AH", "KH"], ["AS", "KS"], ["QH", "AH"], ["5S", "6S"]])),
+    ("unequal-hands", positions(hands=[["AH", "KH"], ["AS"], ["QH", "QS"], ["5S", "6S"]])),
+    ("contract-variant-lacks", positions(contract="BMIS")),
+    ("contract-not-a-bid", positions(contract="11H")),
+    ("joker-suit-without-joker", positions(contract="8NT", joker_suit="H")),
+    ("joker-suit-in-suit-contract", positions(hands=_NT["hands"], joker_suit="H")),
+    ("joker-suit-bad-letter", positions(**_NT, joker_suit="X")),
+    ("misere-partner-holds-cards", positions(contract="MIS")),
+    (
+        "misere-partner-leads",
+        positions(contract="MIS", leader=2, hands=[["AH", "KH"], ["AS", "KS"], [], ["5S", "6S"]]),
+    ),
+    ("tricks-do-not-add-up", positions(tricks_played=7)),
+    ("declarer-tricks-too-many", positions(declarer_tricks=9)),
+    ("suit-led-twice", positions(suits_led=["H", "H"])),
+    ("suit-led-nt", positions(suits_led=["NT"])),
+    ("declarer-not-a-seat", positions(declarer=4)),
+    ("leader-not-int", positions(leader="0")),
+    ("unknown-variant", positions(variant="nosuch")),
+    ("unknown-field", positions(trump="H")),
+    ("missing-field", write("p.jsonl", json.dumps({k: v for k, v in _POS.items() if k != "hands"}) + "\n")),
+    ("not-json", write("p.jsonl", json.dumps(_POS) + "\n{oops\n")),
+    ("not-an-object", write("p.jsonl", "[1, 2]\n")),
+    ("empty-file", write("p.jsonl", "")),
+    ("not-utf8", write("p.jsonl", b"\xff\xfe\n")),
+]:
+    case(f"dd-{cid}", _DD, setup)
+case("dd-missing-file", _DD, None)
+case("dd-input-is-folder", _DD, write("p.jsonl/"))
+case("dd-no-out", ["dd", "{tmp}/p.jsonl"], positions())
+case("dd-out-is-input", ["dd", "{tmp}/p.jsonl", "--out", "{tmp}/p.jsonl"], positions())
+case("dd-out-is-folder", ["dd", "{tmp}/p.jsonl", "--out", "{tmp}/d"], both(positions(), write("d/")))
+case("analyze-dd-workers-negative", ["analyze", "{run}", "--dd", "--workers", "-1", "--out", "{tmp}/s"])
 
 #: Run as a real process: specs that must never be called (they would end a test process), and a few
 #: ordinary ones to prove the real exit status and stderr.

@@ -45,6 +45,8 @@ KEYS = {
     "table_comparison": ["metric"],
     "score_trajectories": ["end_reason", "deal"],
     "success_by_trumps_joker": ["contract", "joker", "trumps"],
+    "dd_success": ["contract"],
+    "dd_trick_gain": ["role", "strategy"],
 }
 FIGURES = figure_keys()
 SECTION_IDS = [f.__name__.removesuffix("_section") for f in SECTION_BUILDERS]
@@ -71,7 +73,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path, di
     b = _run(root / "b", "club-004")
     c = _run(root / "c", "three-player", seats=3)
     stats = root / "stats"
-    tables = analyze([a, b, c], stats, what_if="misere", sample=40)
+    tables = analyze([a, b, c], stats, what_if="misere", sample=40, dd="contract")  # --dd: every section
     return a, b, stats, tables
 
 
@@ -284,7 +286,7 @@ def test_single_run_and_missing_tables_say_no_data(runs: tuple, tmp_path: Path) 
     parsed = _parse(tmp_path / "r.html")
     # The sections with nothing to show (no compared run; no run on another table) are one line in the
     # contents, not a section of notices.
-    hidden = {"effects", "tables"}
+    hidden = {"effects", "tables", "dd"}  # and no --dd analysis: the double-dummy section
     assert parsed.sections == [s for s in SECTION_IDS if s not in hidden]
     assert result.sections["effects"].startswith("no data: no compared runs")
     assert '<li class="empty" data-empty="effects">Variant effects — no data: no compared runs' in text

@@ -31,7 +31,8 @@ def test_every_section_names_its_bots(built: tuple) -> None:
     html, tables, _ = built
     banners = re.findall(r'<p class="bots" data-bots="1">(.*?)</p>', html)
     shown = re.findall(r'<section id="([a-z]+)"', html)
-    assert "tables" not in shown and len(shown) == len(SECTION_BUILDERS) - 1  # no run on another table
+    # no run on another table, no --dd analysis
+    assert "tables" not in shown and "dd" not in shown and len(shown) == len(SECTION_BUILDERS) - 2
     assert len(banners) == len(shown) - 1  # every shown section but the methods
     for lineup in tables["overview"]["strategies"].to_list():
         assert all(lineup in b for b in banners)

@@ -1,0 +1,123 @@
+"""The report's double-dummy section: what the deals make under perfect play beside what the bots made.
+
+Reads only the ``dd_`` statistics tables (``analyze --dd``, docs/statistics.md).  These figures do not
+depend on the bots' card play: the DD result of a deal is fixed by the contract and the hands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+from matplotlib.figure import Figure
+
+from fivehundred.reports.figures import Chart
+from fivehundred.reports.section import Context, FigureSlot, Section, TableSlot
+from fivehundred.reports.tables import Col, NoData, Tables, html_table, need, num, pct, signed
+
+_RATE = ["run_id", "n", "success_rate", "success_lo", "success_hi", "dd_rate", "dd_lo", "dd_hi"]
+_NO_DD = "no double-dummy tables (run analyze --dd)"
+
+
+def _rows(t: Tables, runs: Sequence[str]) -> pl.DataFrame:
+    """The main run's levels 6..10 and misère contracts, in that order, with a label."""
+    if "dd_by_level" not in t:
+        raise NoData(_NO_DD)
+    lv = need(t, "dd_by_level", [*_RATE, "level"]).filter(pl.col("run_id") == runs[0])
+    mis = need(t, "dd_misere", [*_RATE, "contract", "crank"]).filter(pl.col("run_id") == runs[0])
+    out = pl.concat(
+        [
+            lv.select(pl.col("level").alias("label"), *_RATE),
+            mis.sort("crank").select(pl.col("contract").alias("label"), *_RATE),
+        ]
+    ).filter(pl.col("n") > 0)
+    if out.height == 0:
+        raise NoData("no contract was played")
+    return out
+
+
+def dd_chart(t: Tables, runs: Sequence[str]) -> Chart:
+    """Made as played and DD-makeable (misère: DD-viable) by level, with 95% Wilson intervals."""
+    df = _rows(t, runs)
+    x = np.arange(df.height)
+    fig = Figure(figsize=(7.5, 3.4), layout="constrained")
+    ax = fig.add_subplot()
+    for off, col, label in ((-0.18, "success", "made as played"), (0.18, "dd", "makeable double dummy")):
+        mid = df[f"{col}_rate"].cast(pl.Float64).to_numpy()
+        lo = df[f"{col}_lo"].cast(pl.Float64).to_numpy()
+        hi = df[f"{col}_hi"].cast(pl.Float64).to_numpy()
+        err = np.vstack([np.clip(mid - lo, 0, None), np.clip(hi - mid, 0, None)])
+        ax.bar(x + off, mid, width=0.36, yerr=err, capsize=2, label=label)
+    ax.set_xticks(x, [f"{lab}\n(n={n})" for lab, n in zip(df["label"], df["n"], strict=True)])
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("share of contracts")
+    ax.set_xlabel("level bid (misère: made = no trick taken)")
+    ax.legend(loc="upper right")
+    worst = (
+        df.with_columns((pl.col("dd_rate") - pl.col("success_rate")).alias("gap"))
+        .sort("gap")
+        .row(-1, named=True)
+    )
+    reading = (
+        f"Level {worst['label']} shows the largest gap: {pct(worst['dd_rate'])} "
+        f"[{pct(worst['dd_lo'])}, {pct(worst['dd_hi'])}] of these {worst['n']} contracts are makeable "
+        f"double dummy, {pct(worst['success_rate'])} [{pct(worst['success_lo'])}, "
+        f"{pct(worst['success_hi'])}] were made by the bots."
+    )
+    return Chart("dd", "Contracts made as played and under double-dummy play", fig, reading)
+
+
+def dd_tables_html(t: Tables, runs: Sequence[str]) -> str:
+    """The main run's dd_success table and the tricks gained against DD per strategy."""
+    if "dd_success" not in t:
+        raise NoData(_NO_DD)
+    run = runs[0]
+    succ = need(t, "dd_success", [*_RATE, "contract", "crank", "made_not_dd", "dd_not_made"])
+    succ = succ.filter((pl.col("run_id") == run) & (pl.col("n") > 0)).sort("crank")
+    cols = [
+        Col("contract", "contract"),
+        Col("played", "n", num),
+        Col("made", "success_rate", pct, "success_lo", "success_hi"),
+        Col("makeable (DD)", "dd_rate", pct, "dd_lo", "dd_hi"),
+        Col("made, not DD-makeable", "made_not_dd", num),
+        Col("DD-makeable, not made", "dd_not_made", num),
+    ]
+    out = [
+        html_table(
+            succ, "dd_success", cols, caption="Contracts as played and under double-dummy play", run=run
+        )
+    ]
+    gain = need(t, "dd_trick_gain", ["run_id", "role", "strategy", "n", "gain_mean", "gain_lo", "gain_hi"])
+    gain = gain.filter(pl.col("run_id") == run).sort("role", "strategy")
+    gcols = [
+        Col("role", "role"),
+        Col("strategy", "strategy"),
+        Col("deals", "n", num),
+        Col("tricks vs DD", "gain_mean", lambda v: signed(v, 2), "gain_lo", "gain_hi"),
+        Col("below DD", "below_dd", num),
+        Col("above DD", "above_dd", num),
+    ]
+    out.append(
+        html_table(gain, "dd_trick_gain", gcols, caption="Tricks gained (+) or lost against DD play", run=run)
+    )
+    return "\n".join(out)
+
+
+def dd_section(ctx: Context) -> Section:
+    """The double-dummy section (one line in the contents when the statistics have no dd_ tables)."""
+    return Section(
+        "dd",
+        "Double dummy",
+        "What the contracts played make under double-dummy play (all hands open, both sides perfect), "
+        "beside what the bots made. The double-dummy figures do not depend on the bots' card play, only on "
+        "what they bid and discarded: the bot-independent view of bid success and misère viability.",
+        methods=(
+            "Each contract is solved exactly from its opening lead with the declarer's hand after its "
+            "discards and the joker as named (analyze --dd, docs/dd.md); rates carry Wilson intervals, "
+            "tricks against DD a cluster-by-game interval."
+        ),
+        figures=(FigureSlot("dd", dd_chart),),
+        tables=(TableSlot("dd_success", dd_tables_html),),
+        strategies=ctx.lineups(),
+    )

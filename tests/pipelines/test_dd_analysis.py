@@ -1,0 +1,219 @@
+"""``analyze --dd``: the per-deal DD sidecar (RUN/dd/) and the dd_ tables (pipelines/analysis/dd.py).
+
+The positions are checked against an independent route to the opening lead: the deal re-dealt from its
+seed and its logged calls, discards and namings applied through the engine, then ``Position.from_state``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from fivehundred.pipelines.analysis import analyze
+from fivehundred.pipelines.analysis import dd as ddmod
+from fivehundred.pipelines.analysis.frame import deal_frame
+from fivehundred.pipelines.analysis.io import AnalysisError, open_run
+from fivehundred.pipelines.analysis.whatif import rules_of
+from fivehundred.pipelines.runconfig import make_config
+from fivehundred.pipelines.simulate import run_simulation
+from fivehundred.sim import PLAY, State, load_rules
+from fivehundred.sim.dd import Position, dd_tricks
+from fivehundred.sim.notation import action_codes, parse_joker_suit
+
+STRATS = "heuristic,random,heuristic,random"
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("ddrun") / "r"
+    run_simulation(make_config(None, strategies=STRATS, seed=21, deals=14, workers=0, out=str(out)))
+    return out
+
+
+def _copy(run: Path, dest: Path) -> Path:
+    import shutil
+
+    shutil.copytree(run, dest, ignore=shutil.ignore_patterns("dd", "stats"))
+    return dest
+
+
+def _direct(run: Path) -> dict[int, int]:
+    """Each contract deal's DD tricks via the engine: re-dealt from its seed, logged actions applied."""
+    rules = load_rules("pagat-au")
+    codes = action_codes(rules)
+    out = {}
+    for row in pl.read_parquet(f"{run}/deals/*.parquet").filter(pl.col("contract").is_not_null()).to_dicts():
+        st = State.deal(rules, row["seed"], row["dealer"])
+        for call in row["bids"]:
+            st.apply_checked(codes.calls[call])
+        for card in row["discards"]:
+            st.apply_checked(codes.plays[card])
+        for s in parse_joker_suit(row["joker_suit"]) + [-1] * 2:
+            if st.phase == PLAY:
+                break
+            st.apply_checked(codes.namings["-" if s < 0 else "SCDH"[s]])
+        assert st.phase == PLAY and st.tricks_played == 0
+        out[row["deal_id"]] = dd_tricks(Position.from_state(st))
+    return out
+
+
+def _sidecar(run: Path, workers: int | None = 0) -> pl.DataFrame:
+    frame = deal_frame(open_run(run))
+    return ddmod.dd_sidecar(frame, rules_of(frame), workers=workers)
+
+
+def _parts(run: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((run / "dd").glob("*.parquet"))}
+
+
+def test_sidecar_matches_the_engine_replay_and_its_parts(
+    run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ddmod, "CHUNK_DEALS", 4)
+    r = _copy(run, tmp_path / "r")
+    side = _sidecar(r)
+    direct = _direct(r)
+    assert dict(zip(side["deal_id"], side["dd_tricks"], strict=True)) == direct
+    assert side["deal_id"].to_list() == sorted(direct)
+    assert set(side["dd_version"]) == {ddmod.DD_VERSION}
+    parts = _parts(r)
+    assert list(parts) == [f"part-{i:05d}.parquet" for i in range((len(direct) + 3) // 4)]
+    # each part is its chunk's bytes, whatever order (or worker) solved it
+    frame = deal_frame(open_run(r))
+    log = frame.run.scan.filter(pl.col("contract").is_not_null()).select(ddmod.LOG_COLUMNS).sort("deal_id")
+    rows = log.collect().to_dicts()
+    for i in reversed(range(len(parts))):
+        chunk = ddmod.DDChunk(i, rules_of(frame), tuple(rows[4 * i : 4 * i + 4]))
+        assert ddmod.solve_chunk(chunk) == parts[f"part-{i:05d}.parquet"]
+
+
+def test_resume_reuses_good_parts_and_redoes_missing_stale_and_extra(
+    run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ddmod, "CHUNK_DEALS", 4)
+    r = _copy(run, tmp_path / "r")
+    _sidecar(r)
+    good = _parts(r)
+    assert len(good) >= 3
+    (r / "dd" / "part-00000.parquet").unlink()  # an interrupted analysis
+    (r / "dd" / "part-00001.parquet").write_bytes(b"torn")  # not Parquet
+    (r / "dd" / "part-00099.parquet").write_bytes(good["part-00002.parquet"])  # from a longer log
+    solved: list[int] = []
+    real = ddmod.solve_chunk
+
+    def counting(chunk: ddmod.DDChunk) -> bytes:
+        solved.append(chunk.key)
+        return real(chunk)
+
+    monkeypatch.setattr(ddmod, "solve_chunk", counting)
+    _sidecar(r)
+    assert solved == [0, 1]
+    assert _parts(r) == good
+    solved.clear()
+    _sidecar(r)  # complete: nothing solved
+    assert solved == []
+    # parts of other deals (another seed's log simulated into a copy of the folder) are solved again
+    other = tmp_path / "o"
+    run_simulation(make_config(None, strategies=STRATS, seed=22, deals=14, workers=0, out=str(other)))
+    (r / "dd").rename(other / "dd")
+    _sidecar(other)
+    assert sorted(solved) == list(range(len(_parts(other))))
+
+
+def test_tables_against_direct_dd(run: Path, tmp_path: Path) -> None:
+    r = _copy(run, tmp_path / "r")
+    tables = analyze([r], tmp_path / "stats", dd="contract")
+    direct = _direct(r)
+    deals = pl.read_parquet(f"{r}/deals/*.parquet").filter(pl.col("contract").is_not_null()).to_dicts()
+    assert {"dd_success", "dd_by_level", "dd_misere", "dd_trick_gain"} <= set(tables)
+    for name in ("dd_success", "dd_by_level", "dd_misere", "dd_trick_gain"):
+        assert tables[name].columns[:3] == ["run_id", "variant", "strategies"]
+        assert (tmp_path / "stats" / f"{name}.parquet").exists()
+
+    def need(d: dict) -> int:
+        return (
+            0
+            if d["contract"].endswith("MIS")
+            else int(d["contract"][:-2] if "NT" in d["contract"] else d["contract"][:-1])
+        )
+
+    def dd_ok(d: dict) -> bool:
+        v = direct[d["deal_id"]]
+        return v == 0 if d["contract"].endswith("MIS") else v >= need(d)
+
+    succ = {row["contract"]: row for row in tables["dd_success"].to_dicts()}
+    mis = {row["contract"]: row for row in tables["dd_misere"].to_dicts()}
+    for code in {d["contract"] for d in deals}:
+        row = (mis if code.endswith("MIS") else succ)[code]
+        these = [d for d in deals if d["contract"] == code]
+        assert row["n"] == len(these)
+        assert row["made"] == sum(d["made"] for d in these)
+        assert row["dd_made"] == sum(dd_ok(d) for d in these)
+        assert row["dd_not_made"] == sum(dd_ok(d) and not d["made"] for d in these)
+        assert row["made_not_dd"] == sum(d["made"] and not dd_ok(d) for d in these)
+        assert row["dd_rate"] == pytest.approx(row["dd_made"] / row["n"])
+    assert sum(r["n"] for r in tables["dd_by_level"].to_dicts()) == sum(
+        not d["contract"].endswith("MIS") for d in deals
+    )
+    gain = {(g["role"], g["strategy"]): g for g in tables["dd_trick_gain"].to_dicts()}
+    suits = [d for d in deals if not d["contract"].endswith("MIS")]
+    for strat in {"heuristic.v1", "random.v1"}:
+        mine = [d for d in suits if d["strategies"][d["declarer"]] == strat]
+        if not mine:
+            continue
+        diffs = [d["declarer_tricks"] - direct[d["deal_id"]] for d in mine]
+        g = gain[("declarer", strat)]
+        assert (g["n"], g["below_dd"], g["above_dd"]) == (
+            len(mine),
+            sum(x < 0 for x in diffs),
+            sum(x > 0 for x in diffs),
+        )
+        assert g["gain_mean"] == pytest.approx(sum(diffs) / len(diffs))
+    # declarer 0/2 plays heuristic, its defenders 1/3 random (and the other way round)
+    assert {s for role, s in gain if role == "defence"} <= {"heuristic.v1", "random.v1"}
+    # a second analysis reuses the sidecar and gives the same bytes
+    before = _parts(r)
+    again = analyze([r], tmp_path / "stats2", dd="contract")
+    assert _parts(r) == before
+    for name in ("dd_success", "dd_trick_gain"):
+        assert again[name].equals(tables[name])
+        assert (tmp_path / "stats2" / f"{name}.parquet").read_bytes() == (
+            tmp_path / "stats" / f"{name}.parquet"
+        ).read_bytes()
+
+
+def test_unknown_dd_analysis_fails_before_any_work(run: Path, tmp_path: Path) -> None:
+    r = _copy(run, tmp_path / "r")
+    with pytest.raises(AnalysisError, match="unknown --dd analysis 'nope'"):
+        analyze([r], tmp_path / "s", dd="nope")
+    with pytest.raises(AnalysisError, match="--workers must be 0 or more"):
+        analyze([r], tmp_path / "s", dd="contract", workers=-2)
+    assert not (r / "dd").exists() and not (tmp_path / "s").exists()
+
+
+@pytest.mark.slow
+def test_ray_workers_write_the_same_bytes(run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ddmod, "CHUNK_DEALS", 3)
+    a, b = _copy(run, tmp_path / "a"), _copy(run, tmp_path / "b")
+    _sidecar(a, workers=0)
+    _sidecar(b, workers=2)
+    assert _parts(a) == _parts(b) and len(_parts(a)) >= 3
+
+
+def test_report_has_the_dd_section(run: Path, tmp_path: Path) -> None:
+    from fivehundred.reports.build import build_report
+
+    r = _copy(run, tmp_path / "r")
+    tables = analyze([r], tmp_path / "stats", dd="contract")
+    result = build_report([r], tmp_path / "report.html", tables=tables)
+    assert result.figures["dd"] == "ok"
+    assert result.tables["dd_success"] == "ok"
+    page = (tmp_path / "report.html").read_text()
+    assert '<section id="dd">' in page
+    assert 'data-table="dd_success"' in page and 'data-table="dd_trick_gain"' in page
+    assert "do not depend on the bots&#x27; card play" in page
+    plain = {k: v for k, v in tables.items() if not k.startswith("dd_")}
+    without = build_report([r], tmp_path / "plain.html", tables=plain)
+    assert without.sections["dd"].startswith("no data: no double-dummy tables")
