@@ -238,7 +238,8 @@ class Heuristic2Strategy(HeuristicStrategy):
         self.blind_misere = bool(blind_misere)
         self.name_jokers = bool(name_jokers)
         self.compete = float(compete)
-        self._named: dict[int, tuple[Any, int]] = {}  # id(view) -> (view, suit named for the first joker)
+        #: The suits named so far in a deal whose jokers are being named, by :meth:`_deal_key`.
+        self._named: dict[tuple[Any, ...], list[int]] = {}
 
     # ================================================================== bidding
 
@@ -400,23 +401,44 @@ class Heuristic2Strategy(HeuristicStrategy):
             return super().name_joker(view, legal, rng)
         info = rules_info(view.rules)
         hand = view.hand
-        hit = self._named.get(id(view))
-        taken = hit[1] if hit is not None and hit[0] is view else -1  # a second joker: another suit
+        # The view does not say which of the declarer's jokers is being named (nor what the earlier
+        # ones were named): the bot remembers the suits it named in this deal, by the deal's key.
+        key = self._deal_key(view)
+        taken = self._named.get(key)
+        if taken is None:
+            if len(self._named) > 64:
+                self._named.clear()
+            taken = self._named[key] = []
         nat = info.nat_masks
         best = NAME_NONE
         best_k = (1, 0)
         for s in range(4):
-            if s == taken or NAME_SUIT + s not in legal:
+            if s in taken or NAME_SUIT + s not in legal:
                 continue
             n = (hand & nat[s]).bit_count()
             if n >= 2 and not nt_stopper(info, s, hand):
                 k = (n, -s)
                 if k > best_k:
                     best, best_k = NAME_SUIT + s, k
-        if len(self._named) > 64:
-            self._named.clear()
-        self._named[id(view)] = (view, best - NAME_SUIT if best != NAME_NONE else -1)
+        taken.append(best - NAME_SUIT if best != NAME_NONE else -1)
+        if len(taken) >= (hand & info.joker_mask).bit_count():
+            del self._named[key]  # every joker of the hand is named: the deal's naming is over
         return best
+
+    @staticmethod
+    def _deal_key(view: SeatView) -> tuple[Any, ...]:
+        """What identifies the deal and the declarer's hand in the view (the same for each joker's
+        naming, whatever view object the engine hands over)."""
+        return (
+            view.seat,
+            view.dealer,
+            view.hand_no,
+            view.scores,
+            view.bids,
+            view.hand,
+            view.kitty,
+            view.discards,
+        )
 
 
 register(Heuristic2Strategy.name)(Heuristic2Strategy)

@@ -85,12 +85,15 @@ def test_names_the_joker_for_a_suit_it_does_not_stop() -> None:
 
 def test_two_jokers_name_two_different_unstopped_suits() -> None:
     bot = make("heuristic.v2")
-    _, state = _to_joker_phase("two-jokers", "JK1 JK2 AS KS AC KC 4D 5D 4H 5H", "6S 7S 8S 9S 6C 7C")
-    view = state.view(0)  # one view for the deal, as the game runner keeps it
-    for _ in range(2):
-        state.apply_checked(bot.name_joker(view, state.legal_actions(), NO_RNG))
-    assert sorted(state.jokers_named) == [SUITS.index("D"), SUITS.index("H")]
-    _finish(state, bot)
+    for _ in range(2):  # the same deal twice with one bot: nothing of the first deal is left over
+        _, state = _to_joker_phase("two-jokers", "JK1 JK2 AS KS AC KC 4D 5D 4H 5H", "6S 7S 8S 9S 6C 7C")
+        names = []
+        while state.phase == JOKER:  # a new view snapshot at each decision, as the game runner hands
+            names.append(bot.name_joker(state.view(0), state.legal_actions(), NO_RNG))
+            state.apply_checked(names[-1])
+        assert sorted(names) == [NAME_SUIT + SUITS.index("D"), NAME_SUIT + SUITS.index("H")]
+        assert sorted(state.jokers_named) == [SUITS.index("D"), SUITS.index("H")]
+        _finish(state, bot)
 
 
 def test_misere_joker_naming_is_v1s() -> None:
