@@ -145,6 +145,7 @@ BUILTIN_MODULES = (
     "fivehundred.strategies.heuristic",
     "fivehundred.strategies.heuristic2",
     "fivehundred.strategies.montecarlo",
+    "fivehundred.strategies.expert",
 )
 
 

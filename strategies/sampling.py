@@ -165,14 +165,13 @@ def sample_hidden(view: SeatView, rng: Rng | random.Random, tries: int = 30) -> 
     return None
 
 
-def rebuild_state(view: SeatView, hands: list[int], discards: int) -> State:
-    """A full :class:`State` at this view's point of the deal, from sampled current hands.
+def initial_state(view: SeatView, hands: list[int], discards: int) -> State:
+    """The deal of this view's game before any call, from sampled current hands and discards.
 
-    The deal is rebuilt as if the kitty had been the declarer's discards (the real kitty when the
-    seat is the declarer), then the public history
-    (auction, discards, joker naming, plays) is replayed, so the result is a legal engine state.
+    Each seat is dealt its current hand and the cards it has played; the kitty is the declarer's
+    discards (the real kitty when the seat is the declarer, whose dealt hand is then its hand and
+    discards without the kitty).  The game scores and the deal's number are the view's.
     """
-    rules = view.rules
     by = played_by(view)
     dealt = [h | p for h, p in zip(hands, by, strict=True)]
     kitty = discards
@@ -180,10 +179,19 @@ def rebuild_state(view: SeatView, hands: list[int], discards: int) -> State:
     if known is not None:  # the declarer knows the real kitty: keep it
         kitty = known
         dealt[view.seat] = (dealt[view.seat] | discards) & ~known
-    st = State(rules, dealt, kitty, view.dealer)
+    st = State(view.rules, dealt, kitty, view.dealer)
+    st.scores = view.scores
+    st.hand_no = view.hand_no
+    return st
+
+
+def replay_state(view: SeatView, st: State, discards: int) -> State:
+    """``st`` (an :func:`initial_state`, perhaps with some of the auction applied) brought to this
+    view's point of the deal: the rest of the auction (or the contract forced, when the view has no
+    auction), the discards, the joker naming and the plays."""
     calls = view.bids
     if calls:
-        for a in calls:
+        for a in calls[len(st.bids) :]:
             st.apply(a)
     else:
         contract = view.contract
@@ -200,6 +208,14 @@ def rebuild_state(view: SeatView, hands: list[int], discards: int) -> State:
         st.apply(NAME_SUIT + named[j] if named[j] >= 0 else NAME_NONE)
     for _, a in view.plays:
         st.apply(a)
-    st.scores = view.scores
-    st.hand_no = view.hand_no
     return st
+
+
+def rebuild_state(view: SeatView, hands: list[int], discards: int) -> State:
+    """A full :class:`State` at this view's point of the deal, from sampled current hands.
+
+    The deal is rebuilt as if the kitty had been the declarer's discards (the real kitty when the
+    seat is the declarer), then the public history (auction, discards, joker naming, plays) is
+    replayed, so the result is a legal engine state (:func:`initial_state`, :func:`replay_state`).
+    """
+    return replay_state(view, initial_state(view, hands, discards), discards)

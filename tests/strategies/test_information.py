@@ -12,7 +12,13 @@ from fivehundred.strategies.base import make
 
 from .conftest import decision_points, public_view, shuffle_hidden
 
-BOTS = ["random", "heuristic", "heuristic.v2", "montecarlo(samples=4)"]
+BOTS = [
+    "random",
+    "heuristic",
+    "heuristic.v2",
+    "montecarlo(samples=4)",
+    "expert(worlds=3, pool=2, search_tricks=4)",
+]
 
 
 @pytest.mark.parametrize("variant", available_variants())
@@ -41,7 +47,7 @@ def test_choices_ignore_hidden_cards(spec: str, variant: str) -> None:
     rules = load_rules(variant)
     bot = make(spec)
     rng = random.Random(7)
-    deals = 3 if spec.startswith("montecarlo") else 12
+    deals = 3 if spec.startswith(("montecarlo", "expert")) else 12
     checked = 0
     for k, state in enumerate(decision_points(rules, 21, deals=deals, every=2)):
         seat = state.turn
@@ -62,7 +68,7 @@ def test_choices_ignore_hidden_cards(spec: str, variant: str) -> None:
 def test_hidden_misere_hands() -> None:
     """Misère deals (an inactive partner's hand is hidden too) under a forced contract."""
     rules = load_rules("pagat-au")
-    bots = [make("heuristic"), make("montecarlo(samples=4)")]
+    bots = [make("heuristic"), make("montecarlo(samples=4)"), make("expert(worlds=3, search_tricks=4)")]
     rng = random.Random(3)
     from fivehundred.sim.game import new_deal
 

@@ -1,0 +1,133 @@
+"""expert.v1: DD search over sampled worlds; the worlds agree with the view and the auction."""
+
+from __future__ import annotations
+
+import pytest
+
+from fivehundred.sim import load_rules, play_game
+from fivehundred.sim.dd import Position, move_values
+from fivehundred.sim.engine import DONE, PLAY
+from fivehundred.sim.game import new_deal
+from fivehundred.sim.rng import Rng
+from fivehundred.strategies.base import StrategyConfigError, label, make
+from fivehundred.strategies.expert import ExpertStrategy, side_points
+from fivehundred.strategies.sampling import initial_state
+
+from .conftest import public_view
+
+SMALL = "expert(worlds=3, pool=2, search_tricks=4)"
+
+
+def _v2_deal_states(variant: str, deals: int, seed: int = 41):  # type: ignore[no-untyped-def]
+    """Play decisions (states) of heuristic.v2 self-play deals, with the deal's real start."""
+    rules = load_rules(variant)
+    bot = make("heuristic.v2")
+    rng = Rng(0)
+    for d in range(deals):
+        state, _ = new_deal(rules, seed, d, d % rules.players)
+        while state.phase != DONE:
+            legal = state.legal_actions()
+            if state.phase == PLAY:
+                yield state
+            method = (bot.bid, bot.discard, bot.name_joker, bot.play)[state.phase]
+            state.apply(method(state.view(state.turn), legal, rng))
+
+
+def test_registered_with_validated_parameters() -> None:
+    bot = make("expert(worlds=5)")
+    assert isinstance(bot, ExpertStrategy) and bot.worlds == 5
+    assert label("expert", {"worlds": 5}) == "expert.v1(worlds=5)"
+    for spec, words in [
+        ("expert(worlds=0)", ["worlds", "between"]),
+        ("expert(search_tricks=2.5)", ["search_tricks", "whole number"]),
+        ("expert(mismatch=2)", ["mismatch", "between"]),
+        ("expert(infer='yes')", ["infer", "true or false"]),
+        ("expert(samples=3)", ["unknown parameter", "worlds"]),
+    ]:
+        with pytest.raises(StrategyConfigError) as err:
+            make(spec)
+        assert all(w in str(err.value) for w in words), str(err.value)
+
+
+def test_side_points_is_the_engines_score() -> None:
+    """The points a DD trick count stands for are the engine's score of a deal with those tricks."""
+    rules = load_rules("pagat-au")
+    bots = [make("heuristic.v2")] * 4
+    checked = 0
+    for r in play_game(rules, bots, 5, 0) + play_game(rules, bots, 5, 1):
+        if r["contract"] is None:
+            continue
+        contract = rules.ladder[rules.bid_index[r["contract"]]]
+        team = r["declarer"] % 2
+        delta = r["score_delta"]
+        tricks = r["declarer_tricks"]
+        if contract.misere:
+            tricks = min(tricks, 1)
+        assert side_points(rules, contract, tricks) == delta[team] - delta[1 - team]
+        checked += 1
+    assert checked > 5
+
+
+@pytest.mark.parametrize("variant", ["pagat-au", "three-player", "two-jokers"])
+def test_worlds_agree_with_the_view_and_the_true_auction_weighs_one(variant: str) -> None:
+    bot = make("expert(worlds=4, pool=2)")
+    checked = 0
+    for k, state in enumerate(_v2_deal_states(variant, 4)):
+        if k % 5:
+            continue
+        seat = state.turn
+        view = state.view(seat)
+        worlds = bot.sample_worlds(view, Rng(k))
+        assert worlds and len(worlds) <= 4
+        for w, st in worlds:
+            assert 0.0 < w <= 1.0
+            assert public_view(st, seat) == public_view(state, seat)
+            assert st.legal_actions() == state.legal_actions()
+        if seat == state.declarer:  # the declarer knows the kitty: the true deal replays exactly
+            hands = list(state.hands)
+            deal = initial_state(view, hands, state.discards)
+            assert bot.auction_weight(view, deal) == 1.0  # the calls are heuristic.v2's own
+        checked += 1
+    assert checked > 5
+
+
+def test_plays_the_best_dd_action_over_its_worlds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Given one world (the true deal), it plays an action of the best DD points for its side."""
+    bot = ExpertStrategy(worlds=1)
+    differs = 0
+    checked = 0
+    for k, state in enumerate(_v2_deal_states("pagat-au", 12)):
+        legal = state.legal_actions()
+        if len(legal) < 2 or state.tricks_played < 4 or k % 2:
+            continue
+        checked += 1
+        monkeypatch.setattr(bot, "sample_worlds", lambda view, rng, st=state: [(1.0, st.clone())])
+        view = state.view(state.turn)
+        action = bot.play(view, legal, Rng(k))
+        values = move_values(Position.from_state(state))
+        rules, contract = state.rules, state.contract
+        sign = 1 if state.turn % 2 == state.declarer % 2 else -1
+        points = {a: sign * side_points(rules, contract, v) for a, v in values.items()}
+        assert points[action] == max(points.values())
+        differs += action != bot.base.play(view, legal, Rng(k))
+    assert checked > 20 and differs > 0  # the search is not heuristic.v2's play
+
+
+def test_without_search_it_plays_heuristic_v2s_games() -> None:
+    rules = load_rules("pagat-au")
+    expert = play_game(rules, [make("expert(search_tricks=0)"), make("heuristic")] * 2, 8, 0)
+    v2 = play_game(rules, [make("heuristic.v2"), make("heuristic")] * 2, 8, 0)
+    assert [r["plays"] for r in expert] == [r["plays"] for r in v2]
+
+
+@pytest.mark.parametrize("variant", ["pagat-au", "three-player", "six-player", "two-jokers", "nullo"])
+def test_plays_whole_games_and_is_reproducible(variant: str) -> None:
+    rules = load_rules(variant)
+
+    def game() -> list[dict]:
+        bots = [make(SMALL) if s % rules.teams == 0 else make("heuristic") for s in range(rules.players)]
+        return play_game(rules, bots, 9, 0)
+
+    first = game()  # raises StrategyError on any illegal action
+    assert first and all(r["plays"] or r["contract"] is None for r in first)
+    assert game() == first
