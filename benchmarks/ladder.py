@@ -9,14 +9,16 @@ paired differences (deal pairs of one game are correlated through the game score
 treats each game pair as one unit: a cluster-robust interval), and the game win rate (of games with a
 winner) with a 95% Wilson interval.
 
-Targets (issue 3): heuristic vs random wins >= 95% of games; montecarlo vs heuristic CI above 0;
-heuristic vs heuristic CI contains 0.  Speeds are whole-game deals per second on one core.  A
+The ladder is random < heuristic.v1 < heuristic.v2 < montecarlo.v1 < expert.v1 (issue 14): each bot
+plays the one below it.  The bot table gives, from self-play, each bot's whole-game deals per second
+on one core, the share of contracts that are misère, open misère and blind misère, and how often a
+no-trump declarer names the joker's suit.  A
 misère line gives how often heuristic self-play (``--misere-games``, default 2,000 games) ends in a
 misère contract and how often each misère contract is made (issue 3 asks for under ~8% of pagat-au
 contracts, at a made rate that reflects the risk).
 
-    python benchmarks/ladder.py                   # the full ladder (2,000 / 1,000 deal pairs)
-    python benchmarks/ladder.py --pairs 200 --mc-pairs 50 --speed-games 50   # a quick run
+    python benchmarks/ladder.py                   # the full ladder (2,000 / 1,000 / 200 deal pairs)
+    python benchmarks/ladder.py --pairs 200 --mc-pairs 50 --expert-pairs 20 --speed-games 50   # quick
     python benchmarks/ladder.py --misere-only --variant club-004 --misere-games 1000
     python benchmarks/ladder.py --v2-only --pairs 3000 --workers 2   # heuristic.v2 vs v1 and speeds
 """
@@ -24,6 +26,7 @@ contracts, at a made rate that reflects the risk).
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import sys
 import time
@@ -184,43 +187,14 @@ def speed(variant: str, spec: str, games: int, master_seed: int, max_seconds: fl
     CPU time of this process is used, not wall time, so that other work on a shared machine does not
     count against the bot; it stops after ``max_seconds`` of CPU time.
     """
-    rules = load_rules(variant)
-    bots = [make(spec) for _ in range(rules.players)]
-    deals = 0
-    t0 = time.process_time()
-    for g in range(games):
-        deals += len(play_game(rules, bots, master_seed, 10_000 + g))
-        if time.process_time() - t0 > max_seconds:
-            break
-    return deals / (time.process_time() - t0), deals
+    p = self_play(variant, spec, games, master_seed, max_seconds)
+    return p["dps"], p["deals"]
 
 
 def misere_stats(variant: str, spec: str, games: int, master_seed: int) -> dict[str, Any]:
-    """How often ``spec`` in every seat ends in a misère contract, and how often it is made.
-
-    Returns the number of contracts, per misère code (``MIS``, ``OMIS``, ``BMIS``...) the number
-    bid and made (the declarer took no trick), and the no-trump contracts with the number of them
-    in which the declarer named a joker's suit.
-    """
-    rules = load_rules(variant)
-    bots = [make(spec) for _ in range(rules.players)]
-    contracts = 0
-    per: dict[str, list[int]] = {}
-    nt = [0, 0]
-    for g in range(games):
-        for r in play_game(rules, bots, master_seed, g):
-            code = r["contract"]
-            if code is None:
-                continue
-            contracts += 1
-            if code.endswith("NT"):
-                nt[0] += 1
-                nt[1] += r["joker_suit"] is not None
-            if rules.ladder[rules.bid_index[code]].misere:
-                row = per.setdefault(code, [0, 0])
-                row[0] += 1
-                row[1] += r["declarer_tricks"] == 0
-    return {"games": games, "contracts": contracts, "misere": per, "nt": nt}
+    """How often ``spec`` in every seat ends in a misère contract, and how often it is made
+    (:func:`self_play` over games ``0 .. games - 1``, without a time limit)."""
+    return self_play(variant, spec, games, master_seed, math.inf, first_game=0)
 
 
 def format_misere(variant: str, spec: str, s: dict[str, Any]) -> str:
@@ -237,6 +211,69 @@ def format_misere(variant: str, spec: str, s: dict[str, Any]) -> str:
     )
 
 
+#: The ladder, weakest first: each step is a duplicate match of a bot against the one below it.
+LADDER = ("random", "heuristic.v1", "heuristic.v2", "montecarlo", "expert")
+
+
+def self_play(
+    variant: str, spec: str, games: int, master_seed: int, max_seconds: float, first_game: int = 10_000
+) -> dict[str, Any]:
+    """Self-play of ``spec`` in every seat: deals per CPU second, and what was bid.
+
+    Plays up to ``games`` whole games from game ``first_game`` on (stopping after ``max_seconds`` of
+    this process's CPU time) and returns the deals per second, the number of contracts, per misère
+    code the number bid and made, and the no-trump contracts with the number in which the declarer
+    named a joker's suit.
+    """
+    rules = load_rules(variant)
+    bots = [make(spec) for _ in range(rules.players)]
+    deals = contracts = 0
+    per: dict[str, list[int]] = {}
+    nt = [0, 0]
+    t0 = time.process_time()
+    played = 0
+    for g in range(games):
+        records = play_game(rules, bots, master_seed, first_game + g)
+        played += 1
+        deals += len(records)
+        for r in records:
+            code = r["contract"]
+            if code is None:
+                continue
+            contracts += 1
+            if code.endswith("NT"):
+                nt[0] += 1
+                nt[1] += r["joker_suit"] is not None
+            if rules.ladder[rules.bid_index[code]].misere:
+                row = per.setdefault(code, [0, 0])
+                row[0] += 1
+                row[1] += r["declarer_tricks"] == 0
+        if time.process_time() - t0 > max_seconds:
+            break
+    cpu = time.process_time() - t0
+    return {
+        "games": played,
+        "deals": deals,
+        "dps": deals / cpu,
+        "contracts": contracts,
+        "misere": per,
+        "nt": nt,
+    }
+
+
+def format_profile(spec: str, p: dict[str, Any]) -> str:
+    """One line of the bot table: speed, misère and open-misère share, joker naming frequency."""
+    n = p["contracts"] or 1
+    mis = sum(k for code, (k, _) in p["misere"].items() if not code.startswith(("OMIS", "BMIS")))
+    omis = sum(k for code, (k, _) in p["misere"].items() if code.startswith("OMIS"))
+    bmis = sum(k for code, (k, _) in p["misere"].items() if code.startswith("BMIS"))
+    nt, named = p["nt"]
+    return (
+        f"| {label(spec)} | {p['dps']:,.2f} | {p['deals']} | {mis / n:.1%} | {omis / n:.1%} | {bmis / n:.1%} "
+        f"| {named}/{nt} = {named / nt if nt else 0:.0%} |"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the ladder and print it."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -244,11 +281,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=500)
     ap.add_argument("--pairs", type=int, default=2000, help="deal pairs per match (default 2000)")
     ap.add_argument("--mc-pairs", type=int, default=1000, help="deal pairs for montecarlo matches")
+    ap.add_argument("--expert-pairs", type=int, default=200, help="deal pairs for the expert match")
     ap.add_argument("--montecarlo", default="montecarlo", help="montecarlo spec (default settings)")
+    ap.add_argument("--expert", default="expert", help="expert spec (default settings)")
     ap.add_argument("--workers", type=int, default=1, help="processes for the matches")
-    ap.add_argument("--speed-games", type=int, default=300, help="self-play games for the speed figures")
-    ap.add_argument("--skip-mc", action="store_true", help="leave out the montecarlo match")
-    ap.add_argument("--speed-only", action="store_true", help="only the speed figures, no matches")
+    ap.add_argument("--speed-games", type=int, default=300, help="self-play games for the bot table")
+    ap.add_argument("--speed-seconds", type=float, default=30.0, help="CPU seconds per bot for the bot table")
+    ap.add_argument("--skip-mc", action="store_true", help="leave out montecarlo and expert")
+    ap.add_argument("--skip-expert", action="store_true", help="leave out expert")
+    ap.add_argument("--speed-only", action="store_true", help="only the bot table, no matches")
     ap.add_argument(
         "--misere-games", type=int, default=2000, help="heuristic self-play games for the misère line"
     )
@@ -279,37 +320,29 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {label(spec)}: {dps:,.0f} deals/s ({deals} deals)", flush=True)
         return 0
 
-    matches = [
-        ("heuristic", "random", args.pairs),
-        ("heuristic.v2", "heuristic.v1", args.pairs),
-        ("heuristic", "heuristic", args.pairs),
-    ]
-    if not args.skip_mc:
-        matches.insert(1, (args.montecarlo, "heuristic", args.mc_pairs))
-    if args.speed_only:
-        matches = []
+    specs = {"montecarlo": args.montecarlo, "expert": args.expert}
+    bots = [specs.get(b, b) for b in LADDER]
+    if args.skip_mc:
+        bots = bots[:3]
+    elif args.skip_expert:
+        bots = bots[:4]
+    sizes = {args.montecarlo: args.mc_pairs, args.expert: args.expert_pairs}
     print(f"variant {args.variant}, master seed {args.seed}, workers {args.workers}")
-    for a, b, n in matches:
-        r = run_match(args.variant, a, b, n, args.seed, args.workers)
-        print(format_match(r), f"| {r['seconds']:.1f} cpu-s", flush=True)
-        if a == b:
-            sm, slo, shi = r["seat_check"]
-            print(
-                f"  method check: identical bots give {r['mean']:+.1f} in every deal pair; without "
-                f"duplicate, team 0 minus team 1 per deal {sm:+.1f} [95% CI {slo:+.1f}, {shi:+.1f}]",
-                flush=True,
-            )
-    if args.misere_games and not args.speed_only:
-        for spec in ("heuristic.v1", "heuristic.v2"):
-            s = misere_stats(args.variant, spec, args.misere_games, args.seed)
-            print(format_misere(args.variant, spec, s), flush=True)
-    print("speed (self-play, whole games, deals per CPU second of one process = one core):")
-    for spec, budget in (("random", 20.0), ("heuristic.v1", 30.0), ("heuristic.v2", 30.0)):
-        dps, deals = speed(args.variant, spec, args.speed_games, args.seed, budget)
-        print(f"  {label(spec)}: {dps:,.0f} deals/s ({deals} deals)", flush=True)
-    if not args.skip_mc:
-        dps, deals = speed(args.variant, args.montecarlo, 2, args.seed, 60.0)
-        print(f"  {label(args.montecarlo)}: {dps:,.2f} deals/s ({deals} deals, 4 Monte Carlo seats)")
+    if not args.speed_only:
+        print("ladder (duplicate matches, each bot against the one below it):")
+        for lower, upper in itertools.pairwise(bots):
+            n = sizes.get(upper, args.pairs)
+            r = run_match(args.variant, upper, lower, n, args.seed, args.workers)
+            print(f"  {format_match(r)} | {r['seconds']:.1f} cpu-s", flush=True)
+    print(
+        f"bots (self-play, up to {args.speed_games} games or {args.speed_seconds:g} CPU seconds each; "
+        "deals per CPU second of one process = one core; shares of all contracts):"
+    )
+    print("| bot | deals/s | deals | misère | open misère | blind misère | NT contracts naming the joker |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for spec in bots:
+        p = self_play(args.variant, spec, args.speed_games, args.seed, args.speed_seconds)
+        print(format_profile(spec, p), flush=True)
     return 0
 
 
