@@ -2,38 +2,67 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from fivehundred.cli.app import app, sigterm_as_ctrl_c
+from fivehundred.pipelines.tournament.live import fmt_num, fmt_signed
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from fivehundred.pipelines.tournament.live import MatchStatus
+
+
+def terminal_width() -> int:
+    """Columns of the terminal that stderr shows (``COLUMNS`` or 80 when that cannot be read)."""
+    try:
+        return os.get_terminal_size(sys.stderr.fileno()).columns
+    except (OSError, ValueError):
+        return shutil.get_terminal_size().columns
 
 
 class _LiveLine:
-    """Prints each match's status on stderr: rewritten in place on a terminal, else every few seconds."""
+    """Each match's status on stderr: one line rewritten in place on a terminal (cut to its width,
+    erased at the end so that the result is printed once), else a plain line every few seconds."""
 
-    def __init__(self, every: float = 2.0) -> None:
+    def __init__(self, every: float = 10.0) -> None:
         self.tty = sys.stderr.isatty()
         self.every = every
-        self.last = 0.0
-        self.shown = ""
+        self.last = time.monotonic()
+        self.shown = False
 
-    def __call__(self, status: object) -> None:
-        line = status.line()  # type: ignore[attr-defined]
+    def __call__(self, status: MatchStatus) -> None:
         now = time.monotonic()
         if self.tty:
-            typer.echo("\r\x1b[2K" + line, err=True, nl=False)
-            self.shown = line
-        elif now - self.last >= self.every or status.decision in ("H0", "H1"):  # type: ignore[attr-defined]
-            typer.echo(line, err=True)
+            width = terminal_width() - 1
+            typer.echo("\r\x1b[2K" + status.line(width), err=True, nl=False)
+            self.shown = True
+        elif now - self.last >= self.every:
+            typer.echo(status.line(), err=True)
             self.last = now
 
     def close(self) -> None:
         if self.tty and self.shown:
-            typer.echo("", err=True)
+            typer.echo("\r\x1b[2K", err=True, nl=False)
+            self.shown = False
+
+
+def standings(entries: pl.DataFrame) -> list[str]:
+    """The entries table in a few columns (rank, entry, games, score, rating with its interval)."""
+    lines = [f"{'rank':>4}  {'entry':<20} {'games':>7} {'score':>6}  rating"]
+    for row in entries.iter_rows(named=True):
+        score = fmt_num(100 * row["score"], 1) + "%"
+        rating = f"{fmt_signed(row['rating'], 0)} [{fmt_signed(row['rating_low'], 0)}, "
+        rating += f"{fmt_signed(row['rating_high'], 0)}]"
+        lines.append(f"{row['rank']:>4}  {row['entry']:<20} {row['games']:>7,} {score:>6}  {rating}")
+    return lines
 
 
 @app.command("tournament")
@@ -76,6 +105,8 @@ def tournament_cmd(
     for status in result.statuses:
         typer.echo(status.line())
     typer.echo("")
-    typer.echo(result.markdown)
+    for line in standings(result.entries):
+        typer.echo(line)
     where = result.out_dir
-    typer.echo(f"wrote {where}/tables/ (matches, entries, tournament.md) and {where}/deals/")
+    typer.echo(f"full tables: {where}/tables/tournament.md (matches, entries also as Parquet)")
+    typer.echo(f"deal log: {where}/deals/")
