@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from fivehundred.cli.app import app, sigterm_as_ctrl_c
-from fivehundred.pipelines.tournament.live import fmt_num, fmt_signed
+from fivehundred.cli.progress import StatusLine
 
 if TYPE_CHECKING:
     import polars as pl
@@ -20,42 +16,25 @@ if TYPE_CHECKING:
     from fivehundred.pipelines.tournament.live import MatchStatus
 
 
-def terminal_width() -> int:
-    """Columns of the terminal that stderr shows (``COLUMNS`` or 80 when that cannot be read)."""
-    try:
-        return os.get_terminal_size(sys.stderr.fileno()).columns
-    except (OSError, ValueError):
-        return shutil.get_terminal_size().columns
-
-
 class _LiveLine:
-    """Each match's status on stderr: one line rewritten in place on a terminal (cut to its width,
-    erased at the end so that the result is printed once), else a plain line every few seconds."""
+    """Each match's status as the command's :class:`~cli.progress.StatusLine`: rewritten in place
+    on a terminal (cut to its width, erased at the end so that the result is printed once), else a
+    plain line every 30 seconds."""
 
-    def __init__(self, every: float = 10.0) -> None:
-        self.tty = sys.stderr.isatty()
-        self.every = every
-        self.last = time.monotonic()
-        self.shown = False
+    def __init__(self) -> None:
+        self.status = StatusLine()
 
     def __call__(self, status: MatchStatus) -> None:
-        now = time.monotonic()
-        if self.tty:
-            width = terminal_width() - 1
-            typer.echo("\r\x1b[2K" + status.line(width), err=True, nl=False)
-            self.shown = True
-        elif now - self.last >= self.every:
-            typer.echo(status.line(), err=True)
-            self.last = now
+        self.status.update(status.line())
 
     def close(self) -> None:
-        if self.tty and self.shown:
-            typer.echo("\r\x1b[2K", err=True, nl=False)
-            self.shown = False
+        self.status.close()
 
 
 def standings(entries: pl.DataFrame) -> list[str]:
     """The entries table in a few columns (rank, entry, games, score, rating with its interval)."""
+    from fivehundred.pipelines.tournament.live import fmt_num, fmt_signed
+
     lines = [f"{'rank':>4}  {'entry':<20} {'games':>7} {'score':>6}  rating"]
     for row in entries.iter_rows(named=True):
         score = fmt_num(100 * row["score"], 1) + "%"

@@ -93,9 +93,9 @@ class MatchStatus:
             f"[{self.elo0:g}, {self.elo1:g}]{decided}"
         )
 
-    def line(self, width: int | None = None) -> str:
+    def line(self) -> str:
         """The fastchess-like status line: the LLR and its bounds first, then Elo, score, points per
-        deal, counts.  With ``width`` it is cut to fit (never wider than ``width`` characters)."""
+        deal, counts (the CLI cuts it to the terminal's width)."""
         parts = [
             self.llr_text(),
             f"{self.a} vs {self.b}",
@@ -107,16 +107,7 @@ class MatchStatus:
             f"deals {self.deals:,}",
             f"Ptnml(0-2) {list(self.penta)}",
         ]
-        return fit(" | ".join(p for p in parts if p is not None), width)
-
-
-def fit(text: str, width: int | None) -> str:
-    """``text`` cut to at most ``width`` characters (the cut marked ``…``); unchanged without a width."""
-    if width is None or len(text) <= width:
-        return text
-    if width <= 1:
-        return text[: max(width, 0)]
-    return text[: width - 1] + "…"
+        return " | ".join(p for p in parts if p is not None)
 
 
 def fmt_num(x: float, digits: int) -> str:
