@@ -33,11 +33,15 @@ def analyze_cmd(
     sample: Annotated[int, typer.Option("--sample", help="Deals replayed per run by --what-if.")] = 1000,
 ) -> None:
     """Bid success, misère viability, strategy and (with --compare) paired variant effects."""
+    from fivehundred.cli.progress import StatusLine
     from fivehundred.pipelines.analysis import analyze
 
     runs = [run_dir, *(compare or [])]
     out_dir = out if out is not None else run_dir / "stats"
-    tables = analyze(runs, out_dir, what_if=what_if, seat_strategy=seat_strategy, sample=sample)
+    status = StatusLine()
+    tables = analyze(
+        runs, out_dir, what_if=what_if, seat_strategy=seat_strategy, sample=sample, progress=status
+    )
     for name, df in tables.items():
         typer.echo(f"{name:26s} {df.height:6d} rows")
     typer.echo(f"{len(tables)} tables (Parquet + CSV) in {out_dir}")

@@ -37,16 +37,26 @@ def run_cmd(
 ) -> None:
     """Simulate the default config (and a paired variant run), analyse both, write the report."""
     from fivehundred.cli.job import run_main_job
+    from fivehundred.cli.simulate import SimulationBar, interrupted_text
 
-    result = run_main_job(
-        out,
-        deals=deals,
-        config=config,
-        workers=workers,
-        compare_variant=compare_variant or None,
-        what_if_sample=what_if_sample,
-        overwrite=overwrite,
-        progress=lambda msg: typer.echo(msg, err=True),
-    )
+    bar = SimulationBar()
+    try:
+        result = run_main_job(
+            out,
+            deals=deals,
+            config=config,
+            workers=workers,
+            compare_variant=compare_variant or None,
+            what_if_sample=what_if_sample,
+            overwrite=overwrite,
+            progress=bar.status,
+            simulate_progress=bar,
+        )
+    except KeyboardInterrupt as exc:
+        bar.close()
+        typer.echo(interrupted_text(exc), err=True)
+        raise typer.Exit(130) from None
+    finally:
+        bar.close()
     typer.echo(result.summary())
     typer.echo(f"open {result.html} in a browser")

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from fivehundred.pipelines.simulate import Progress
 
 
-class _Bar:
+class SimulationBar:
     """The run's progress as the command's :class:`~cli.progress.StatusLine`: deals done (finished
     games, committed or in a chunk in flight), the rate since the first chunk started, the ETA."""
 
@@ -106,7 +106,7 @@ def simulate_cmd(
         max_retries=max_retries,
         isolate=isolate,
     )
-    bar = _Bar()
+    bar = SimulationBar()
     try:
         with sigterm_as_ctrl_c():
             summary = run_simulation(cfg, progress=bar, overwrite=overwrite)

@@ -9,7 +9,7 @@ duplicate comparisons (:mod:`~pipelines.analysis.variants`), and writes each as 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -56,13 +56,16 @@ def analyze(
     what_if: str | None = None,
     seat_strategy: str | None = None,
     sample: int = 1000,
+    progress: Callable[[str], None] | None = None,
 ) -> dict[str, pl.DataFrame]:
     """Analyse one run (or compare several, the first being the base) and write the tables.
 
     ``out_dir`` defaults to ``<first run>/stats``.  ``what_if="misere"`` adds the forced-misère
     replay tables for ``sample`` deals of each run played by ``seat_strategy`` (default
-    ``heuristic`` when registered, else ``random``).  Returns the tables by name.
+    ``heuristic`` when registered, else ``random``).  ``progress`` (optional) is told each phase
+    in words (``reading 2 runs``); it never changes a table.  Returns the tables by name.
     """
+    say = progress or (lambda _phase: None)
     if not run_dirs:
         raise AnalysisError("no run directory given")
     if what_if not in (None, "misere"):
@@ -89,11 +92,15 @@ def analyze(
         if r.run_id in seen:
             runs[i] = replace(r, run_id=f"{r.run_id} ({r.log.dir.name})")
         seen.add(runs[i].run_id)
+    say(f"reading {len(runs)} run{'s' if len(runs) > 1 else ''} ...")
     frames = [deal_frame(r) for r in runs]
+    say(f"computing the tables ({sum(f.df.height for f in frames):,} deals) ...")
     tables = build_tables(frames)
     if what_if == "misere":
         from fivehundred.pipelines.analysis.whatif import misere_whatif
 
+        say(f"replaying {sample:,} deals per run with a forced misère ...")
         tables.update(tidy.finish(misere_whatif(frames, seat_strategy, sample), frames))
+    say(f"writing {len(tables)} tables to {out} ...")
     write_tables(tables, out)
     return tables

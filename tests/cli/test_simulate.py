@@ -87,11 +87,11 @@ def test_progress_bar_shows_rate_and_time_left() -> None:
     import io
 
     from fivehundred.cli.progress import CLEAR, StatusLine
-    from fivehundred.cli.simulate import _Bar
+    from fivehundred.cli.simulate import SimulationBar
     from fivehundred.pipelines.simulate import Progress
 
     err = io.StringIO()
-    bar = _Bar(StatusLine(err, tty=True, min_interval=0.0, width=120))
+    bar = SimulationBar(StatusLine(err, tty=True, min_interval=0.0, width=120))
     bar(Progress(deals=500, games=100, target_deals=None, target_games=400, session_deals=500, elapsed=5.0))
     # Mid-chunk: 150 more games finished on the workers, not committed yet; the rate's clock is 4 s
     # (Ray's start-up excluded).
