@@ -38,10 +38,10 @@ def analyze_cmd(
 
     runs = [run_dir, *(compare or [])]
     out_dir = out if out is not None else run_dir / "stats"
-    status = StatusLine()
-    tables = analyze(
-        runs, out_dir, what_if=what_if, seat_strategy=seat_strategy, sample=sample, progress=status
-    )
+    with StatusLine() as status:
+        tables = analyze(
+            runs, out_dir, what_if=what_if, seat_strategy=seat_strategy, sample=sample, progress=status
+        )
     for name, df in tables.items():
         typer.echo(f"{name:26s} {df.height:6d} rows")
     typer.echo(f"{len(tables)} tables (Parquet + CSV) in {out_dir}")

@@ -7,7 +7,8 @@ the callback receives into text with a :class:`StatusLine`:
   at most every :attr:`StatusLine.min_interval` seconds, and erased when the command ends (so the
   result it prints stands alone);
 - elsewhere (a pipe, a log file, a CI job) a plain line at most every :attr:`StatusLine.every`
-  seconds, and every phase (``analysing ...``) as a line of its own.
+  seconds (phases too), none in the first ones: a quick command prints only its result, and a
+  mistake only its one ``error:`` line.
 
 Progress goes to stderr only and never touches a file the command writes, so output bytes are the
 same with or without it.
@@ -95,15 +96,22 @@ class StatusLine:
             self._last_plain = now
 
     def phase(self, text: str) -> None:
-        """Say that a new phase starts (``analysing ...``): a line of its own, on a terminal too."""
-        self._write((CLEAR if self.shown else "") + text + "\n")
-        self.shown = False
+        """Say that a new phase starts (``analysing ...``): shown at once on a terminal; elsewhere a
+        plain line only if the last one is :attr:`every` seconds old (so a quick command, or one that
+        stops at a mistake, prints nothing but its result or its one ``error:`` line)."""
+        self.update(text, force=self.tty)
 
     def close(self) -> None:
         """Erase the live line (a terminal only)."""
         if self.tty and self.shown:
             self._write(CLEAR)
             self.shown = False
+
+    def __enter__(self) -> StatusLine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def __call__(self, text: str) -> None:
         """A phase callback (``progress=status``) for the library functions that report phases."""

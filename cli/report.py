@@ -29,5 +29,6 @@ def report_cmd(
     from fivehundred.cli.progress import StatusLine
     from fivehundred.cli.statistics import make_report
 
-    result = make_report([run_dir, *(compare or [])], out, pdf=pdf, stats_dir=stats, progress=StatusLine())
+    with StatusLine() as status:
+        result = make_report([run_dir, *(compare or [])], out, pdf=pdf, stats_dir=stats, progress=status)
     typer.echo(result.summary())

@@ -125,8 +125,13 @@ def test_status_line_off_a_terminal_prints_plain_lines_seldom() -> None:
     err = io.StringIO()
     status = StatusLine(err, tty=False, every=3600)
     status.update("first")  # within `every` of the start: nothing
-    status.phase("analysing ...")
+    status.phase("analysing ...")  # a phase too
     status.update("forced", force=True)
     status.close()
-    assert err.getvalue() == "analysing ...\nforced\n"
+    assert err.getvalue() == "forced\n"
+    tty = io.StringIO()
+    with StatusLine(tty, tty=True, min_interval=3600, width=40) as shown:
+        shown.update("a")
+        shown.phase("analysing ...")  # at once, even within min_interval
+    assert tty.getvalue() == "\r\x1b[2Ka\r\x1b[2Kanalysing ...\r\x1b[2K"
     assert fit("abcdef", 4) == "abc…" and fit("abc", 4) == "abc" and len(fit("x" * 500, 79)) == 79
