@@ -37,10 +37,9 @@ def run_cmd(
 ) -> None:
     """Simulate the default config (and a paired variant run), analyse both, write the report."""
     from fivehundred.cli.job import run_main_job
-    from fivehundred.cli.simulate import SimulationBar, interrupted_text
+    from fivehundred.cli.simulate import simulation_bar
 
-    bar = SimulationBar()
-    try:
+    with simulation_bar() as bar:
         result = run_main_job(
             out,
             deals=deals,
@@ -52,11 +51,5 @@ def run_cmd(
             progress=bar.status,
             simulate_progress=bar,
         )
-    except KeyboardInterrupt as exc:
-        bar.close()
-        typer.echo(interrupted_text(exc), err=True)
-        raise typer.Exit(130) from None
-    finally:
-        bar.close()
     typer.echo(result.summary())
     typer.echo(f"open {result.html} in a browser")

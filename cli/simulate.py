@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -50,6 +52,22 @@ def interrupted_text(exc: BaseException) -> str:
         f"interrupted: kept {exc.deals:,} deals in {kept:,} games ({exc.chunks:,} chunks){redo}; "  # type: ignore[attr-defined]
         "run the same command again to resume after them"
     )
+
+
+@contextmanager
+def simulation_bar() -> Iterator[SimulationBar]:
+    """The simulations' live line for a command; Ctrl-C or SIGTERM meanwhile ends the command with
+    what was kept (:func:`interrupted_text`) and exit status 130; the line is erased either way."""
+    bar = SimulationBar()
+    try:
+        with sigterm_as_ctrl_c():
+            yield bar
+    except KeyboardInterrupt as exc:
+        bar.close()
+        typer.echo(interrupted_text(exc), err=True)
+        raise typer.Exit(130) from None
+    finally:
+        bar.close()
 
 
 @app.command("simulate")
@@ -106,16 +124,8 @@ def simulate_cmd(
         max_retries=max_retries,
         isolate=isolate,
     )
-    bar = SimulationBar()
-    try:
-        with sigterm_as_ctrl_c():
-            summary = run_simulation(cfg, progress=bar, overwrite=overwrite)
-    except KeyboardInterrupt as exc:
-        bar.close()
-        typer.echo(interrupted_text(exc), err=True)
-        raise typer.Exit(130) from None
-    finally:
-        bar.close()
+    with simulation_bar() as bar:
+        summary = run_simulation(cfg, progress=bar, overwrite=overwrite)
     resumed = f" ({summary.resumed_chunks} chunks were already done)" if summary.resumed_chunks else ""
     if summary.session_deals == 0:
         typer.echo(f"run already complete: {summary.deals:,} deals in {summary.games:,} games{resumed}")
