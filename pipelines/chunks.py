@@ -25,6 +25,7 @@ and is re-raised as itself in the driver.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import logging
 import os
@@ -338,7 +339,10 @@ class RayPool:
     def __exit__(self, *exc: object) -> None:
         import ray
 
-        self._live = None
+        if self._live is not None:  # the progress actor's process ends with the pool, not later
+            with contextlib.suppress(Exception):
+                ray.kill(self._live, no_restart=True)
+            self._live = None
         if self._started:
             ray.shutdown()
             self._started = False
