@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-import time
 from pathlib import Path
 from typing import Annotated
 
@@ -48,19 +46,16 @@ def analyze_cmd(
     ] = None,
 ) -> None:
     """Bid success, misère viability, strategy and (with --compare) paired variant effects."""
+    from fivehundred.cli.progress import StatusLine
     from fivehundred.pipelines.analysis import analyze
 
     runs = [run_dir, *(compare or [])]
     out_dir = out if out is not None else run_dir / "stats"
-    last = [0.0]
+    with StatusLine() as status, sigterm_as_ctrl_c():
 
-    def progress(run: str, done: int, total: int) -> None:  # a line every 2 s and at each run's end
-        now = time.monotonic()
-        if done == total or now - last[0] >= 2.0:
-            last[0] = now
-            print(f"dd: {run}: {done}/{total} parts solved", file=sys.stderr, flush=True)
+        def dd_progress(run: str, done: int, total: int) -> None:
+            status.update(f"dd: {run}: {done:,}/{total:,} parts solved", force=done == total)
 
-    with sigterm_as_ctrl_c():
         tables = analyze(
             runs,
             out_dir,
@@ -70,7 +65,8 @@ def analyze_cmd(
             dd="contract" if dd else None,
             workers=workers,
             address=address,
-            progress=progress,
+            progress=status,
+            dd_progress=dd_progress,
         )
     for name, df in tables.items():
         typer.echo(f"{name:26s} {df.height:6d} rows")

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from typing import Any, NoReturn
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from fivehundred.sim.errors import UserError
 
@@ -64,6 +64,74 @@ def _usage_message(exc: Exception) -> str:
 def _fail(message: str, status: int) -> NoReturn:
     typer.echo(f"error: {one_line(message)}", err=True)
     sys.exit(status)
+
+
+#: How ``--help`` names the value an option takes (Typer's own labels: ``<int>``, ``<list[Path]>``).
+_VALUE_NAMES = {"int": "N", "float": "NUMBER", "str": "TEXT", "Path": "PATH", "path": "PATH", "file": "FILE"}
+
+
+def value_name(param: Any) -> str | None:
+    """The value of ``param`` in words for ``--help``: ``N``, ``PATH``, ``TEXT``; nothing for a flag.
+
+    A repeatable option reads ``PATH (repeatable)``; a choice lists its values (``a|b``).
+    """
+    if getattr(param, "is_flag", False) or getattr(param, "count", False):
+        return None
+    if getattr(param, "metavar", None):
+        return str(param.metavar)
+    desc = getattr(param, "type_descriptor", None)
+    if desc is None:
+        return None
+    if desc.is_choice:
+        return "|".join(str(c) for c in desc.choices or ())
+    if desc.is_path:
+        label = "PATH"
+    else:
+        annotation = desc.annotation
+        args = getattr(annotation, "__args__", None)
+        inner = args[0] if desc.is_list and args else annotation
+        label = _VALUE_NAMES.get(getattr(inner, "__name__", str(inner)), "VALUE")
+    if desc.is_list or getattr(param, "multiple", False):
+        label += " (repeatable)"
+    return label
+
+
+def _argument_usage(param: Any) -> str:
+    """An argument on the usage line: ``RUN_DIR`` when required, ``[RUN_DIR]`` when not."""
+    name = str(param.metavar or param.name).upper()
+    name = name if param.required else f"[{name}]"
+    return name + ("..." if param.nargs != 1 else "")
+
+
+# Typer labels values by their Python annotation; the help reads them in words instead.
+TyperOption.display_type_rich = lambda self, ctx: value_name(self)  # type: ignore[method-assign]
+TyperArgument.display_type_rich = lambda self, ctx: value_name(self)  # type: ignore[method-assign]
+TyperArgument._usage_display_name = _argument_usage  # type: ignore[method-assign]
+
+
+def _given(param: Any, opts: dict[str, Any]) -> bool:
+    """Whether the command line (or the environment, or a default) supplies ``param``."""
+    if opts.get(param.name) not in (None, (), []):
+        return True
+    return param.default is not None or bool(param.envvar and os.environ.get(str(param.envvar)))
+
+
+class _Command(TyperCommand):
+    """A command that reports every missing required argument and option in one error."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        """Parse ``args``; a missing required parameter is reported with all the others missing."""
+        try:
+            return super().parse_args(ctx, list(args))
+        except _click.MissingParameter:
+            opts, _rest, _order = self.make_parser(ctx).parse_args(args=list(args))
+            missing = [p for p in self.get_params(ctx) if p.required and not _given(p, opts)]
+            if not missing:
+                raise
+            names = ", ".join(
+                p.opts[0] if isinstance(p, TyperOption) else str(p.metavar or p.name).upper() for p in missing
+            )
+            raise _click.UsageError(f"missing {names}", ctx=ctx) from None
 
 
 class _Group(TyperGroup):
@@ -115,6 +183,16 @@ app = typer.Typer(
     add_completion=False,
     cls=_Group,
 )
+_command = app.command
+
+
+def _command_with_all_missing(*args: Any, **kwargs: Any) -> Any:
+    """``app.command`` whose commands report all missing parameters at once (:class:`_Command`)."""
+    kwargs.setdefault("cls", _Command)
+    return _command(*args, **kwargs)
+
+
+app.command = _command_with_all_missing  # type: ignore[method-assign]
 
 
 def _terminate(signum: int, frame: object) -> None:

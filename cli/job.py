@@ -61,12 +61,14 @@ def run_main_job(
     pdf: bool = True,
     overwrite: bool = False,
     progress: Callable[[str], None] | None = None,
+    simulate_progress: Callable[[Any], None] | None = None,
 ) -> JobResult:
     """Simulate, analyse and report; returns where the files are (see the module docstring).
 
     ``deals`` overrides the config's size (the compared run gets the same number of games as the
     main run, so every game pairs); ``workers=0`` plays in-process without Ray; ``compare_variant``
-    ``None`` or ``""`` skips the compared run.
+    ``None`` or ``""`` skips the compared run.  ``progress`` is told each phase in words,
+    ``simulate_progress`` gets the simulations' :class:`~pipelines.simulate.Progress`.
     """
     from fivehundred.cli.statistics import make_report
     from fivehundred.pipelines.analysis import analyze
@@ -98,7 +100,7 @@ def run_main_job(
     with pool:  # one embedded Ray for both simulations (run_simulation reuses an initialised Ray)
         size = f"{cfg.deals:,} deals" if cfg.deals else f"{cfg.games:,} games"
         say(f"simulating {size} of {cfg.rules.name} ...")
-        summary = run_simulation(cfg, overwrite=overwrite)
+        summary = run_simulation(cfg, progress=simulate_progress, overwrite=overwrite)
         result.runs.append(main_dir)
         result.deals.append(summary.deals)
         result.seconds["simulate (Ray start included)"] = time.perf_counter() - t0
@@ -106,7 +108,7 @@ def run_main_job(
             t0 = time.perf_counter()
             cfg2 = configure(out=str(cmp_dir), variant=compare_variant, games=summary.games)
             say(f"simulating the same {summary.games:,} games under {cfg2.rules.name} ...")
-            s2 = run_simulation(cfg2, overwrite=overwrite)
+            s2 = run_simulation(cfg2, progress=simulate_progress, overwrite=overwrite)
             result.runs.append(cmp_dir)
             result.deals.append(s2.deals)
             result.seconds["simulate compare"] = time.perf_counter() - t0
@@ -118,13 +120,18 @@ def run_main_job(
         stats,
         what_if="misere" if what_if_sample > 0 else None,
         sample=max(what_if_sample, 1),
+        progress=progress,
     )
     result.stats = stats
     result.seconds["analyze"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     say("writing the report ...")
     rep = make_report(
-        result.runs, root / "report.html", pdf=root / "report.pdf" if pdf else None, stats_dir=stats
+        result.runs,
+        root / "report.html",
+        pdf=root / "report.pdf" if pdf else None,
+        stats_dir=stats,
+        progress=progress,
     )
     result.html, result.pdf = rep.html, rep.pdf
     result.report_notes = rep.summary()

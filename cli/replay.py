@@ -43,9 +43,20 @@ def verify_cmd(
     ] = None,
 ) -> None:
     """Replay every deal through the engine; print each finding with its deal id; exit 1 on any."""
+    from fivehundred.cli.progress import StatusLine
     from fivehundred.pipelines.verify import verify_run
 
-    result = verify_run(run_dir, max_findings=max_findings or None, rules_only=rules_only, variant=variant)
+    status = StatusLine()
+    try:
+        result = verify_run(
+            run_dir,
+            max_findings=max_findings or None,
+            rules_only=rules_only,
+            variant=variant,
+            progress=lambda done, total: status.update(f"verified {done:,}/{total:,} deals"),
+        )
+    finally:
+        status.close()
     for finding in result.findings:
         typer.echo(str(finding))
     typer.echo(result.summary())

@@ -26,7 +26,9 @@ def report_cmd(
     ] = None,
 ) -> None:
     """Write one self-contained HTML report (figures embedded) and optionally a PDF."""
+    from fivehundred.cli.progress import StatusLine
     from fivehundred.cli.statistics import make_report
 
-    result = make_report([run_dir, *(compare or [])], out, pdf=pdf, stats_dir=stats)
+    with StatusLine() as status:
+        result = make_report([run_dir, *(compare or [])], out, pdf=pdf, stats_dir=stats, progress=status)
     typer.echo(result.summary())

@@ -37,16 +37,19 @@ def run_cmd(
 ) -> None:
     """Simulate the default config (and a paired variant run), analyse both, write the report."""
     from fivehundred.cli.job import run_main_job
+    from fivehundred.cli.simulate import simulation_bar
 
-    result = run_main_job(
-        out,
-        deals=deals,
-        config=config,
-        workers=workers,
-        compare_variant=compare_variant or None,
-        what_if_sample=what_if_sample,
-        overwrite=overwrite,
-        progress=lambda msg: typer.echo(msg, err=True),
-    )
+    with simulation_bar() as bar:
+        result = run_main_job(
+            out,
+            deals=deals,
+            config=config,
+            workers=workers,
+            compare_variant=compare_variant or None,
+            what_if_sample=what_if_sample,
+            overwrite=overwrite,
+            progress=bar.status,
+            simulate_progress=bar,
+        )
     typer.echo(result.summary())
     typer.echo(f"open {result.html} in a browser")

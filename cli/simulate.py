@@ -2,62 +2,72 @@
 
 from __future__ import annotations
 
-import sys
-import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from fivehundred.cli.app import app, sigterm_as_ctrl_c
+from fivehundred.cli.progress import StatusLine, format_duration
 
 if TYPE_CHECKING:
     from fivehundred.pipelines.simulate import Progress
 
 
-def fmt_time(seconds: float | None) -> str:
-    """Seconds as ``mm:ss`` or ``h:mm:ss`` (``--:--`` when unknown)."""
-    if seconds is None:
-        return "--:--"
-    seconds = int(seconds)
-    h, rest = divmod(seconds, 3600)
-    m, s = divmod(rest, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
+class SimulationBar:
+    """The run's progress as the command's :class:`~cli.progress.StatusLine`: deals done (finished
+    games, committed or in a chunk in flight), the rate since the first chunk started, the ETA."""
 
-
-class _Bar:
-    """A one-line progress bar on stderr (only when stderr is a terminal)."""
-
-    def __init__(self) -> None:
-        self.enabled = sys.stderr.isatty()
-        self.last = 0.0
+    def __init__(self, status: StatusLine | None = None) -> None:
+        self.status = status or StatusLine()
 
     def __call__(self, p: Progress) -> None:
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if now - self.last < 0.2 and p.fraction < 1.0:
-            return
-        self.last = now
-        width = 28
+        width = 20
         filled = int(p.fraction * width)
         target = (
             f"/{p.target_deals:,} deals"
             if p.target_deals
-            else f" deals, {p.games:,}/{p.target_games:,} games"
+            else f" deals, {p.games_done:,}/{p.target_games:,} games"
         )
-        line = (
-            f"\r[{'#' * filled}{'.' * (width - filled)}] {p.fraction * 100:5.1f}% "
-            f"{p.deals:,}{target}  {p.deals_per_second:,.0f} deals/s  ETA {fmt_time(p.eta)} "
+        rate = f"{p.deals_per_second:,.0f} deals/s" if p.playing > 0.5 else "starting"
+        self.status.update(
+            f"[{'#' * filled}{'.' * (width - filled)}] {p.fraction * 100:5.1f}% "
+            f"{p.deals_done:,}{target}  {rate}  ETA {format_duration(p.eta)}"
         )
-        sys.stderr.write(line)
-        sys.stderr.flush()
 
     def close(self) -> None:
-        if self.enabled and self.last:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-            self.last = 0.0
+        self.status.close()
+
+
+def interrupted_text(exc: BaseException) -> str:
+    """What Ctrl-C kept: the committed deals and games (a resumed run starts after them)."""
+    kept = getattr(exc, "games", None)
+    if kept is None:
+        return "interrupted: run the same command again to resume from the finished chunks"
+    lost = getattr(exc, "lost_games", 0)
+    redo = f"; {lost:,} games finished in chunks still in flight will be played again" if lost else ""
+    return (
+        f"interrupted: kept {exc.deals:,} deals in {kept:,} games ({exc.chunks:,} chunks){redo}; "  # type: ignore[attr-defined]
+        "run the same command again to resume after them"
+    )
+
+
+@contextmanager
+def simulation_bar() -> Iterator[SimulationBar]:
+    """The simulations' live line for a command; Ctrl-C or SIGTERM meanwhile ends the command with
+    what was kept (:func:`interrupted_text`) and exit status 130; the line is erased either way."""
+    bar = SimulationBar()
+    try:
+        with sigterm_as_ctrl_c():
+            yield bar
+    except KeyboardInterrupt as exc:
+        bar.close()
+        typer.echo(interrupted_text(exc), err=True)
+        raise typer.Exit(130) from None
+    finally:
+        bar.close()
 
 
 #: The ``--workers`` and ``--address`` flags of every command that plays on Ray.
@@ -119,21 +129,15 @@ def simulate_cmd(
         max_retries=max_retries,
         isolate=isolate,
     )
-    bar = _Bar()
-    try:
-        with sigterm_as_ctrl_c():
-            summary = run_simulation(cfg, progress=bar, overwrite=overwrite)
-    except KeyboardInterrupt:
-        bar.close()
-        typer.echo("interrupted: run the same command again to resume from the finished chunks", err=True)
-        raise typer.Exit(130) from None
-    finally:
-        bar.close()
+    with simulation_bar() as bar:
+        summary = run_simulation(cfg, progress=bar, overwrite=overwrite)
     resumed = f" ({summary.resumed_chunks} chunks were already done)" if summary.resumed_chunks else ""
     if summary.session_deals == 0:
         typer.echo(f"run already complete: {summary.deals:,} deals in {summary.games:,} games{resumed}")
         typer.echo(f"deal log: {summary.deals_glob}")
         return
+    if cfg.deals is not None:
+        typer.echo(f"asked for at least {cfg.deals:,} deals: played {summary.deals:,} (whole games)")
     typer.echo(
         f"{summary.deals:,} deals in {summary.games:,} games, {summary.chunks} chunks{resumed}\n"
         f"this session: {summary.session_deals:,} deals in {summary.elapsed:.1f} s "

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import io
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import polars as pl
@@ -76,15 +76,21 @@ def make_report(
     pdf: str | Path | None = None,
     stats_dir: str | Path | None = None,
     tables: Tables | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> ReportResult:
-    """Open the runs, find their statistics (unless ``tables`` are given) and write the report."""
+    """Open the runs, find their statistics (unless ``tables`` are given) and write the report.
+
+    ``progress`` (optional) is told each phase in words; it never changes a file."""
+    say = progress or (lambda _phase: None)
     runs = open_runs(run_dirs)
     check_outputs(out_html, pdf)  # before the statistics are read or made
     if tables is None:
+        say("reading the statistics (analysing the runs where they have none) ...")
         tables = {
             **tournament_tables(runs[0]),
             **load_statistics(runs, Path(stats_dir) if stats_dir else None),
         }
+    say("drawing the figures and writing the report" + (" and the PDF ..." if pdf else " ..."))
     return build_report(
         [r.path for r in runs], out_html, pdf, tables=tables, manifests=[r.manifest for r in runs]
     )

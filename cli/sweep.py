@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from fivehundred.cli.app import app, sigterm_as_ctrl_c
-from fivehundred.cli.simulate import AddressOption, WorkersOption, fmt_time
+from fivehundred.cli.progress import format_duration
+from fivehundred.cli.simulate import AddressOption, WorkersOption
 
 if TYPE_CHECKING:
     from fivehundred.pipelines.simulate import RunSummary
@@ -85,14 +86,18 @@ class _SweepBar:
         self.last = now
         sys.stderr.write(
             f"\r[run {p.runs_done + 1}/{p.runs}] {p.current:38.38s} {p.deals:,}/{p.target_deals:,} deals  "
-            f"ETA {fmt_time(p.eta)} "
+            f"ETA {format_duration(p.eta)} "
         )
         sys.stderr.flush()
 
     def run_done(self, run: SweepRun, summary: RunSummary, p: SweepProgress) -> None:
         what = "reused" if summary.session_deals == 0 else f"{summary.elapsed:.1f} s"
         prefix = "\r" if self.tty else ""
-        eta = "analysing the runs, then the report" if p.runs_done == p.runs else f"ETA {fmt_time(p.eta)}"
+        eta = (
+            "analysing the runs, then the report"
+            if p.runs_done == p.runs
+            else f"ETA {format_duration(p.eta)}"
+        )
         sys.stderr.write(
             f"{prefix}[{p.runs_done}/{p.runs}] {run.name}: {summary.deals:,} deals in "
             f"{summary.games:,} games ({what}); sweep {p.deals:,}/{p.target_deals:,} deals, {eta}\n"

@@ -2,38 +2,46 @@
 
 from __future__ import annotations
 
-import sys
-import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from fivehundred.cli.app import app, sigterm_as_ctrl_c
+from fivehundred.cli.progress import StatusLine
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from fivehundred.pipelines.tournament.live import MatchStatus
 
 
 class _LiveLine:
-    """Prints each match's status on stderr: rewritten in place on a terminal, else every few seconds."""
+    """Each match's status as the command's :class:`~cli.progress.StatusLine`: rewritten in place
+    on a terminal (cut to its width, erased at the end so that the result is printed once), else a
+    plain line every 30 seconds."""
 
-    def __init__(self, every: float = 2.0) -> None:
-        self.tty = sys.stderr.isatty()
-        self.every = every
-        self.last = 0.0
-        self.shown = ""
+    def __init__(self) -> None:
+        self.status = StatusLine()
 
-    def __call__(self, status: object) -> None:
-        line = status.line()  # type: ignore[attr-defined]
-        now = time.monotonic()
-        if self.tty:
-            typer.echo("\r\x1b[2K" + line, err=True, nl=False)
-            self.shown = line
-        elif now - self.last >= self.every or status.decision in ("H0", "H1"):  # type: ignore[attr-defined]
-            typer.echo(line, err=True)
-            self.last = now
+    def __call__(self, status: MatchStatus) -> None:
+        self.status.update(status.line())
 
     def close(self) -> None:
-        if self.tty and self.shown:
-            typer.echo("", err=True)
+        self.status.close()
+
+
+def standings(entries: pl.DataFrame) -> list[str]:
+    """The entries table in a few columns (rank, entry, games, score, rating with its interval)."""
+    from fivehundred.pipelines.tournament.live import fmt_num, fmt_signed
+
+    lines = [f"{'rank':>4}  {'entry':<20} {'games':>7} {'score':>6}  rating"]
+    for row in entries.iter_rows(named=True):
+        score = fmt_num(100 * row["score"], 1) + "%"
+        rating = f"{fmt_signed(row['rating'], 0)} [{fmt_signed(row['rating_low'], 0)}, "
+        rating += f"{fmt_signed(row['rating_high'], 0)}]"
+        lines.append(f"{row['rank']:>4}  {row['entry']:<20} {row['games']:>7,} {score:>6}  {rating}")
+    return lines
 
 
 @app.command("tournament")
@@ -76,6 +84,8 @@ def tournament_cmd(
     for status in result.statuses:
         typer.echo(status.line())
     typer.echo("")
-    typer.echo(result.markdown)
+    for line in standings(result.entries):
+        typer.echo(line)
     where = result.out_dir
-    typer.echo(f"wrote {where}/tables/ (matches, entries, tournament.md) and {where}/deals/")
+    typer.echo(f"full tables: {where}/tables/tournament.md (matches, entries also as Parquet)")
+    typer.echo(f"deal log: {where}/deals/")

@@ -25,6 +25,7 @@ and is re-raised as itself in the driver.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import logging
 import os
@@ -32,9 +33,10 @@ import signal
 import socket
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pyarrow as pa
@@ -74,6 +76,39 @@ class GameChunk:
     seats: tuple[SeatSpec, ...]
     master_seed: int
     game_ids: Sequence[int]
+    #: Where finished games are counted while the chunk plays (a :class:`LiveCounter` or its Ray
+    #: actor), for progress only: it never changes a row.
+    counter: Any = None
+
+
+#: Seconds between two pushes of a worker's finished games to the live counter.
+LIVE_INTERVAL = 0.2
+
+
+class LiveCounter:
+    """Games and deals finished by the workers, counted as they finish (progress only).
+
+    In-process it is called directly; on Ray it runs as a small actor (no CPU reserved) to which
+    every chunk pushes its finished games every :data:`LIVE_INTERVAL` seconds.
+    """
+
+    def __init__(self) -> None:
+        self.games = 0
+        self.deals = 0
+
+    def add(self, games: int, deals: int) -> None:
+        """Count ``games`` more finished games holding ``deals`` deals."""
+        self.games += games
+        self.deals += deals
+
+    def read(self) -> tuple[int, int]:
+        """(games, deals) finished so far."""
+        return self.games, self.deals
+
+
+def _push(counter: Any, games: int, deals: int) -> None:
+    add = counter.add
+    getattr(add, "remote", add)(games, deals)  # a Ray actor's method, or the counter's own
 
 
 @dataclass(frozen=True)
@@ -107,9 +142,18 @@ def play_chunk(chunk: GameChunk) -> pa.Table:
     records: list[dict[str, Any]] = []
     collecting = gc.isenabled()
     gc.disable()
+    counter, last, games, deals = chunk.counter, time.monotonic(), 0, 0
     try:
         for game_id in chunk.game_ids:
-            records.extend(play_game(chunk.rules, bots, chunk.master_seed, game_id, labels))
+            played = play_game(chunk.rules, bots, chunk.master_seed, game_id, labels)
+            records.extend(played)
+            if counter is not None:
+                games, deals = games + 1, deals + len(played)
+                if time.monotonic() - last >= LIVE_INTERVAL:
+                    _push(counter, games, deals)
+                    games, deals, last = 0, 0, time.monotonic()
+        if counter is not None and games:
+            _push(counter, games, deals)
         return records_to_chunk_table(records)
     finally:
         close_all(bots)  # isolated seats: their processes end with the chunk
@@ -163,6 +207,28 @@ class RayPool:
         self._remote: Any = None
         self._counted: Any = None
         self._encode: Any = None
+        self._live: Any = None
+        #: Called by the scheduler after every wait for results (at least every 0.25 s).
+        self.on_wait: Callable[[], None] | None = None
+
+    def live_counter(self) -> None:
+        """Count finished games as the workers finish them (:meth:`live_totals`), for progress."""
+        import ray
+
+        if self._live is None:
+            self._live = ray.remote(num_cpus=0)(LiveCounter).remote()
+
+    def live_totals(self) -> tuple[int, int] | None:
+        """(games, deals) the workers have finished so far (chunks played again count twice), or
+        ``None`` without a live counter or when it does not answer at once."""
+        import ray
+
+        if self._live is None:
+            return None
+        try:
+            return tuple(ray.get(self._live.read.remote(), timeout=1.0))  # type: ignore[return-value]
+        except Exception:  # progress is never worth failing a run for
+            return None
 
     def __enter__(self) -> RayPool:
         import ray
@@ -251,6 +317,8 @@ class RayPool:
         """Start :func:`play_chunk_counted` on a chunk; returns (counts ref, table ref)."""
         if self._counted is None:
             self._counted = self._task_remote(play_chunk_counted, num_returns=2)
+        if self._live is not None:
+            chunk = replace(chunk, counter=self._live)
         counts, table = self._counted.remote(chunk)
         return counts, table
 
@@ -271,6 +339,10 @@ class RayPool:
     def __exit__(self, *exc: object) -> None:
         import ray
 
+        if self._live is not None:  # the progress actor's process ends with the pool, not later
+            with contextlib.suppress(Exception):
+                ray.kill(self._live, no_restart=True)
+            self._live = None
         if self._started:
             ray.shutdown()
             self._started = False
@@ -554,7 +626,11 @@ def _schedule(
                 if exhausted or stopped:
                     return
                 continue  # everything so far was yielded: submit more
-            for ref in pool.wait(list(inflight), timeout=1.0):
+            on_wait = getattr(pool, "on_wait", None)
+            ready = pool.wait(list(inflight), timeout=1.0 if on_wait is None else 0.25)
+            if on_wait is not None:
+                on_wait()
+            for ref in ready:
                 entry, kind = inflight.pop(ref)
                 try:
                     # Fetch at once: a result left on a node that dies later would be lost.

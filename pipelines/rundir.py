@@ -479,6 +479,28 @@ class RunLog:
         return self.dir.exists(rel)
 
 
+def runs_inside(folder: str | Path, depth: int = 2) -> list[str]:
+    """The run directories (folders with a deal log) inside a local ``folder``, as paths relative to
+    it, sorted, looking ``depth`` levels down (``runs/main`` holds ``main`` and ``compare-club-004``)."""
+    root = Path(folder)
+    found: list[str] = []
+    level = [root]
+    for _ in range(depth):
+        below: list[Path] = []
+        for d in level:
+            try:
+                children = sorted(p for p in d.iterdir() if p.is_dir() and not p.name.startswith("."))
+            except OSError:
+                continue
+            for child in children:
+                if any((child / DEALS_DIR).glob("*.parquet")):
+                    found.append(child.relative_to(root).as_posix())
+                else:
+                    below.append(child)
+        level = below
+    return sorted(found)
+
+
 def open_log(
     location: str | Path, filesystem: pafs.FileSystem | None = None, error: type[Exception] = RunDirError
 ) -> RunLog:
@@ -494,6 +516,13 @@ def open_log(
             raise error(f"{run.display} is not a run directory")
         files = tuple(run.part_files())
         if not files:
+            inside = runs_inside(run.root) if run.local else []
+            if inside:
+                shown = ", ".join(inside[:8]) + (f" and {len(inside) - 8} more" if len(inside) > 8 else "")
+                raise error(
+                    f"{run.display} is not a run directory but holds runs: {shown} "
+                    f"(give one of them, e.g. {run.display.rstrip('/')}/{inside[0]})"
+                )
             raise error(f"{run.display} is not a run directory: no deal log (no {DEALS_GLOB} files)")
         manifest = run.read_manifest()
     except StorageError as exc:

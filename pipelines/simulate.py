@@ -24,12 +24,20 @@ import contextlib
 import os
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pyarrow.fs as pafs
 
-from fivehundred.pipelines.chunks import GameChunk, PartPlan, PartResult, RayPool, local_parts, run_parts
+from fivehundred.pipelines.chunks import (
+    GameChunk,
+    LiveCounter,
+    PartPlan,
+    PartResult,
+    RayPool,
+    local_parts,
+    run_parts,
+)
 from fivehundred.pipelines.runconfig import RunConfig, jsonable
 from fivehundred.pipelines.rundir import (
     DEALS_DIR,
@@ -51,9 +59,23 @@ class RunDirConflict(UserError, FileExistsError):
     """The run directory holds a different run (or foreign files); ``--overwrite`` replaces it."""
 
 
+class SimulationInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM) stopped :func:`run_simulation`: what the run directory keeps.
+
+    ``deals`` and ``games`` are committed (a resumed run starts after them); ``lost_games`` are the
+    games finished in chunks still in flight, which a resumed run plays again (identically).
+    """
+
+    def __init__(self, deals: int, games: int, chunks: int, lost_games: int) -> None:
+        super().__init__(f"kept {deals} deals in {games} games")
+        self.deals, self.games, self.chunks, self.lost_games = deals, games, chunks, lost_games
+
+
 @dataclass(frozen=True)
 class Progress:
-    """Where a run stands, reported after every committed chunk."""
+    """Where a run stands: reported after every committed chunk and, while chunks play, every
+    quarter second with the games the workers have finished (``played_*``; on Ray through a small
+    counter actor, in-process per game)."""
 
     deals: int
     games: int
@@ -61,20 +83,42 @@ class Progress:
     target_games: int | None
     session_deals: int
     elapsed: float
+    #: Deals and games finished in this session, committed or still in a chunk in flight.
+    played_deals: int = 0
+    played_games: int = 0
+    #: Seconds since the first chunk was started (Ray's start-up excluded); the rate's clock.
+    playing: float = 0.0
+    #: Deals and games committed before this session (a resumed run).
+    resumed_deals: int = 0
+    resumed_games: int = 0
+
+    @property
+    def deals_done(self) -> int:
+        """Deals finished so far (committed, or played in a chunk in flight), at most the target."""
+        done = max(self.deals, self.resumed_deals + self.played_deals)
+        return min(done, self.target_deals) if self.target_deals else done
+
+    @property
+    def games_done(self) -> int:
+        """Games finished so far (committed, or played in a chunk in flight), at most the target."""
+        done = max(self.games, self.resumed_games + self.played_games)
+        return min(done, self.target_games) if self.target_games else done
 
     @property
     def fraction(self) -> float:
         """Done, between 0 and 1."""
         if self.target_games:
-            return min(1.0, self.games / self.target_games)
+            return min(1.0, self.games_done / self.target_games)
         if self.target_deals:
-            return min(1.0, self.deals / self.target_deals)
+            return min(1.0, self.deals_done / self.target_deals)
         return 0.0
 
     @property
     def deals_per_second(self) -> float:
-        """Deals played in this session per second of this session."""
-        return self.session_deals / self.elapsed if self.elapsed > 0 else 0.0
+        """Deals finished in this session per second since the first chunk started (not Ray's start)."""
+        played = max(self.played_deals, self.session_deals)
+        clock = self.playing if self.playing > 0 else self.elapsed
+        return played / clock if clock > 0 else 0.0
 
     @property
     def eta(self) -> float | None:
@@ -82,10 +126,11 @@ class Progress:
         rate = self.deals_per_second
         if rate <= 0:
             return None
+        done, games = self.deals_done, self.games_done
         if self.target_deals:
-            left = max(0, self.target_deals - self.deals)
-        elif self.target_games and self.games:
-            left = (self.target_games - self.games) * self.deals / self.games
+            left = max(0, self.target_deals - done)
+        elif self.target_games and games:
+            left = (self.target_games - games) * done / games
         else:
             return None
         return left / rate
@@ -244,6 +289,21 @@ class _Planner:
         return where
 
 
+class _Reporting:
+    """The in-process live counter: counts finished games and reports them (throttled)."""
+
+    def __init__(self, live: LiveCounter, report: Callable[[], None]) -> None:
+        self.live, self.report, self.last = live, report, 0.0
+
+    def add(self, games: int, deals: int) -> None:
+        """Count finished games; report at most every quarter second."""
+        self.live.add(games, deals)
+        now = time.perf_counter()
+        if now - self.last >= 0.25:
+            self.last = now
+            self.report()
+
+
 def _done(config: RunConfig, totals: dict[str, int]) -> bool:
     if config.games is not None:
         return totals["games"] >= config.games
@@ -321,10 +381,15 @@ def run_simulation(
         manifest = _open_run(store, config, overwrite)
         totals = manifest.totals
         resumed = totals["chunks"]
+        resumed_deals, resumed_games = totals["deals"], totals["games"]
         session = 0
+        live = LiveCounter()
+        playing: list[float] = []  # when the first chunk started
+        last_live = [0.0]
 
         def report() -> None:
             if progress is not None:
+                now = time.perf_counter()
                 progress(
                     Progress(
                         deals=totals["deals"],
@@ -332,9 +397,24 @@ def run_simulation(
                         target_deals=config.deals,
                         target_games=config.games,
                         session_deals=session,
-                        elapsed=time.perf_counter() - t0,
+                        elapsed=now - t0,
+                        played_deals=live.deals,
+                        played_games=live.games,
+                        playing=now - playing[0] if playing else 0.0,
+                        resumed_deals=resumed_deals,
+                        resumed_games=resumed_games,
                     )
                 )
+
+        def poll() -> None:  # the workers' finished games, at most every quarter second
+            now = time.perf_counter()
+            if pool is None or now - last_live[0] < 0.25:
+                return
+            last_live[0] = now
+            got = pool.live_totals()
+            if got is not None:
+                live.games, live.deals = got
+                report()
 
         report()
         if config.workers == 0:
@@ -347,7 +427,13 @@ def run_simulation(
             with pool if pool is not None else contextlib.nullcontext():
                 if pool is not None:
                     where += f", {pool.window} chunks in flight"
+                    if progress is not None:
+                        pool.live_counter()
+                        pool.on_wait = poll
                 chunks, planner = _chunks(config, totals["chunks"]), _Planner(config, totals["deals"])
+                if pool is None and progress is not None:
+                    chunks = (replace(c, counter=_Reporting(live, report)) for c in chunks)
+                playing.append(time.perf_counter())
                 stream = (
                     run_parts(chunks, pool, config.run_id, planner)
                     if pool is not None
@@ -361,6 +447,15 @@ def run_simulation(
                             report()
                             if manifest.complete:
                                 break
+                except KeyboardInterrupt:
+                    if pool is not None:
+                        poll_now = pool.live_totals()
+                        if poll_now is not None:
+                            live.games, live.deals = poll_now
+                    lost = max(0, resumed_games + live.games - totals["games"]) if progress else 0
+                    raise SimulationInterrupted(
+                        totals["deals"], totals["games"], totals["chunks"], lost
+                    ) from None
                 finally:
                     if commit.dirty:  # record what is committed before stopping (Ctrl-C, errors)
                         with contextlib.suppress(Exception):

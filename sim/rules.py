@@ -236,6 +236,30 @@ def describe_rules(rules: Rules) -> list[tuple[str, Any, str]]:
     return [(key, values[key], describe_switch(key, values[key])) for key in SWITCHES if key in values]
 
 
+@dataclass(frozen=True)
+class VariantDescription:
+    """A variant in words: its rules and how they differ from a base rule set."""
+
+    name: str
+    description: str
+    base: str
+    rules: list[tuple[str, Any, str]]
+    differences: list[tuple[str, Any, Any, str]]
+
+
+def describe_variant(name_or_path: str | Path, base: str = "pagat-au") -> VariantDescription:
+    """Every rule of a variant in words (:func:`describe_rules`) and its differences from ``base``
+    (:func:`rule_differences`)."""
+    rules = load_rules(name_or_path)
+    return VariantDescription(
+        name=rules.name,
+        description=str(dict(rules.settings).get("description", "")),
+        base=base,
+        rules=describe_rules(rules),
+        differences=rule_differences(rules, load_rules(base)),
+    )
+
+
 def _flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in data.items():

@@ -22,6 +22,7 @@ import importlib
 import inspect
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any, Protocol, runtime_checkable
 
@@ -83,6 +84,7 @@ def number(lo: float, hi: float) -> Callable[[Any], str | None]:
             return f"must be between {lo} and {hi}"
         return None
 
+    check.allowed = f"a number from {lo} to {hi}"  # type: ignore[attr-defined]
     return check
 
 
@@ -97,12 +99,16 @@ def whole(lo: int, hi: int | None = None) -> Callable[[Any], str | None]:
             return f"must be {bound}"
         return None
 
+    check.allowed = f"a whole number {bound}"  # type: ignore[attr-defined]
     return check
 
 
 def boolean(value: Any) -> str | None:
     """A validator for ``true`` / ``false``."""
     return None if isinstance(value, bool) else "must be true or false"
+
+
+boolean.allowed = "true or false"  # type: ignore[attr-defined]
 
 
 def register(name: str) -> Callable[[type], type]:
@@ -164,6 +170,54 @@ def available() -> list[str]:
     _import_builtins()
     _load_entry_points()
     return sorted(_REGISTRY)
+
+
+@dataclass(frozen=True)
+class ParamInfo:
+    """One declared parameter of a bot: its default, the values it accepts, what it does."""
+
+    name: str
+    default: Any
+    allowed: str
+    meaning: str
+
+    @property
+    def default_text(self) -> str:
+        """The default as it is written in a spec or TOML (``true``, ``1.6``, ``'heuristic'``)."""
+        if isinstance(self.default, bool):
+            return "true" if self.default else "false"
+        if self.default is None:
+            return "unset"
+        return repr(self.default)
+
+
+def describe_params(name: str) -> list[ParamInfo]:
+    """The parameters a registered bot declares (its ``PARAMS`` validators, in order).
+
+    The default is the constructor's; the allowed values are the validator's ``allowed`` text
+    (:func:`number`, :func:`whole`, :func:`boolean` carry one); the meaning is the class's
+    ``PARAM_HELP`` entry.  Unknown names raise :class:`StrategyConfigError`.
+    """
+    _versioned, cls = resolve(name)
+    params = getattr(cls, "PARAMS", {}) or {}
+    meanings = getattr(cls, "PARAM_HELP", {}) or {}
+    try:
+        signature = inspect.signature(cls)
+        defaults = {k: p.default for k, p in signature.parameters.items()}
+    except (TypeError, ValueError):  # a compiled class may hide its signature: read a default instance
+        defaults = {}
+    if any(defaults.get(k, inspect.Parameter.empty) is inspect.Parameter.empty for k in params):
+        bot = cls()
+        defaults = {k: getattr(bot, k, None) for k in params}
+    return [
+        ParamInfo(
+            name=key,
+            default=defaults.get(key),
+            allowed=getattr(check, "allowed", None) or "see the bot's documentation",
+            meaning=meanings.get(key, "(not described)"),
+        )
+        for key, check in params.items()
+    ]
 
 
 def check_class(obj: Any, where: str) -> type:

@@ -116,6 +116,22 @@ class HeuristicStrategy:
         "defend_together": boolean,
     }
 
+    #: What each parameter does (``fivehundred strategies --describe``; docs/strategies.md).
+    PARAM_HELP: ClassVar[dict[str, str]] = {
+        "aggression": "tricks added to every estimate",
+        "partner_tricks": "tricks expected from each partner",
+        "kitty_tricks": "tricks expected from the kitty exchange",
+        "nt_stoppers": "stoppers needed for a no-trump bid",
+        "misere": "bid misère and open misère at all",
+        "misere_risk": "misère risk (whole hand, joker 0.5) allowed for MIS",
+        "open_misere_risk": "misère risk allowed for OMIS",
+        "score_aware": "adjust bidding near the winning and losing scores",
+        "smart_leads": "defenders lead a suit their partner bid; the declaring side stops drawing trumps "
+        "once every opponent has shown out of them",
+        "defend_together": "in the 3-player game the two defenders play as partners while the contract "
+        "can still go either way",
+    }
+
     def __init__(
         self,
         aggression: float = 0.0,

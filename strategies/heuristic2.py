@@ -203,6 +203,17 @@ class Heuristic2Strategy(HeuristicStrategy):
         "compete": number(0.0, 3.0),
     }
 
+    #: What each parameter does (``misere_risk`` and ``open_misere_risk`` are unused: the table decides).
+    PARAM_HELP: ClassVar[dict[str, str]] = {
+        **HeuristicStrategy.PARAM_HELP,
+        "misere_risk": "unused by v2 (its misère table decides)",
+        "open_misere_risk": "unused by v2 (its misère table decides)",
+        "jump": "jump bids (off for ablations)",
+        "blind_misere": "bid blind misère where the rules allow it (off for ablations)",
+        "name_jokers": "name the joker's suit in NT and misère (off for ablations)",
+        "compete": "how far a suit bid competes over the opponents' level (tricks)",
+    }
+
     def __init__(
         self,
         aggression: float = 0.0,

@@ -39,6 +39,9 @@ def _policy(value: Any) -> str | None:
     return None
 
 
+_policy.allowed = "any registered bot but a Monte Carlo one"  # type: ignore[attr-defined]
+
+
 @register("montecarlo.v1")
 class MonteCarloStrategy:
     """Determinized Monte Carlo player.  See the module docstring; parameters in :attr:`PARAMS`."""
@@ -48,6 +51,14 @@ class MonteCarloStrategy:
         "rollout": _policy,
         "min_tricks_left": whole(1, 20),
         "infer": boolean,
+    }
+
+    #: What each parameter does (``fivehundred strategies --describe``; docs/strategies.md).
+    PARAM_HELP: ClassVar[dict[str, str]] = {
+        "samples": "sampled deals per decision",
+        "rollout": "policy that plays the rollouts",
+        "min_tricks_left": "with fewer tricks left, play the heuristic's card directly",
+        "infer": "use the auction: sampled deals that give a suit declarer few trumps are rarely accepted",
     }
 
     #: Acceptance probability of a sampled deal by the declarer's trump count (suit contracts):

@@ -28,6 +28,11 @@ class RandomStrategy:
     uses_view: ClassVar[bool] = False
 
     PARAMS: ClassVar[dict[str, Any]] = {"pass_probability": number(0, 1), "max_raise": whole(1)}
+    #: What each parameter does (``fivehundred strategies --describe``); unset, every call is uniform.
+    PARAM_HELP: ClassVar[dict[str, str]] = {
+        "pass_probability": "pass with this probability at each call (unset: uniform over the legal calls)",
+        "max_raise": "bid only among this many lowest legal bids (unset: any)",
+    }
 
     def __init__(self, pass_probability: float | None = None, max_raise: int | None = None) -> None:
         self.pass_probability = pass_probability

@@ -62,7 +62,8 @@ def analyze(
     dd: str | None = None,
     workers: int | None = 0,
     address: str | None = None,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Callable[[str], None] | None = None,
+    dd_progress: Callable[[str, int, int], None] | None = None,
 ) -> dict[str, pl.DataFrame]:
     """Analyse one run (or compare several, the first being the base) and write the tables.
 
@@ -70,8 +71,11 @@ def analyze(
     replay tables for ``sample`` deals of each run played by ``seat_strategy`` (default
     ``heuristic`` when registered, else ``random``).  ``dd="contract"`` adds the double-dummy tables
     (each run's DD sidecar ``RUN/dd/`` computed where missing, on ``workers`` Ray workers, 0: in this
-    process; ``progress(run, parts done, parts)`` after each part).  Returns the tables by name.
+    process; ``dd_progress(run, parts done, parts)`` after each part).  ``progress`` (optional) is
+    told each phase in words (``reading 2 runs``); it never changes a table.  Returns the tables by
+    name.
     """
+    say = progress or (lambda _phase: None)
     if not run_dirs:
         raise AnalysisError("no run directory given")
     if what_if not in (None, "misere"):
@@ -102,14 +106,19 @@ def analyze(
         if r.run_id in seen:
             runs[i] = replace(r, run_id=f"{r.run_id} ({r.log.dir.name})")
         seen.add(runs[i].run_id)
+    say(f"reading {len(runs)} run{'s' if len(runs) > 1 else ''} ...")
     frames = [deal_frame(r) for r in runs]
+    say(f"computing the tables ({sum(f.df.height for f in frames):,} deals) ...")
     tables = build_tables(frames)
     if what_if == "misere":
         from fivehundred.pipelines.analysis.whatif import misere_whatif
 
+        say(f"replaying {sample:,} deals per run with a forced misère ...")
         tables.update(tidy.finish(misere_whatif(frames, seat_strategy, sample), frames))
     if dd is not None:
-        tables.update(tidy.finish(_dd_tables(frames, workers, address, progress), frames))
+        say("double-dummy solving the contracts as played ...")
+        tables.update(tidy.finish(_dd_tables(frames, workers, address, dd_progress), frames))
+    say(f"writing {len(tables)} tables to {out} ...")
     write_tables(tables, out)
     return tables
 

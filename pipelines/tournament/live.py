@@ -47,6 +47,8 @@ class MatchStatus:
     ppd_half: float
     score: float
     score_half: float
+    score_low: float
+    score_high: float
     elo: float
     elo_low: float
     elo_high: float
@@ -58,27 +60,54 @@ class MatchStatus:
     elo1: float | None
     decision: str  # H0 | H1 | inconclusive | running | fixed
 
+    def elo_text(self) -> str:
+        """``Elo +35.2 ± 20.1``; a bound at infinity (a one-sided result) reads ``Elo > +338 (one-sided)``."""
+        low, high = self.elo_low, self.elo_high
+        if math.isnan(self.elo):
+            return "Elo nan"
+        if math.isinf(high) and math.isinf(low):
+            return "Elo " + ("> +999 (one-sided)" if self.elo > 0 else "< -999 (one-sided)")
+        if math.isinf(high):
+            return f"Elo > {fmt_signed(low, 0)} (one-sided)"
+        if math.isinf(low):
+            return f"Elo < {fmt_signed(high, 0)} (one-sided)"
+        return f"Elo {fmt_signed(self.elo, 1)} ± {fmt_num((high - low) / 2, 1)}"
+
+    def score_text(self) -> str:
+        """``score 55.0% ± 6.1%``, or the bounds in brackets when the interval is not symmetric."""
+        low, high = self.score - self.score_low, self.score_high - self.score
+        if math.isnan(low) or math.isnan(high) or abs(low - high) < 1e-9:
+            return f"score {fmt_num(100 * self.score, 1)}% ± {fmt_num(100 * self.score_half, 1)}%"
+        return (
+            f"score {fmt_num(100 * self.score, 1)}% "
+            f"[{fmt_num(100 * self.score_low, 1)}%, {fmt_num(100 * self.score_high, 1)}%]"
+        )
+
+    def llr_text(self) -> str | None:
+        """``LLR 1.23 (-2.94, 2.94) [0, 20]`` with the decision once there is one; ``None`` without SPRT."""
+        if self.llr is None:
+            return None
+        decided = f" {self.decision}" if self.decision in ("H0", "H1") else ""
+        return (
+            f"LLR {self.llr:.2f} ({self.llr_lower:.2f}, {self.llr_upper:.2f}) "
+            f"[{self.elo0:g}, {self.elo1:g}]{decided}"
+        )
+
     def line(self) -> str:
-        """The fastchess-like live line."""
+        """The fastchess-like status line: the LLR and its bounds first, then Elo, score, points per
+        deal, counts (the CLI cuts it to the terminal's width)."""
         parts = [
-            f"{self.a} vs {self.b}: games {self.games} ({self.pairs} pairs), deals {self.deals}",
-            f"pts/deal {fmt_signed(self.ppd, 1)} ± {fmt_num(self.ppd_half, 1)}",
-            f"W/L/D {self.wins}/{self.losses}/{self.draws} {fmt_num(100 * self.score, 1)}% "
-            f"± {fmt_num(100 * self.score_half, 1)}%",
-            f"Elo {fmt_signed(self.elo, 1)} ± {fmt_num((self.elo_high - self.elo_low) / 2, 1)}"
-            if math.isfinite(self.elo_high - self.elo_low)
-            else f"Elo {fmt_signed(self.elo, 1)} "
-            f"[{fmt_signed(self.elo_low, 1)}, {fmt_signed(self.elo_high, 1)}]",
+            self.llr_text(),
+            f"{self.a} vs {self.b}",
+            self.elo_text(),
             f"LOS {fmt_num(100 * self.los, 1)}%",
+            self.score_text(),
+            f"pts/deal {fmt_signed(self.ppd, 1)} ± {fmt_num(self.ppd_half, 1)}",
+            f"games {self.games:,} ({self.pairs:,} pairs) W/L/D {self.wins}/{self.losses}/{self.draws}",
+            f"deals {self.deals:,}",
             f"Ptnml(0-2) {list(self.penta)}",
         ]
-        if self.llr is not None:
-            parts.append(
-                f"LLR {self.llr:.2f} ({self.llr_lower:.2f}, {self.llr_upper:.2f}) "
-                f"[{self.elo0:g}, {self.elo1:g}]"
-                + (f" {self.decision}" if self.decision in ("H0", "H1") else "")
-            )
-        return " | ".join(parts)
+        return " | ".join(p for p in parts if p is not None)
 
 
 def fmt_num(x: float, digits: int) -> str:
@@ -130,6 +159,8 @@ def match_status(config: TournamentConfig, state: MatchState, final: bool = Fals
         ppd_half=ppd_half,
         score=summ.score,
         score_half=summ.score_half,
+        score_low=summ.score_low,
+        score_high=summ.score_high,
         elo=summ.elo,
         elo_low=summ.elo_low,
         elo_high=summ.elo_high,

@@ -20,6 +20,8 @@ from statistics import NormalDist
 
 import numpy as np
 
+from fivehundred.pipelines.analysis.distributions import t_quantile
+
 #: The per-game score of each pentanomial outcome (pair points / 2).
 PENTA_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 #: What an empty pentanomial cell counts as in the GSPRT (as fishtest does), so the MLE exists.
@@ -30,6 +32,29 @@ _NORMAL = NormalDist()
 def z_value(confidence: float) -> float:
     """The two-sided normal quantile of ``confidence`` (0.95 → 1.95996...)."""
     return _NORMAL.inv_cdf(0.5 + confidence / 2)
+
+
+def t_value(confidence: float, n: int) -> float:
+    """The two-sided Student-t quantile of ``confidence`` for a mean of ``n`` units (``n - 1`` df)."""
+    return t_quantile(0.5 + confidence / 2, n - 1)
+
+
+def wilson_bounds(mean: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The Wilson score interval of a mean in [0, 1] over ``n`` units (a fractional ``mean`` allowed).
+
+    For a variable in [0, 1] the variance is at most ``mean (1 - mean)``, so this is the interval to
+    fall back on when the sample says nothing about the spread (one unit, or every unit alike: a
+    one-sided match).  The bounds are 0 or 1 exactly when the mean is.
+    """
+    if n <= 0:
+        return math.nan, math.nan
+    z = z_value(confidence)
+    z2 = z * z
+    centre = (mean + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(mean * (1 - mean) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    low = 0.0 if mean <= 0.0 else max(0.0, centre - half)
+    high = 1.0 if mean >= 1.0 else min(1.0, centre + half)
+    return low, high
 
 
 def score_from_elo(elo: float) -> float:
@@ -47,7 +72,8 @@ def elo_from_score(score: float) -> float:
 
 
 def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float]:
-    """The mean of ``values`` and the half-width of its normal interval (sample sd, ``ddof=1``).
+    """The mean of ``values`` and the half-width of its Student-t interval (sample sd, ``ddof=1``,
+    ``n - 1`` degrees of freedom: sound for a handful of pairs, the normal interval for many).
 
     For paired data pass the per-pair differences.  The half-width is ``nan`` with fewer than 2 values.
     """
@@ -57,7 +83,7 @@ def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, f
     mean = float(x.mean())
     if x.size < 2:
         return mean, math.nan
-    return mean, z_value(confidence) * float(x.std(ddof=1)) / math.sqrt(x.size)
+    return mean, t_value(confidence, x.size) * float(x.std(ddof=1)) / math.sqrt(x.size)
 
 
 def ratio_ci(
@@ -66,7 +92,8 @@ def ratio_ci(
     """A ratio of sums ``Σx / Σn`` over paired units and its half-width (delta method).
 
     Used for points per deal: ``x`` is a game pair's point difference, ``n`` its number of deals.
-    The variance is that of the residuals ``x - R n`` over the units, divided by ``N n̄²``.
+    The variance is that of the residuals ``x - R n`` over the units, divided by ``N n̄²``; the
+    half-width uses Student's t with ``N - 1`` degrees of freedom.
     """
     x = np.asarray(numerators, dtype=float)
     n = np.asarray(denominators, dtype=float)
@@ -77,7 +104,7 @@ def ratio_ci(
         return ratio, math.nan
     resid = x - ratio * n
     se = math.sqrt(float(resid.var(ddof=1)) / x.size) / float(n.mean())
-    return ratio, z_value(confidence) * se
+    return ratio, t_value(confidence, x.size) * se
 
 
 def penta_counts(pair_points: Sequence[float]) -> list[int]:
@@ -97,11 +124,13 @@ class ScoreSummary:
 
     pairs: int
     score: float  # mean per-game score, 0..1
-    score_half: float  # half-width of its interval
+    score_half: float  # half the width of its interval
     elo: float
     elo_low: float
     elo_high: float
     los: float  # likelihood of superiority, P(true score > 0.5)
+    score_low: float = math.nan  # the interval of the score (asymmetric when it is Wilson's)
+    score_high: float = math.nan
 
     @property
     def elo_half(self) -> float:
@@ -112,8 +141,11 @@ class ScoreSummary:
 def penta_summary(counts: Sequence[int], confidence: float = 0.95) -> ScoreSummary:
     """Score, Elo difference with interval and LOS from pentanomial counts (pairs as the units).
 
-    The variance is the pentanomial one (the variance of the per-pair mean score), which accounts for
-    the correlation of the two games of a pair.
+    The interval of the score is Student's t over the per-pair scores (sample variance, ``n - 1``
+    degrees of freedom), which accounts for the correlation of the two games of a pair and stays
+    sound for a handful of pairs.  With one pair, or every pair alike (a one-sided match: the sample
+    shows no spread), it is the Wilson interval of the mean over the pairs (:func:`wilson_bounds`),
+    so a match won 5-0 gets a finite lower Elo bound and an upper one of ``+inf``.
     """
     c = np.asarray(counts, dtype=float)
     n = float(c.sum())
@@ -122,21 +154,25 @@ def penta_summary(counts: Sequence[int], confidence: float = 0.95) -> ScoreSumma
     a = np.asarray(PENTA_SCORES)
     p = c / n
     mean = float((p * a).sum())
-    var = float((p * (a - mean) ** 2).sum())
-    se = math.sqrt(var / n)
-    half = z_value(confidence) * se
-    if se > 0:
+    ss = float((c * (a - mean) ** 2).sum())
+    if n >= 2 and ss > 0:
+        se = math.sqrt(ss / (n - 1) / n)
+        half = t_value(confidence, int(n)) * se
+        low, high = max(0.0, mean - half), min(1.0, mean + half)
         los = _NORMAL.cdf((mean - 0.5) / se)
     else:
+        low, high = wilson_bounds(mean, int(n), confidence)
         los = 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5
     return ScoreSummary(
         pairs=int(n),
         score=mean,
-        score_half=half,
+        score_half=(high - low) / 2,
         elo=elo_from_score(mean),
-        elo_low=elo_from_score(mean - half),
-        elo_high=elo_from_score(mean + half),
+        elo_low=elo_from_score(low),
+        elo_high=elo_from_score(high),
         los=los,
+        score_low=low,
+        score_high=high,
     )
 
 

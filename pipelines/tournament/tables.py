@@ -30,6 +30,8 @@ def matches_table(config: TournamentConfig, statuses: list[MatchStatus]) -> pl.D
                 **{f"penta_{k}": s.penta[k] for k in range(5)},
                 "score_a": s.score,
                 "score_half": s.score_half,
+                "score_low": s.score_low,
+                "score_high": s.score_high,
                 "elo": s.elo,
                 "elo_low": s.elo_low,
                 "elo_high": s.elo_high,
@@ -58,6 +60,8 @@ def matches_table(config: TournamentConfig, statuses: list[MatchStatus]) -> pl.D
             for k in (
                 "score_a",
                 "score_half",
+                "score_low",
+                "score_high",
                 "elo",
                 "elo_low",
                 "elo_high",

@@ -5,6 +5,7 @@ structure (ids, hand numbers, dealer rotation, game ends) as Polars queries, and
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -207,6 +208,7 @@ def verify_run(
     max_findings: int | None = None,
     rules_only: bool = False,
     variant: str | Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> VerifyResult:
     """Replay every deal of a run through the engine and collect every finding (see module doc).
 
@@ -216,6 +218,7 @@ def verify_run(
     dealt from its ``seed``, the master or board seed), the schema version, the run id and the
     manifest's counts; it reads a log another program wrote.  ``variant`` (a name or TOML path)
     gives the rules instead of the manifest or the ``variant`` column.
+    ``progress(replayed, deals)`` (optional) is called after each batch of replayed deals.
     An unreadable part file raises :class:`RunError` naming it.
     """
     run = open_run(run_dir)
@@ -226,10 +229,16 @@ def verify_run(
         except RulesError as exc:
             raise RunError(str(exc)) from None
     with reading(run):
-        return _verify_run(run, max_findings, rules_only, rules)
+        return _verify_run(run, max_findings, rules_only, rules, progress)
 
 
-def _verify_run(run: RunLog, max_findings: int | None, rules_only: bool, rules: Rules | None) -> VerifyResult:
+def _verify_run(
+    run: RunLog,
+    max_findings: int | None,
+    rules_only: bool,
+    rules: Rules | None,
+    progress: Callable[[int, int], None] | None = None,
+) -> VerifyResult:
     t0 = time.perf_counter()
     c0 = time.process_time()
     lf = run.scan()
@@ -307,6 +316,8 @@ def _verify_run(run: RunLog, max_findings: int | None, rules_only: bool, rules: 
         for row in batch.iter_rows(named=True):
             _verify_row(rules, master, row, zero, has_reason, findings, board_seed, facts, not rules_only)
             result.replayed += 1
+        if progress is not None:
+            progress(result.replayed, result.deals)
     findings.sort(key=lambda f: -1 if f.deal_id is None else f.deal_id)
     result.seconds = time.perf_counter() - t0
     result.cpu_seconds = time.process_time() - c0

@@ -268,8 +268,26 @@ for cid, args in [
     ("variants-unknown-option", ["variants", "--all"]),
     ("strategies-extra-argument", ["strategies", "extra"]),
     ("strategies-unknown-option", ["strategies", "--long"]),
+    # issue 19: a variant's name without `show`, and the other mistakes of `variants show`
+    ("variants-name-without-show", ["variants", "pagat-au"]),
+    ("variants-show-no-name", ["variants", "show"]),
+    ("variants-show-unknown", ["variants", "show", "nosuch"]),
+    ("variants-show-extra", ["variants", "show", "pagat-au", "extra"]),
+    ("strategies-describe-value", ["strategies", "--describe=yes"]),
+    ("replay-nothing", ["replay"]),
+    ("analyze-two-unknown-flags", ["analyze", "{run}", "--bogus", "--other"]),
 ]:
     case(cid, args, tourney_file(TOURNEY) if args[:1] == ["tournament"] else None)
+
+
+def holding_runs(tmp: Path, run: Path) -> None:
+    """The case's folder holds two runs (as ``runs/main`` after ``fivehundred run``) and no deal log."""
+    shutil.copytree(run, tmp / "main")
+    shutil.copytree(run, tmp / "compare-club-004")
+
+
+case("replay-folder-of-runs", ["replay", "{tmp}", "42"], holding_runs)
+case("analyze-folder-of-runs", ["analyze", "{tmp}", "--out", "{tmp}/s"], holding_runs)
 
 # --- simulate: numbers out of range, missing and conflicting flags
 for cid, args in [
@@ -1061,6 +1079,11 @@ def test_messages_say_what_and_where(
         "replay-zero-byte-missing-id": "part-00001.parquet",
         "report-out-is-a-folder": "is a folder",
         "run-compare-variant-unknown": "--compare-variant",
+        "variants-name-without-show": "fivehundred variants show pagat-au",
+        "variants-show-unknown": "nosuch",
+        "replay-nothing": "missing RUN_DIR, DEAL_ID",
+        "replay-folder-of-runs": "holds runs: compare-club-004, main",
+        "analyze-folder-of-runs": "holds runs: compare-club-004, main",
     }
     table = {c[0]: c for c in CASES}
     for cid, words in expect.items():

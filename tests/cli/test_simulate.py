@@ -83,16 +83,55 @@ def test_mistakes_are_one_line_with_exit_status_2(tmp_path: Path) -> None:
     assert "seed: 1 in the run, 2 now" in other.stderr and "--overwrite" in other.stderr
 
 
-def test_progress_bar_shows_rate_and_time_left(capsys) -> None:
-    from fivehundred.cli.simulate import _Bar
+def test_progress_bar_shows_rate_and_time_left() -> None:
+    import io
+
+    from fivehundred.cli.progress import CLEAR, StatusLine
+    from fivehundred.cli.simulate import SimulationBar
     from fivehundred.pipelines.simulate import Progress
 
-    bar = _Bar()
-    bar.enabled = True
+    err = io.StringIO()
+    bar = SimulationBar(StatusLine(err, tty=True, min_interval=0.0, width=120))
     bar(Progress(deals=500, games=100, target_deals=None, target_games=400, session_deals=500, elapsed=5.0))
+    # Mid-chunk: 150 more games finished on the workers, not committed yet; the rate's clock is 4 s
+    # (Ray's start-up excluded).
+    live = Progress(
+        deals=500,
+        games=100,
+        target_deals=None,
+        target_games=400,
+        session_deals=500,
+        elapsed=6.0,
+        played_deals=1000,
+        played_games=200,
+        playing=4.0,
+    )
+    bar(live)
     bar.close()
-    err = capsys.readouterr().err
-    assert err.startswith("\r[#######.....................]  25.0% 500 deals, 100/400 games  100 deals/s")
-    assert "ETA 00:15" in err and err.endswith("\n")
+    lines = err.getvalue().split(CLEAR)
+    assert lines[1].startswith("[#####...............]  25.0% 500 deals, 100/400 games")
+    assert lines[2].startswith("[##########..........]  50.0% 1,000 deals, 200/400 games  250 deals/s")
+    assert "ETA 00:04" in lines[2] and lines[-1] == ""  # erased at the end
+    assert live.eta == 1000 / 250
     p = Progress(deals=800, games=90, target_deals=1000, target_games=None, session_deals=300, elapsed=3.0)
     assert p.fraction == 0.8 and p.eta == 2.0
+
+
+def test_status_line_off_a_terminal_prints_plain_lines_seldom() -> None:
+    import io
+
+    from fivehundred.cli.progress import StatusLine, fit
+
+    err = io.StringIO()
+    status = StatusLine(err, tty=False, every=3600)
+    status.update("first")  # within `every` of the start: nothing
+    status.phase("analysing ...")  # a phase too
+    status.update("forced", force=True)
+    status.close()
+    assert err.getvalue() == "forced\n"
+    tty = io.StringIO()
+    with StatusLine(tty, tty=True, min_interval=3600, width=40) as shown:
+        shown.update("a")
+        shown.phase("analysing ...")  # at once, even within min_interval
+    assert tty.getvalue() == "\r\x1b[2Ka\r\x1b[2Kanalysing ...\r\x1b[2K"
+    assert fit("abcdef", 4) == "abc…" and fit("abc", 4) == "abc" and len(fit("x" * 500, 79)) == 79

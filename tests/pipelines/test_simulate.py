@@ -200,8 +200,11 @@ def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path: Path, signu
     proc.send_signal(signum)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130
-    assert stderr.strip().splitlines()[-1].startswith("interrupted: run the same command again")
+    last = stderr.strip().splitlines()[-1]
     manifest = json.loads((out / "manifest.json").read_text())
+    kept = manifest["totals"]
+    assert last.startswith(f"interrupted: kept {kept['deals']:,} deals in {kept['games']:,} games "), last
+    assert last.endswith("run the same command again to resume after them")
     assert manifest["status"] == "running" and 2 <= len(manifest["chunks"]) < 250
     assert not (out / ".tmp").exists() and not (out / ".lock").exists()
     again = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)

@@ -307,7 +307,7 @@ def _assert_stopped_like_ctrl_c(proc: subprocess.Popen[str], helpers: set[int]) 
     _, stderr = proc.communicate(timeout=90)
     assert proc.returncode == 130, stderr
     lines = stderr.strip().splitlines()
-    assert lines[-1].startswith("interrupted: run the same command again"), stderr
+    assert lines[-1].startswith("interrupted: ") and "run the same command again" in lines[-1], stderr
     assert "Traceback" not in stderr and "SIGTERM" not in stderr, stderr
     assert len(helpers) >= 2, "no Ray processes were seen: the run was not on Ray"
     deadline = time.monotonic() + 15  # Ray was shut down: its processes end with the driver

@@ -43,12 +43,39 @@ def test_tournament_command_runs_and_resumes(tmp_path: Path) -> None:
     out = tmp_path / "out"
     proc = run(str(cfg), f"--out={out}", "--workers=0")
     assert proc.returncode == 0, proc.stderr
-    live = proc.stderr.strip().splitlines()
-    assert live and all(line.startswith("heuristic vs random: games ") for line in live)
-    assert "LLR" in live[-1] and live[-1].endswith("H1")
-    assert "| 1 | heuristic | heuristic.v1 |" in proc.stdout
-    assert (out / "tables" / "tournament.md").read_text() in proc.stdout
+    assert "\r" not in proc.stderr and "\x1b" not in proc.stderr  # not a terminal: plain lines, if any
+    lines = proc.stdout.splitlines()
+    final = [line for line in lines if " | heuristic vs random | " in line]
+    assert len(final) == 1, proc.stdout  # the result, once
+    assert final[0].startswith("LLR ") and " H1 | " in final[0]  # the LLR and its bounds first
+    assert "Elo > +" in final[0] and "(one-sided)" in final[0] and "inf" not in final[0]
+    assert any(line.split()[:2] == ["1", "heuristic"] for line in lines)  # the standings, short
+    assert "penta_0" not in proc.stdout and "llr_upper" not in proc.stdout  # the wide table stays in the file
+    assert "penta_0" in (out / "tables" / "tournament.md").read_text()
     before = {p.name: p.read_bytes() for p in (out / "deals").glob("*.parquet")}
     again = run(str(cfg), f"--out={out}", "--workers=0")  # finished: nothing is played again
     assert again.returncode == 0 and again.stdout == proc.stdout
     assert {p.name: p.read_bytes() for p in (out / "deals").glob("*.parquet")} == before
+
+
+def test_live_line_on_a_terminal_is_rewritten_in_place_and_fits(tmp_path: Path) -> None:
+    import shutil
+
+    script = shutil.which("script")
+    if script is None:
+        import pytest
+
+        pytest.skip("no script(1) for a pseudo-terminal")
+    cfg = tmp_path / "cli.toml"
+    cfg.write_text(CONFIG)
+    main = f"{sys.executable} -m fivehundred.cli.main"
+    cmd = f"stty cols 60; {main} tournament {cfg} --out={tmp_path / 'o'} --workers=0"
+    proc = subprocess.run(
+        [script, "-qc", cmd, "/dev/null"], capture_output=True, cwd=ROOT, check=False, timeout=600
+    )
+    out = proc.stdout.decode()  # bytes: text mode would turn the carriage returns into newlines
+    assert proc.returncode == 0, out
+    live = [seg for seg in out.split("\r\x1b[2K") if seg.startswith("LLR ") and "\n" not in seg]
+    assert len(live) >= 2, out  # the line was rewritten in place, several times
+    assert all(len(seg) <= 60 for seg in live), [len(seg) for seg in live]
+    assert out.count(" H1 | heuristic vs random | Elo") == 1  # the final result printed once, in full

@@ -25,6 +25,7 @@ from fivehundred.pipelines.tournament.stats import (
     ratio_ci,
     score_from_elo,
     sprt_bounds,
+    wilson_bounds,
 )
 
 Z95 = 1.959963984540054
@@ -98,7 +99,7 @@ def test_sprt_decisions() -> None:
 def test_paired_mean_interval_by_hand() -> None:
     mean, half = mean_ci([1, 2, 3, 4, 5])
     assert mean == 3.0
-    assert half == pytest.approx(Z95 * math.sqrt(2.5) / math.sqrt(5))  # 1.385904
+    assert half == pytest.approx(2.7764451052 * math.sqrt(2.5) / math.sqrt(5))  # t(4 df): 1.963243
     assert math.isnan(mean_ci([1.0])[1])
 
 
@@ -112,13 +113,41 @@ def test_ratio_interval_reduces_to_the_mean_with_equal_denominators() -> None:
 
 def test_penta_summary_score_interval_and_los_by_hand() -> None:
     s = penta_summary([1, 2, 3, 2, 2])
-    se = math.sqrt(0.0975 / 10)
+    se = math.sqrt(0.975 / 9 / 10)  # the sample variance of the 10 pair scores
     assert s.score == pytest.approx(0.55)
-    assert s.score_half == pytest.approx(Z95 * se)
+    assert s.score_half == pytest.approx(2.2621571627 * se)  # Student t, 9 df
+    assert (s.score_low, s.score_high) == pytest.approx((0.55 - s.score_half, 0.55 + s.score_half))
     assert s.los == pytest.approx(0.5 * (1 + math.erf(0.05 / se / math.sqrt(2))))  # 0.6937
     assert s.elo == pytest.approx(elo_from_score(0.55))
     assert s.elo_low < s.elo < s.elo_high
     assert penta_summary([0, 0, 5, 0, 0]).los == 0.5
+
+
+def test_small_and_one_sided_matches_get_finite_sound_intervals() -> None:
+    # Five pairs all won: no spread in the sample, so Wilson over the 5 pairs (not a zero-width interval).
+    s = penta_summary([0, 0, 0, 0, 5])
+    assert s.score == 1.0 and s.score_high == 1.0
+    assert s.score_low == pytest.approx(wilson_bounds(1.0, 5)[0])
+    assert 0.5 < s.score_low < 0.7  # 5/5: Wilson's 0.566
+    assert math.isfinite(s.elo_low) and s.elo_low > 0 and s.elo_high == math.inf
+    # All pairs split: the mean is 0.5, yet the data do not make the interval zero-width.
+    d = penta_summary([0, 0, 4, 0, 0])
+    assert d.score_low < 0.5 < d.score_high
+    # One pair: Wilson as well (no sample variance).
+    one = penta_summary([0, 0, 0, 1, 0])
+    assert 0 < one.score_low < 0.75 < one.score_high < 1
+    # The t interval is wider than the normal one at small n and close to it at large n.
+    few, many = penta_summary([1, 1, 1, 1, 1]), penta_summary([100, 100, 100, 100, 100])
+    z_half = Z95 * math.sqrt(0.125 / 5)
+    assert few.score_half > 1.2 * z_half
+    assert many.score_half == pytest.approx(Z95 * math.sqrt(0.125 / 500), rel=5e-3)
+
+
+def test_wilson_bounds_match_the_rate_interval() -> None:
+    from fivehundred.pipelines.analysis.intervals import wilson_interval
+
+    assert wilson_bounds(3 / 10, 10) == pytest.approx(wilson_interval(3, 10))
+    assert wilson_bounds(0.0, 4)[0] == 0.0 and wilson_bounds(1.0, 4)[1] == 1.0
 
 
 def test_penta_counts() -> None:
@@ -161,3 +190,16 @@ def test_bootstrap_is_seeded_and_brackets_the_estimate() -> None:
     np.testing.assert_array_equal(a.low, b.low)
     assert (a.low <= a.elo + 1e-9).all() and (a.elo <= a.high + 1e-9).all()
     assert a.elo[0] > a.elo[2]
+
+
+def test_small_match_score_interval_covers_about_95_percent() -> None:
+    """4,000 simulated 6-pair matches: the t interval (Wilson without spread) covers ~95%, the normal
+    one with the population variance only ~87% (docs/statistics.md)."""
+    rng = np.random.default_rng(1)
+    p = [0.05, 0.1, 0.5, 0.2, 0.15]
+    mu = float(np.dot(p, PENTA_SCORES))
+    hits = 0
+    for _ in range(4000):
+        s = penta_summary(rng.multinomial(6, p).tolist())
+        hits += s.score_low <= mu <= s.score_high
+    assert 0.93 <= hits / 4000 <= 0.985, hits / 4000
