@@ -76,6 +76,13 @@ class ExpertStrategy:
         "infer": boolean,
         "mismatch": number(0.0, 1.0),
     }
+    PARAM_HELP: ClassVar[dict[str, str]] = {
+        "worlds": "sampled deals solved double-dummy per play decision (the best-weighted of the pool)",
+        "pool": "candidate deals drawn per kept world, before weighting by the auction",
+        "search_tricks": "search only with at most this many tricks left; earlier, play heuristic.v2's card",
+        "infer": "weight sampled deals by whether heuristic.v2 would have made the calls seen",
+        "mismatch": "weight factor of each call heuristic.v2 would not have made in a sampled deal",
+    }
 
     def __init__(
         self,
