@@ -336,6 +336,10 @@ def game_replay_text(game: GameReplay) -> str:
         )
         out.append(scores_text(rules, first.scores, names))
         shown = deal.start if deal.start is not None else deal.dealt
+        if deal.start is not None:
+            out.append("Hands at the first lead (the declarer's after taking the kitty and discarding):")
+        else:
+            out.append("Hands as dealt:")
         strategies = r["strategies"]
         for s in range(n):
             who = f"{names[s]} (seat {s}{', ' + strategies[s] if s < len(strategies) else ''})"

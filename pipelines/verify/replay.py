@@ -260,13 +260,12 @@ def replay_game(run_dir: str | Path | RunLog, game_id: int) -> GameReplay:
         df = run.scan().filter(pl.col("game_id") == game_id).sort("hand_no").collect()
         span = (0, 0, 0)
         if df.height == 0:
-            ids = run.scan().select(
-                pl.col("game_id").n_unique(), pl.col("game_id").min().alias("lo"), pl.col("game_id").max()
-            )
+            g = pl.col("game_id")
+            ids = run.scan().select(g.n_unique().alias("n"), g.min().alias("lo"), g.max().alias("hi"))
             span = ids.collect().row(0)
     if df.height == 0:
         n, lo, hi = span
-        raise RunError(f"{run.path}: no game {game_id} (the log has {n} games, ids {lo}..{hi})")
+        raise RunError(f"{run.path}: no game {game_id} (the log has {n} game(s), ids {lo}..{hi})")
     rows = df.rows(named=True)
     hands_no = [r["hand_no"] for r in rows]
     if hands_no != list(range(len(rows))):
