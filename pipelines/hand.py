@@ -18,9 +18,20 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from fivehundred.pipelines.constraints import Condition, DealSampler, HandError, parse_constraints
+from fivehundred.pipelines.runconfig import MAX_SEED
 from fivehundred.sim.dd import Position, dd_tricks
 from fivehundred.sim.engine import AUCTION, JOKER, PLAY, State
-from fivehundred.sim.notation import BID, MISERE, NT_TEXT, PASS, SUITS, action_name, parse_cards
+from fivehundred.sim.notation import (
+    BID,
+    MISERE,
+    NT_TEXT,
+    PASS,
+    SUITS,
+    action_name,
+    bid_trump,
+    is_misere,
+    parse_cards,
+)
 from fivehundred.sim.rng import NoRng, Rng
 from fivehundred.sim.rules import Rules, load_rules
 from fivehundred.sim.seeding import derive
@@ -29,7 +40,6 @@ from fivehundred.strategies import make
 #: Deals analysed when none is given: about a minute with the pure-Python solver on one core.
 DEFAULT_DEALS: Final = 20
 MAX_DEALS: Final = 100_000
-MAX_SEED: Final = 2**64 - 1
 #: The bot whose kitty discard and joker naming the analysis uses, and the bots asked to bid.
 DISCARD_BOT: Final = "heuristic.v1"
 BIDDERS: Final = ("heuristic.v1", "heuristic.v2")
@@ -94,7 +104,7 @@ class HandAnalysis:
 
     def best_of(self, name: str) -> BidValue | None:
         """The bid of a denomination with the highest expected points (misère: every misère bid)."""
-        mine = [b for b in self.bids if _denomination(b.code) == name]
+        mine = [b for b in self.bids if denomination_of(b.code) == name]
         return max(mine, key=lambda b: b.expected_points) if mine else None
 
     def to_dict(self) -> dict[str, Any]:
@@ -140,10 +150,9 @@ class HandAnalysis:
         }
 
 
-def _denomination(code: str) -> str:
-    if code in ("MIS", "OMIS", "BMIS"):
-        return MISERE
-    return code.lstrip("0123456789")
+def denomination_of(code: str) -> str:
+    """The denomination row of a bid code: ``8H`` -> ``H``, ``10NT`` -> ``NT``, every misère -> ``MIS``."""
+    return MISERE if is_misere(code) else bid_trump(code)
 
 
 def _play_position(rules: Rules, hands: list[int], kitty: int, dealer: int, seat: int, code: str) -> Position:
@@ -234,7 +243,7 @@ def analyse_hand(
         bots.append((spec, action_name(rules, call)))
     bids = []
     for i, b in enumerate(rules.ladder):
-        got = tricks[_denomination(b.code)]
+        got = tricks[denomination_of(b.code)]
         made = sum(1 for t in got if (t == 0 if b.misere else t >= b.tricks))
         points = sum(rules.declarer_points(b, t) for t in got)
         bids.append(BidValue(b.code, made / deals, points / deals, BID + i in legal))
@@ -268,5 +277,6 @@ __all__ = [
     "HandAnalysis",
     "HandError",
     "analyse_hand",
+    "denomination_of",
     "parse_hand",
 ]

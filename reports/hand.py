@@ -15,7 +15,8 @@ matplotlib.use("Agg")
 
 from matplotlib.figure import Figure
 
-from fivehundred.sim.notation import MISERE, MISERE_CODES, NT_TEXT
+from fivehundred.pipelines.hand import denomination_of
+from fivehundred.sim.notation import MISERE, NT_TEXT
 
 _NAMES: Final = {
     "S": "spades", "C": "clubs", "D": "diamonds", "H": "hearts", NT_TEXT: "no trumps", MISERE: "misère",
@@ -24,10 +25,6 @@ _NAMES: Final = {
 
 def _pct(p: float) -> str:
     return f"{100 * p:.0f}%"
-
-
-def _denomination(code: str) -> str:
-    return MISERE if code in MISERE_CODES else code.lstrip("0123456789")
 
 
 def hand_text(data: dict[str, Any]) -> str:
@@ -43,7 +40,7 @@ def hand_text(data: dict[str, Any]) -> str:
     ]
     bids = data["bids"]
     for name, d in data["denominations"].items():
-        mine = [b for b in bids if _denomination(b["bid"]) == name]
+        mine = [b for b in bids if denomination_of(b["bid"]) == name]
         best = max(mine, key=lambda b: b["expected_points"])
         if name == MISERE:
             cells = f"{'no trick ' + _pct(d['make'][MISERE]):>34}"

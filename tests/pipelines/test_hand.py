@@ -16,6 +16,7 @@ from fivehundred.pipelines.hand import (
     BIDDERS,
     DISCARD_BOT,
     analyse_hand,
+    denomination_of,
     parse_hand,
 )
 from fivehundred.sim import load_rules
@@ -323,6 +324,7 @@ def test_the_dd_numbers_are_dd_tricks_of_the_sampled_deals(small) -> None:  # ty
     # the bids: chance of making and the mean score, from those tricks and the rules' values
     for b in PAGAT.ladder:
         t = want["MIS" if b.misere else b.code.lstrip("0123456789")]
+        assert denomination_of(b.code) == ("MIS" if b.misere else b.code.lstrip("0123456789"))
         value = small.bid(b.code)
         assert value.make == sum(1 for x in t if (x == 0 if b.misere else x >= b.tricks)) / 3
         assert value.expected_points == sum(PAGAT.declarer_points(b, x) for x in t) / 3
