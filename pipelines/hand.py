@@ -37,7 +37,7 @@ from fivehundred.sim.rules import Rules, load_rules
 from fivehundred.sim.seeding import derive
 from fivehundred.strategies import make
 
-#: Deals analysed when none is given: about a minute with the pure-Python solver on one core.
+#: Deals analysed when none is given: about 1.5 s of CPU with the C solver, 4 s with the pure one.
 DEFAULT_DEALS: Final = 20
 MAX_DEALS: Final = 100_000
 #: The bot whose kitty discard and joker naming the analysis uses, and the bots asked to bid.
