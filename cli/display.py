@@ -1,4 +1,4 @@
-"""Text rendering of a seat's view of a deal, for ``fivehundred play`` (and a later ``replay --game``).
+"""Text rendering of a seat's view of a deal, for ``fivehundred play`` and ``replay --game``.
 
 Every function here reads only a :class:`~sim.engine.SeatView` (what one seat may know), the rules,
 and public facts (the deal-log columns of a finished deal), so nothing it prints can be another
@@ -13,12 +13,15 @@ line names only cards.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from fivehundred.sim.cards import JACK, SAME_COLOUR, SUIT_NAMES, bits
 from fivehundred.sim.engine import AUCTION, JOKER, KITTY, PLAY, ContractTables, SeatView, contract_tables
 from fivehundred.sim.notation import LEAD_SEP, NAME_NONE, NAME_SUIT, NO_SUIT, SUITS, action_name, naming_text
 from fivehundred.sim.rules import Rules
+
+if TYPE_CHECKING:
+    from fivehundred.pipelines.verify import GameReplay
 
 _WORDS: Final = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _END_REASONS: Final = {"reached_500": "reached {win}", "fell_to_-500": "fell to {lose}", "deal_limit": ""}
@@ -309,3 +312,58 @@ def game_result_text(rules: Rules, result: Mapping[str, Any], names: Sequence[st
         why = f"{' and '.join(losers)} {why}"
     verb = "win" if "&" in teams[winner] or teams[winner] == "You" else "wins"
     return f"Game over: {teams[winner]} {verb} {scores} ({why})."
+
+
+# ------------------------------------------------------------------------------------------ replay
+
+
+def game_replay_text(game: GameReplay) -> str:
+    """A logged game deal by deal, as ``play`` shows it but with every hand open: the hands (by the
+    contract's suits, trumps and bowers marked, the declarer's after the discard), the kitty and
+    the discards, the auction and contract, each trick, the result in words and the score."""
+    rules, viewer = game.rules, game.viewer
+    names = seat_names(rules, viewer)
+    n = rules.players
+    out = [table_text(rules, viewer).replace("you are seat", "seen from seat")]
+    last: Mapping[str, Any] = {}
+    for deal in game.deals:
+        r = deal.result
+        first = deal.dealt.view(viewer)
+        dealer = names[r["dealer"]]
+        out.append(
+            f"\n=== Game {game.game_id + 1}, deal {r['hand_no'] + 1}: "
+            f"{dealer} deal{'' if dealer == 'You' else 's'} ==="
+        )
+        out.append(scores_text(rules, first.scores, names))
+        shown = deal.start if deal.start is not None else deal.dealt
+        if deal.start is not None:
+            out.append("Hands at the first lead (the declarer's after taking the kitty and discarding):")
+        else:
+            out.append("Hands as dealt:")
+        strategies = r["strategies"]
+        for s in range(n):
+            who = f"{names[s]} (seat {s}{', ' + strategies[s] if s < len(strategies) else ''})"
+            out.append(f"{who}:")
+            out.extend(hand_lines(shown.view(s)))
+        out.append(f"Kitty: {cards_text(rules, deal.dealt.kitty)}")
+        final = deal.final.view(viewer)
+        out.append(auction_text(final, names))
+        if deal.start is not None:
+            start = deal.start.view(viewer)
+            out.append(contract_text(start, names))
+            out.append(f"{names[start.declarer]} discards {cards_text(rules, deal.final.discards)}")
+            for k, after in enumerate(deal.after_tricks):
+                v = after.view(viewer)
+                per = sum(after.active)
+                plays = v.plays[-per:]
+                shown_cards = ", ".join(f"{names[s]} {action_name(rules, a)}" for s, a in plays)
+                won = f"won by {names[v.trick_winners[-1]]}. {tricks_text(v, names)}"
+                out.append(f"Trick {k + 1}: {shown_cards} -> {won}")
+        out.append(deal_result_text(rules, r, names))
+        out.append(scores_text(rules, r["score_after"], names))
+        last = r
+    if last.get("game_over"):
+        out.append(game_result_text(rules, last, names))
+    else:
+        out.append("The log ends before this game does.")
+    return "\n".join(out)

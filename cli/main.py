@@ -21,6 +21,7 @@ for _module in (
     "fivehundred.cli.play",
     "fivehundred.cli.sweep",
     "fivehundred.cli.dd",
+    "fivehundred.cli.hand",
 ):
     try:
         __import__(_module)

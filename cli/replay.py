@@ -1,4 +1,4 @@
-"""``fivehundred replay RUN_DIR DEAL_ID`` and ``fivehundred verify RUN_DIR``: single deals and whole logs."""
+"""``fivehundred replay RUN_DIR DEAL_ID`` (or ``--game G``) and ``fivehundred verify RUN_DIR``."""
 
 from __future__ import annotations
 
@@ -13,11 +13,24 @@ from fivehundred.cli.app import app
 @app.command("replay")
 def replay_cmd(
     run_dir: Annotated[Path, typer.Argument(help="Run directory (holds deals/*.parquet).")],
-    deal_id: Annotated[int, typer.Argument(help="The deal's id (deal_id column).")],
+    deal_id: Annotated[int | None, typer.Argument(help="The deal's id (deal_id column).")] = None,
+    game: Annotated[
+        int | None, typer.Option("--game", min=0, help="Show this whole game (game_id) as play shows it.")
+    ] = None,
 ) -> None:
-    """Show one deal as a player reads it: hands, kitty, auction, contract, discards, tricks, score."""
-    from fivehundred.pipelines.verify import replay_deal
+    """Show one deal as a player reads it (hands, kitty, auction, contract, discards, tricks, score),
+    or with --game a whole game deal by deal, as ``play`` shows it."""
+    from fivehundred.pipelines.verify import RunError, replay_deal, replay_game
 
+    if game is not None:
+        if deal_id is not None:
+            raise RunError("replay: give a deal id or --game, not both")
+        from fivehundred.cli.display import game_replay_text
+
+        typer.echo(game_replay_text(replay_game(run_dir, game)))
+        return
+    if deal_id is None:
+        raise RunError("replay: give a deal id (replay RUN_DIR DEAL_ID) or --game G")
     typer.echo(replay_deal(run_dir, deal_id).to_text())
 
 

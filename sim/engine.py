@@ -585,19 +585,12 @@ class State:
         dteam = self.declarer % teams
         delta = [0] * teams
         if contract.misere:
-            delta[dteam] = contract.points if self.tricks_won[self.declarer] == 0 else -contract.points
+            delta[dteam] = rules.declarer_points(contract, self.tricks_won[self.declarer])
         else:
             team_tricks = [0] * teams
             for s, w in enumerate(self.tricks_won):
                 team_tricks[s % teams] += w
-            got = team_tricks[dteam]
-            if got >= contract.tricks:
-                pts = contract.points + rules.overtrick_points * (got - contract.tricks)
-                if got == rules.hand_size and pts < rules.slam_floor:
-                    pts = rules.slam_floor
-                delta[dteam] = pts
-            else:
-                delta[dteam] = -contract.points
+            delta[dteam] = rules.declarer_points(contract, team_tricks[dteam])
             for t in range(teams):
                 if t != dteam:
                     delta[t] = 10 * team_tricks[t]

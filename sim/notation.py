@@ -119,6 +119,25 @@ def split_card(name: str) -> tuple[str, int]:
     return rank, SUITS.index(letter)
 
 
+def parse_cards(deck: Deck, text: str) -> list[int]:
+    """The card ints of a space-separated list of card names (``"JK JH AH TH"``), in the order given.
+
+    ``ValueError`` names the first unknown card (not in ``deck``) or repeated card.
+    """
+    out: list[int] = []
+    seen = 0
+    index = deck.index
+    for name in text.split():
+        c = index.get(name, -1)
+        if c < 0:
+            raise ValueError(f"{name!r} is not a card of this deck (cards are rank then suit: TH, 9S, JK)")
+        if seen >> c & 1:
+            raise ValueError(f"{name} is given twice")
+        seen |= 1 << c
+        out.append(c)
+    return out
+
+
 #: A deck-independent 64-bit layout of every card name any deck holds (for statistics over runs of
 #: different decks): suit ``s`` owns bits ``16*s .. 16*s+15``, one per rank of :data:`RANKS`; the
 #: thirteens of spades and clubs exist in no deck, so their bits hold the jokers (``JK``/``JK1`` at

@@ -509,6 +509,22 @@ class Rules:
             value = self.__dict__[key] = build(self)
             return value
 
+    def declarer_points(self, contract: Bid, tricks: int) -> int:
+        """The declaring side's score for ``contract`` when it takes ``tricks`` (R9 with the switches).
+
+        A suit or NT contract: its value when made, plus :attr:`overtrick_points` per trick over,
+        at least :attr:`slam_floor` for all the tricks; minus its value when it fails.  A misère
+        (``tricks`` the declarer's own): its value for no trick, minus its value otherwise.
+        """
+        if contract.misere:
+            return contract.points if tricks == 0 else -contract.points
+        if tricks < contract.tricks:
+            return -contract.points
+        pts = contract.points + self.overtrick_points * (tricks - contract.tricks)
+        if tricks == self.hand_size and pts < self.slam_floor:
+            pts = self.slam_floor
+        return pts
+
     def team_of(self, seat: int) -> int:
         """The team of a seat: ``seat % teams``."""
         return seat % self.teams

@@ -14,12 +14,21 @@ Both read only the deal log (``RUN_DIR/deals/*.parquet``, docs/deal-log.md) and 
 
 from fivehundred.pipelines.verify.checks import Finding, VerifyResult, verify_run
 from fivehundred.pipelines.verify.codec import dealt_state, rerun
-from fivehundred.pipelines.verify.replay import DealReplay, Trick, replay_deal
+from fivehundred.pipelines.verify.replay import (
+    DealReplay,
+    GameReplay,
+    ReplayedDeal,
+    Trick,
+    replay_deal,
+    replay_game,
+)
 from fivehundred.pipelines.verify.run import RunError, RunLog, open_run, rules_of_run
 
 __all__ = [
     "DealReplay",
     "Finding",
+    "GameReplay",
+    "ReplayedDeal",
     "RunError",
     "RunLog",
     "Trick",
@@ -27,6 +36,7 @@ __all__ = [
     "dealt_state",
     "open_run",
     "replay_deal",
+    "replay_game",
     "rerun",
     "rules_of_run",
     "verify_run",

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
 from fivehundred.pipelines.schema import DealLogError, check_part_files
 from fivehundred.pipelines.verify.checks import REPLAY_COLUMNS
-from fivehundred.pipelines.verify.codec import Mismatch, rerun
+from fivehundred.pipelines.verify.codec import Mismatch, dealt_state, rerun
 from fivehundred.pipelines.verify.run import RunError, RunLog, open_run, reading, rules_of_run
-from fivehundred.sim.notation import SUITS, is_joker, is_misere, split_card
+from fivehundred.sim.engine import JOKER, PLAY, State
+from fivehundred.sim.notation import NAME_NONE, NAME_SUIT, SUITS, is_joker, is_misere, split_card
+from fivehundred.sim.rules import Rules
 
 #: Columns a replayed deal needs filled in (contract, declarer, discards... are null on a thrown-in deal).
 _NEVER_NULL = ("game_id", "hand_no", "seed", "dealer", "hands", "kitty", "bids", "plays", "trick_winners")
@@ -180,3 +183,110 @@ def replay_deal(run_dir: str | Path | RunLog, deal_id: int) -> DealReplay:
         end_reason=row.get("end_reason"),
         problem=problem,
     )
+
+
+# ------------------------------------------------------------------------------------------ games
+
+
+@dataclass(frozen=True)
+class ReplayedDeal:
+    """One deal of a game, re-run through the engine: the states a display reads views from.
+
+    ``dealt`` is the deal before the auction (the scores before it set), ``start`` the state when the
+    play starts (``None`` for a thrown-in deal), ``after_tricks[k]`` the state once trick ``k + 1``
+    is complete, ``final`` the scored deal; ``result`` holds its deal-log columns (``contract``,
+    ``declarer``, ``declarer_tricks``, ``score_delta``, ``score_after``, ``game_over``, ``winner``,
+    ``end_reason``, ``hand_no``, ``dealer``, ``strategies``).
+    """
+
+    dealt: State
+    start: State | None
+    after_tricks: tuple[State, ...]
+    final: State
+    result: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class GameReplay:
+    """A whole game of a run, deal by deal (:func:`replay_game`); ``viewer`` is the seat the game
+    is shown from (a play session's person, else seat 0)."""
+
+    run: str
+    game_id: int
+    rules: Rules
+    viewer: int
+    deals: tuple[ReplayedDeal, ...]
+
+
+def _stepped(rules: Rules, row: dict[str, Any], final: State, before: tuple[int, ...]) -> ReplayedDeal:
+    """The deal's states, stepping the engine through the actions the re-run ``final`` state took."""
+    st = dealt_state(rules, row)
+    st.scores = before
+    dealt = st.clone()
+    for a in final.bids:
+        st.apply(a)
+    for c in final.discard_order:
+        st.apply(c)
+    while st.phase == JOKER:
+        suit = final.jokers_named[st.naming_index]
+        st.apply(NAME_NONE if suit < 0 else NAME_SUIT + suit)
+    start = st.clone() if st.phase == PLAY else None
+    after: list[State] = []
+    for a in final.plays:
+        done = st.tricks_played
+        st.apply(a)
+        if st.tricks_played > done:
+            after.append(st.clone())
+    keys = ("contract", "declarer", "declarer_tricks", "score_delta", "score_after", "game_over", "winner")
+    result = {k: row[k] for k in keys}
+    result.update(
+        end_reason=row.get("end_reason"),
+        hand_no=row["hand_no"],
+        dealer=row["dealer"],
+        strategies=list(row.get("strategies") or ()),
+    )
+    return ReplayedDeal(dealt, start, tuple(after), st, result)
+
+
+def replay_game(run_dir: str | Path | RunLog, game_id: int) -> GameReplay:
+    """Every deal of game ``game_id`` of a run, in order, re-run through the engine (each deal must
+    replay as logged: :class:`RunError` otherwise, or for a game the log does not hold)."""
+    run = open_run(run_dir)
+    try:
+        check_part_files(run.files, run.open, run.path, REPLAY_COLUMNS, unique_ids=False)
+    except DealLogError as exc:
+        raise RunError(str(exc)) from None
+    with reading(run):
+        df = run.scan().filter(pl.col("game_id") == game_id).sort("hand_no").collect()
+        span = (0, 0, 0)
+        if df.height == 0:
+            g = pl.col("game_id")
+            ids = run.scan().select(g.n_unique().alias("n"), g.min().alias("lo"), g.max().alias("hi"))
+            span = ids.collect().row(0)
+    if df.height == 0:
+        n, lo, hi = span
+        raise RunError(f"{run.path}: no game {game_id} (the log has {n} game(s), ids {lo}..{hi})")
+    rows = df.rows(named=True)
+    hands_no = [r["hand_no"] for r in rows]
+    if hands_no != list(range(len(rows))):
+        raise RunError(f"{run.path}: game {game_id} has hands {hands_no}, not 0..{len(rows) - 1} in order")
+    rules = rules_of_run(run, rows[0].get("variant"))
+    human = run.manifest.extra.get("human_seat") if run.manifest.extra else None
+    viewer = human if isinstance(human, int) and 0 <= human < rules.players else 0
+    deals = []
+    before: tuple[int, ...] = (0,) * rules.teams
+    for row in rows:
+        empty = [c for c in _NEVER_NULL if row.get(c) is None]
+        if empty:
+            raise RunError(
+                f"{run.path}: deal {row['deal_id']} has null {', '.join(empty)} in the log: cannot replay it"
+            )
+        try:
+            final = rerun(rules, row).state
+            deals.append(_stepped(rules, row, final, before))
+        except Mismatch as exc:
+            raise RunError(
+                f"{run.path}: deal {row['deal_id']} does not replay as logged: {exc.message}"
+            ) from None
+        before = tuple(row["score_after"] or before)
+    return GameReplay(str(run.path), game_id, rules, viewer, tuple(deals))

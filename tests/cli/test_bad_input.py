@@ -907,6 +907,51 @@ case("dd-out-is-input", ["dd", "{tmp}/p.jsonl", "--out", "{tmp}/p.jsonl"], posit
 case("dd-out-is-folder", ["dd", "{tmp}/p.jsonl", "--out", "{tmp}/d"], both(positions(), write("d/")))
 case("analyze-dd-workers-negative", ["analyze", "{run}", "--dd", "--workers", "-1", "--out", "{tmp}/s"])
 
+# --- fivehundred hand: the hand, the constraints, the options (all refused before any dealing)
+HAND = "JK JH JD AH KH QH TH 5C 5S 6D"
+for cid, args in [
+    ("hand-no-hand", ["hand"]),
+    ("hand-example-4c", ["hand", "JK JH JD AH KH QH TH 4C 5S 6D"]),  # no black four in the 43-card pack
+    ("hand-nine-cards", ["hand", "JK JH JD AH KH QH TH 5C 5S"]),
+    ("hand-eleven-cards", ["hand", HAND + " 7D"]),
+    ("hand-repeated-card", ["hand", "JK JH JD AH KH QH TH 5C 5S JK"]),
+    ("hand-not-a-card", ["hand", "JK JH JD AH KH QH TH 5C 5S 1D"]),
+    ("hand-empty", ["hand", ""]),
+    ("hand-three-player-size", ["hand", HAND, "--variant", "three-player"]),
+    ("hand-variant-unknown", ["hand", HAND, "--variant", "nosuch"]),
+    ("hand-seat-too-big", ["hand", HAND, "--seat", "4"]),
+    ("hand-seat-negative", ["hand", HAND, "--seat", "-1"]),
+    ("hand-seat-not-int", ["hand", HAND, "--seat", "north"]),
+    ("hand-dealer-too-big", ["hand", HAND, "--dealer", "9"]),
+    ("hand-deals-zero", ["hand", HAND, "--deals", "0"]),
+    ("hand-deals-too-many", ["hand", HAND, "--deals", "100001"]),
+    ("hand-seed-negative", ["hand", HAND, "--seed", "-1"]),
+    ("hand-seed-too-big", ["hand", HAND, "--seed", str(2**64)]),
+    ("hand-plot-not-png", ["hand", HAND, "--plot", "{tmp}/t.pdf"]),
+    ("hand-plot-no-folder", ["hand", HAND, "--plot", "{tmp}/nosuch/t.png"]),
+    ("hand-constraint-no-colon", ["hand", HAND, "--constraints", "partner H>=3"]),
+    ("hand-constraint-holder", ["hand", HAND, "--constraints", "north: H>=3"]),
+    ("hand-constraint-own-seat", ["hand", HAND, "--constraints", "seat 0: H>=3"]),
+    ("hand-constraint-suit", ["hand", HAND, "--constraints", "partner: X>=3"]),
+    ("hand-constraint-count", ["hand", HAND, "--constraints", "partner: H>=lots"]),
+    ("hand-constraint-card", ["hand", HAND, "--constraints", "kitty: no 4C"]),
+    ("hand-constraint-empty", ["hand", HAND, "--constraints", "partner:"]),
+    ("hand-constraint-partner-3p", ["hand", "JK AS KS QS JS TS 9S 8S 7S AH", "--variant", "three-player",
+                                    "--constraints", "partner: H>=1"]),
+    ("hand-impossible-own-card", ["hand", HAND, "--constraints", "partner: has AH"]),
+    ("hand-impossible-twice", ["hand", HAND, "--constraints", "partner: has AS; left: has AS"]),
+    ("hand-impossible-nowhere", ["hand", HAND, "--constraints", "partner: no AS; left: no AS; "
+                                                                "right: no AS; kitty: no AS"]),
+    ("hand-impossible-too-many-hearts", ["hand", HAND, "--constraints", "left: H>=4; right: H>=3"]),
+    ("hand-impossible-both-ways", ["hand", HAND, "--constraints", "kitty: S>=2, S<=1"]),
+    ("hand-impossible-cannot-fill", ["hand", HAND, "--constraints", "left: S=0, C=0, D=0"]),
+    ("replay-game-missing", ["replay", "{run}", "--game", "99"]),
+    ("replay-game-negative", ["replay", "{run}", "--game", "-1"]),
+    ("replay-game-not-int", ["replay", "{run}", "--game", "first"]),
+    ("replay-game-and-deal", ["replay", "{run}", "0", "--game", "0"]),
+]:  # fmt: skip
+    case(cid, args)
+
 #: Run as a real process: specs that must never be called (they would end a test process), and a few
 #: ordinary ones to prove the real exit status and stderr.
 SUBPROCESS = {
@@ -1084,6 +1129,13 @@ def test_messages_say_what_and_where(
         "replay-nothing": "missing RUN_DIR, DEAL_ID",
         "replay-folder-of-runs": "holds runs: compare-club-004, main",
         "analyze-folder-of-runs": "holds runs: compare-club-004, main",
+        "hand-example-4c": "'4C' is not a card",
+        "hand-repeated-card": "JK is given twice",
+        "hand-nine-cards": "9 cards given, a hand of pagat-au has 10",
+        "hand-constraint-holder": "constraints clause 1 ('north: H>=3')",
+        "hand-impossible-nowhere": "impossible constraints: AS can be nowhere",
+        "hand-plot-not-png": ".png",
+        "replay-game-missing": "no game 99",
     }
     table = {c[0]: c for c in CASES}
     for cid, words in expect.items():

@@ -167,3 +167,18 @@ def test_universal_layout_is_one_bit_per_name_and_joker_numbers_agree() -> None:
         full = N.universal_mask(deck, deck.full_mask)
         assert full.bit_count() == deck.size
         assert N.universal_mask(deck, 1 << deck.card("AS")) == 1 << (16 * 0 + N.RANKS.index("A"))
+
+
+def test_parse_cards_reads_a_hand_and_names_the_bad_card() -> None:
+    parse_cards = N.parse_cards
+    deck = load_rules("pagat-au").deck
+    assert parse_cards(deck, "JK  TH 5S") == [deck.card("JK"), deck.card("TH"), deck.card("5S")]
+    assert parse_cards(deck, "") == []
+    with pytest.raises(ValueError, match="'4C' is not a card of this deck"):
+        parse_cards(deck, "TH 4C")
+    with pytest.raises(ValueError, match="TH is given twice"):
+        parse_cards(deck, "TH 5S TH")
+    two = load_rules("two-jokers").deck
+    assert parse_cards(two, "JK1 JK2") == list(two.jokers)
+    with pytest.raises(ValueError, match="'JK' is not a card"):
+        parse_cards(two, "JK")

@@ -226,3 +226,20 @@ def test_s11_blind_misere_worth_500(k: int, delta: list[int]) -> None:
     s = k_trick_deal(r, k, "BMIS")
     assert s.contract.misere and s.contract.blind and s.score_delta == delta
     assert len(s.plays) == 3 * len(s.trick_winners)  # the partner sits out as in any misère
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [{}, {"scoring.overtrick_points": 10}, {"scoring.slam_floor": False}, {"bidding.misere_values": "nullo"}],
+)
+@pytest.mark.parametrize("contract", ["6S", "7NT", "9S", "10NT", "MIS"])  # k_trick_deal: spades or NT
+def test_s9_declarer_points_is_what_the_engine_scores(overrides: dict, contract: str) -> None:
+    """``Rules.declarer_points`` (used by ``fivehundred hand``) for every number of tricks, against
+    the score of a deal played out to that many tricks."""
+    r = load_rules("pagat-au", overrides=overrides or None)
+    if contract not in r.bid_index:
+        pytest.skip(f"no {contract} in this rule set")
+    bid = r.bid(contract)
+    for k in range(0, 11) if not bid.misere else (0, 1, 4):
+        s = k_trick_deal(r, k, contract)
+        assert r.declarer_points(bid, s.declarer_tricks()) == s.score_delta[0], (contract, k)
