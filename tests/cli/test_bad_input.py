@@ -1126,7 +1126,7 @@ def test_messages_say_what_and_where(
         "run-compare-variant-unknown": "--compare-variant",
         "variants-name-without-show": "fivehundred variants show pagat-au",
         "variants-show-unknown": "nosuch",
-        "replay-nothing": "missing RUN_DIR, DEAL_ID",
+        "replay-nothing": "missing RUN_DIR",
         "replay-folder-of-runs": "holds runs: compare-club-004, main",
         "analyze-folder-of-runs": "holds runs: compare-club-004, main",
         "hand-example-4c": "'4C' is not a card",

@@ -48,13 +48,11 @@ def test_help_names_values_and_marks_required_arguments() -> None:
 
 
 def test_every_missing_argument_is_reported_at_once() -> None:
-    status, out, err = invoke("replay")
+    status, out, err = invoke("dd")
     assert status == 2 and out == ""
-    assert (
-        err.strip() == "error: fivehundred replay: missing RUN_DIR, DEAL_ID (see fivehundred replay --help)"
-    )
-    status, _, err = invoke("replay", "somewhere")
-    assert status == 2 and "missing DEAL_ID" in err and "RUN_DIR" not in err.split("(see")[0]
+    assert err.strip() == "error: fivehundred dd: missing POSITIONS, --out (see fivehundred dd --help)"
+    status, _, err = invoke("dd", "somewhere.jsonl")
+    assert status == 2 and "missing --out" in err and "POSITIONS" not in err.split("(see")[0]
 
 
 def test_variants_show_prints_the_rules_in_words_and_the_differences() -> None:
