@@ -13,7 +13,8 @@ import base64
 import html
 import os
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from importlib.metadata import PackageNotFoundError, version
@@ -1168,6 +1169,26 @@ def _table_pages(sec: Section, blocks: Sequence[str]) -> list[Any]:
     return pages
 
 
+@contextmanager
+def pdf_pages(path: Path) -> Iterator[Any]:
+    """A matplotlib ``PdfPages`` written to a temporary file beside ``path`` with fixed metadata (the
+    same pages give the same bytes) and the report style, renamed onto ``path`` only when complete."""
+    from matplotlib.backends.backend_pdf import PdfPages
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        meta = {"Creator": "fivehundred", "Producer": "fivehundred", "CreationDate": None}
+        with style_context(), PdfPages(tmp, metadata=meta) as pdf:
+            yield pdf
+        _readable(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def _write_pdf(path: Path, rendered: Sequence[_Rendered], ctx: Context) -> None:
     """A cover page, then per shown section one page per figure (title, reading, bots) and its tables;
     every page A4 landscape; deterministic metadata.
@@ -1175,72 +1196,59 @@ def _write_pdf(path: Path, rendered: Sequence[_Rendered], ctx: Context) -> None:
     Each figure page is a figure built afresh (not the one already drawn as PNG), so that the PDF's
     layout never depends on an earlier draw: the same tables give the same bytes.
     """
-    from matplotlib.backends.backend_pdf import PdfPages
     from matplotlib.figure import Figure
 
     h = PAGE[1]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        meta = {"Creator": "fivehundred", "Producer": "fivehundred", "CreationDate": None}
-        with style_context(), PdfPages(tmp, metadata=meta) as pdf:
-            cover = Figure(figsize=PAGE)
-            lines = ["Five Hundred: simulation report", ""]
-            names = run_names(ctx.tables, ctx.runs)
-            ov = ctx.tables.get("overview")
-            for d, m in zip(ctx.dirs, ctx.manifests, strict=True):
-                seed = m.master_seed if m is not None else None
-                variant = (m.variant if m is not None else None) or "?"
-                lines.append(f"Run directory: {d}")
-                lines.append(f"  rules {variant}, master seed {seed if seed is not None else '?'}")
-                lines.append(f"  strategies: {_strategies_of(m)}")
-            if ov is not None and {"run_id", "variant", "deals", "games"} <= set(ov.columns):
-                for r in ov.iter_rows(named=True):
-                    lines.append(
-                        f"  {names.get(r['run_id'], r['run_id'])}: {r['deals']:,} deals, {r['games']:,} games"
-                    )
-            lines += ["", "Sections:"]
-            for r in rendered:
-                lines.append(f"  {r.section.title}" + ("" if r.shown else f" (no data: {r.why})"))
-            lines += ["", f"fivehundred {_package_version()}; intervals are 95%."]
-            cover.text(0.05, 0.93, "\n".join(lines), va="top", family="monospace", fontsize=8)
-            pdf.savefig(cover)
-            for r in rendered:
-                if not r.shown:
-                    continue
-                banner = _banner_text(r.section)
-                for slot in r.drawn:
-                    c = slot.build(ctx.tables, list(ctx.runs))
-                    page = c.figure
-                    page.set_size_inches(*PAGE)  # every page one size: the figure fills it below the head
-                    page.get_layout_engine().set(rect=(0, 0, 1, 1 - _HEAD / h))
-                    page.text(
-                        0.02,
-                        1 - 0.12 / h,
-                        c.title if c.title.startswith(r.section.title) else f"{r.section.title}: {c.title}",
-                        fontsize=11,
-                        fontweight="bold",
-                        va="top",
-                    )
-                    page.text(0.02, 1 - 0.4 / h, _wrap(c.reading, 170), fontsize=8, va="top")
-                    if banner:
-                        page.text(
-                            0.02, 1 - 0.78 / h, _wrap(banner, 200), fontsize=6.5, color="#2244aa", va="top"
-                        )
-                    _freeze_layout(page)
-                    pdf.savefig(page)
-                    page.clear()
-                for tpage in _table_pages(r.section, r.blocks):
-                    if banner:
-                        _footer(tpage, banner)
-                    pdf.savefig(tpage)
-                    tpage.clear()
-        _readable(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with pdf_pages(path) as pdf:
+        cover = Figure(figsize=PAGE)
+        lines = ["Five Hundred: simulation report", ""]
+        names = run_names(ctx.tables, ctx.runs)
+        ov = ctx.tables.get("overview")
+        for d, m in zip(ctx.dirs, ctx.manifests, strict=True):
+            seed = m.master_seed if m is not None else None
+            variant = (m.variant if m is not None else None) or "?"
+            lines.append(f"Run directory: {d}")
+            lines.append(f"  rules {variant}, master seed {seed if seed is not None else '?'}")
+            lines.append(f"  strategies: {_strategies_of(m)}")
+        if ov is not None and {"run_id", "variant", "deals", "games"} <= set(ov.columns):
+            for r in ov.iter_rows(named=True):
+                lines.append(
+                    f"  {names.get(r['run_id'], r['run_id'])}: {r['deals']:,} deals, {r['games']:,} games"
+                )
+        lines += ["", "Sections:"]
+        for r in rendered:
+            lines.append(f"  {r.section.title}" + ("" if r.shown else f" (no data: {r.why})"))
+        lines += ["", f"fivehundred {_package_version()}; intervals are 95%."]
+        cover.text(0.05, 0.93, "\n".join(lines), va="top", family="monospace", fontsize=8)
+        pdf.savefig(cover)
+        for r in rendered:
+            if not r.shown:
+                continue
+            banner = _banner_text(r.section)
+            for slot in r.drawn:
+                c = slot.build(ctx.tables, list(ctx.runs))
+                page = c.figure
+                page.set_size_inches(*PAGE)  # every page one size: the figure fills it below the head
+                page.get_layout_engine().set(rect=(0, 0, 1, 1 - _HEAD / h))
+                page.text(
+                    0.02,
+                    1 - 0.12 / h,
+                    c.title if c.title.startswith(r.section.title) else f"{r.section.title}: {c.title}",
+                    fontsize=11,
+                    fontweight="bold",
+                    va="top",
+                )
+                page.text(0.02, 1 - 0.4 / h, _wrap(c.reading, 170), fontsize=8, va="top")
+                if banner:
+                    page.text(0.02, 1 - 0.78 / h, _wrap(banner, 200), fontsize=6.5, color="#2244aa", va="top")
+                _freeze_layout(page)
+                pdf.savefig(page)
+                page.clear()
+            for tpage in _table_pages(r.section, r.blocks):
+                if banner:
+                    _footer(tpage, banner)
+                pdf.savefig(tpage)
+                tpage.clear()
 
 
 def _freeze_layout(fig: Any) -> None:

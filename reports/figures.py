@@ -1053,11 +1053,21 @@ def trajectories_chart(tables: Tables, runs: Sequence[str]) -> Chart:
         f"{r['games']:,} games still running"
     )
     ge = tables.get("game_ends")
-    if ge is not None and {"run_id", "comebacks", "games"} <= set(ge.columns):
-        g = ge.filter(pl.col("run_id") == runs[0])
-        tot, back = int(g["games"].sum()), int(g["comebacks"].fill_null(0).sum())
-        if tot:
-            reading += f"; {pct(back / tot)} of its games were won from 100 or more points behind"
+    if ge is not None and {
+        "run_id",
+        "end_reason",
+        "games",
+        "comeback_rate",
+        "comeback_lo",
+        "comeback_hi",
+    } <= set(ge.columns):
+        g = ge.filter(pl.col("run_id") == runs[0], pl.col("games") > 0).sort("games", descending=True)
+        if g.height:  # the most common way its games end, with the Wilson interval of the analysis
+            e = g.row(0, named=True)
+            reading += (
+                f"; of its {e['games']:,} games that ended '{e['end_reason']}', {pct(e['comeback_rate'])} "
+                f"[{pct(e['comeback_lo'])}, {pct(e['comeback_hi'])}] were won from 100 or more points behind"
+            )
     return Chart("trajectories", "Score trajectories", fig, reading + ".")
 
 
@@ -1230,14 +1240,20 @@ def tables_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     _style(fig)
     base = order[0]
 
-    def v(run: str, m: str) -> float:
-        return _nan(vals[run].get(m, (None,) * 4)[0])
+    def v(run: str, m: str, i: int = 0) -> float:
+        return _nan(vals[run].get(m, (None,) * 4)[i])
+
+    def rate(run: str, m: str) -> str:  # the share with its 95% Wilson interval
+        return f"{pct(v(run, m), 0)} [{pct(v(run, m, 1), 0)}, {pct(v(run, m, 2), 0)}]"
+
+    def mean(run: str, m: str) -> str:  # the mean with its 95% bootstrap interval
+        return f"{v(run, m):.1f} [{v(run, m, 1):.1f}, {v(run, m, 2):.1f}]"
 
     parts = [
-        f"{labels[r]} plays {pct(v(r, 'contracts_6'), 0)} of its contracts at the 6 level "
-        f"({pct(v(base, 'contracts_6'), 0)} in {labels[base]}), makes {pct(v(r, 'success_all'), 0)} "
-        f"({pct(v(base, 'success_all'), 0)}) and lasts {v(r, 'deals_per_game'):.1f} deals per game "
-        f"({v(base, 'deals_per_game'):.1f})"
+        f"{labels[r]} plays {rate(r, 'contracts_6')} of its contracts at the 6 level "
+        f"({rate(base, 'contracts_6')} in {labels[base]}), makes {rate(r, 'success_all')} "
+        f"({rate(base, 'success_all')}) and lasts {mean(r, 'deals_per_game')} deals per game "
+        f"({mean(base, 'deals_per_game')})"
         for r in order[1:]
     ]
     reading = "Unpaired, since each table deals its own cards: " + "; ".join(parts)

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import html
 import math
-import os
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,10 +25,10 @@ from fivehundred.reports.build import (
     _figure_html,
     _freeze_layout,
     _p,
-    _readable,
     _wrap,
     check_outputs,
     page_start,
+    pdf_pages,
 )
 from fivehundred.reports.figures import PALETTE, Chart, _err, _fig, _style, style_context
 from fivehundred.reports.tables import Col, NoData, Tables, html_table, need, num, pct, signed
@@ -246,31 +244,20 @@ def build_sweep_report(tables: Tables, out_html: str | Path, pdf: str | Path | N
 
 def _write_pdf(path: Path, tables: Tables, var: pl.DataFrame) -> None:
     """A cover page listing every variant's change in words, then the forest plot (fixed metadata)."""
-    from matplotlib.backends.backend_pdf import PdfPages
     from matplotlib.figure import Figure
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        meta = {"Creator": "fivehundred", "Producer": "fivehundred", "CreationDate": None}
-        with style_context(), PdfPages(tmp, metadata=meta) as pdf:
-            cover = Figure(figsize=(8.27, 11.69))
-            lines = ["Five Hundred: rule sweep", ""]
-            for r in var.iter_rows(named=True):
-                what = r["change"] if r["status"] == "played" else f"skipped: {r['reason']}"
-                lines += _wrap(f"{r['name']}: {what or 'the base'}", 110).splitlines()
-            cover.text(0.05, 0.96, "\n".join(lines[:90]), va="top", family="monospace", fontsize=6.5)
-            pdf.savefig(cover)
-            chart = forest_chart(tables)
-            _freeze_layout(chart.figure)
-            pdf.savefig(chart.figure)
-            chart.figure.clear()
-        _readable(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with pdf_pages(path) as pdf:
+        cover = Figure(figsize=(8.27, 11.69))
+        lines = ["Five Hundred: rule sweep", ""]
+        for r in var.iter_rows(named=True):
+            what = r["change"] if r["status"] == "played" else f"skipped: {r['reason']}"
+            lines += _wrap(f"{r['name']}: {what or 'the base'}", 110).splitlines()
+        cover.text(0.05, 0.96, "\n".join(lines[:90]), va="top", family="monospace", fontsize=6.5)
+        pdf.savefig(cover)
+        chart = forest_chart(tables)
+        _freeze_layout(chart.figure)
+        pdf.savefig(chart.figure)
+        chart.figure.clear()
 
 
 __all__: Sequence[str] = ("build_sweep_report", "forest_chart", "summary_table")

@@ -33,8 +33,10 @@ def test_run_makes_runs_statistics_and_report(tmp_path: Path) -> None:
     for name in ("overview", "contracts", "variant_effects", "misere_whatif"):
         assert (out / "stats" / f"{name}.parquet").exists()
     html = (out / "report.html").read_text()
-    # Every figure but the unpaired table comparison (both runs are on the 4-player table: paired).
-    assert html.count('<figure id="fig-') == len(figure_keys()) - 1 and 'class="failed"' not in html
+    # Every figure but the unpaired table comparison (both runs are on the 4-player table: paired) and
+    # the double-dummy one (the main job does not analyse with --dd).
+    assert html.count('<figure id="fig-') == len(figure_keys()) - 2 and 'class="failed"' not in html
+    assert '<li class="empty" data-empty="dd">Double dummy — no data' in html
     assert '<li class="empty" data-empty="tables">Comparing tables — no data' in html  # hidden: one line
     assert '<section id="tables"' not in html
     assert (out / "report.pdf").read_bytes().startswith(b"%PDF")

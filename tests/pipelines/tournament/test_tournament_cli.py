@@ -76,6 +76,7 @@ def test_live_line_on_a_terminal_is_rewritten_in_place_and_fits(tmp_path: Path) 
     out = proc.stdout.decode()  # bytes: text mode would turn the carriage returns into newlines
     assert proc.returncode == 0, out
     live = [seg for seg in out.split("\r\x1b[2K") if seg.startswith("LLR ") and "\n" not in seg]
-    assert len(live) >= 2, out  # the line was rewritten in place, several times
+    # The line was written in place (erased and rewritten; how often depends on the machine's speed).
+    assert len(live) >= 1 and out.count("\r\x1b[2K") >= 2, out
     assert all(len(seg) <= 60 for seg in live), [len(seg) for seg in live]
     assert out.count(" H1 | heuristic vs random | Elo") == 1  # the final result printed once, in full
