@@ -136,25 +136,56 @@ static int top_run(u64 hand, u64 cards) {
     return run;
 }
 
+/* The leader's tricks cashed at once: its top trumps (drawing the other side's trumps), or its top
+ * suitless joker, then its top cards of each other block.  A side-suit winner cannot be ruffed by an
+ * opponent that still holds cards of that block, so with ruffers left a block's run counts up to the
+ * shortest ruffer's length there; a partner void of the block but holding power cards could be
+ * forced to overtake, so the side-suit total is also capped by every such partner's other cards. */
 static int cash(const S *s, int leader) {
-    u64 hand = s->hands[leader];
-    int side = s->maxer[leader], total = 0, can_ruff = 0;
+    u64 hand = s->hands[leader], power = s->power_mask & s->rem;
+    int side = s->maxer[leader], total = 0, drawn = 0;
+    u64 ruffers[6];
+    int loss[6], nr = 0;
     if (s->trump >= 0) {
         u64 trumps = s->block_mask[s->trump] & s->rem;
-        total = top_run(hand, trumps);
-        for (int q = 0; q < s->n; q++)
-            if (s->maxer[q] != side && popc(s->hands[q] & trumps) > total) can_ruff = 1;
+        total = drawn = top_run(hand, trumps);
+        for (int q = 0; q < s->n; q++) {
+            if (s->maxer[q] == side) continue;
+            if (popc(s->hands[q] & trumps) > total) { /* follows every trump lead: keeps its other cards */
+                loss[nr] = 0;
+                ruffers[nr++] = s->hands[q];
+            } else if (s->hands[q] & s->suitless & s->rem) {
+                loss[nr] = drawn;
+                ruffers[nr++] = s->hands[q];
+            }
+        }
     } else {
         u64 jokers = s->suitless & s->rem;
         if (jokers) {
-            if (hand >> msb(jokers) & 1 && jls(s, s->tp, hand != (hand & jokers))) total = 1;
+            if (hand >> msb(jokers) & 1 && jls(s, s->tp, hand != (hand & jokers))) total = drawn = 1;
             for (int q = 0; q < s->n; q++)
-                if (s->maxer[q] != side && (s->hands[q] & jokers)) can_ruff = 1;
+                if (s->maxer[q] != side && (s->hands[q] & jokers)) {
+                    loss[nr] = drawn; /* a card of some block went on the joker's lead */
+                    ruffers[nr++] = s->hands[q];
+                }
         }
     }
-    if (!can_ruff)
-        for (int b = 0; b < 4; b++)
-            if (b != s->trump) total += top_run(hand, s->block_mask[b] & s->rem);
+    int side_total = 0;
+    for (int b = 0; b < 4; b++) {
+        if (b == s->trump) continue;
+        int run = top_run(hand, s->block_mask[b] & s->rem);
+        for (int i = 0; i < nr && run; i++) {
+            int len = popc(ruffers[i] & s->block_mask[b]) - loss[i];
+            if (len < run) run = len < 0 ? 0 : len;
+        }
+        side_total += run;
+    }
+    for (int q = 0; q < s->n && side_total; q++) {
+        if (q == leader || s->maxer[q] != side || !(s->hands[q] & power)) continue;
+        int other = popc(s->hands[q] & ~power) - drawn;
+        if (other < side_total) side_total = other < 0 ? 0 : other;
+    }
+    total += side_total;
     return total < s->left ? total : s->left;
 }
 
