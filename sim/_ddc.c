@@ -141,7 +141,7 @@ static int top_run(u64 hand, u64 cards) {
  * opponent that still holds cards of that block, so with ruffers left a block's run counts up to the
  * shortest ruffer's length there; a partner void of the block but holding power cards could be
  * forced to overtake, so the side-suit total is also capped by every such partner's other cards. */
-static int cash(const S *s, int leader) {
+static int cash_by(const S *s, int leader, int no_joker, int spent) {
     u64 hand = s->hands[leader], power = s->power_mask & s->rem;
     int side = s->maxer[leader], total = 0, drawn = 0;
     u64 ruffers[6];
@@ -162,7 +162,7 @@ static int cash(const S *s, int leader) {
     } else {
         u64 jokers = s->suitless & s->rem;
         if (jokers) {
-            if (hand >> msb(jokers) & 1 && jls(s, s->tp, hand != (hand & jokers))) total = drawn = 1;
+            if (!no_joker && hand >> msb(jokers) & 1 && jls(s, s->tp, hand != (hand & jokers))) total = drawn = 1;
             for (int q = 0; q < s->n; q++)
                 if (s->maxer[q] != side && (s->hands[q] & jokers)) {
                     loss[nr] = drawn; /* a card of some block went on the joker's lead */
@@ -182,11 +182,37 @@ static int cash(const S *s, int leader) {
     }
     for (int q = 0; q < s->n && side_total; q++) {
         if (q == leader || s->maxer[q] != side || !(s->hands[q] & power)) continue;
-        int other = popc(s->hands[q] & ~power) - drawn;
+        int other = popc(s->hands[q] & ~power) - drawn - (q == spent);
         if (other < side_total) side_total = other < 0 ? 0 : other;
     }
     total += side_total;
     return total < s->left ? total : s->left;
+}
+
+/* cash_by for the leader, or for its one partner after a lead of a side block to the partner's top
+ * card there (every opponent with power cards holding that block, so the entry cannot be ruffed; the
+ * entry trick is the first of the partner's run in that block). */
+static int cash(const S *s, int leader) {
+    int c = cash_by(s, leader, 0, -1), side = s->maxer[leader], p = -1, mates = 0;
+    for (int q = 0; q < s->n; q++)
+        if (q != leader && s->maxer[q] == side) {
+            p = q;
+            mates++;
+        }
+    if (mates != 1 || c >= s->left) return c;
+    u64 power = s->power_mask & s->rem;
+    for (int b = 0; b < 4; b++) {
+        if (b == s->trump) continue;
+        u64 cards = s->block_mask[b] & s->rem;
+        if (!(s->hands[leader] & cards) || !(s->hands[p] >> msb(cards) & 1)) continue;
+        int ok = 1;
+        for (int q = 0; q < s->n && ok; q++)
+            if (s->maxer[q] != side && (s->hands[q] & power) && !(s->hands[q] & cards)) ok = 0;
+        if (!ok) continue;
+        int v = cash_by(s, p, 1, leader);
+        return v > c ? v : c;
+    }
+    return c;
 }
 
 /* Tricks each side is sure of (see _Solver._bounds). */
