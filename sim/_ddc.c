@@ -136,26 +136,83 @@ static int top_run(u64 hand, u64 cards) {
     return run;
 }
 
-static int cash(const S *s, int leader) {
-    u64 hand = s->hands[leader];
-    int side = s->maxer[leader], total = 0, can_ruff = 0;
+/* The leader's tricks cashed at once: its top trumps (drawing the other side's trumps), or its top
+ * suitless joker, then its top cards of each other block.  A side-suit winner cannot be ruffed by an
+ * opponent that still holds cards of that block, so with ruffers left a block's run counts up to the
+ * shortest ruffer's length there; a partner void of the block but holding power cards could be
+ * forced to overtake, so the side-suit total is also capped by every such partner's other cards. */
+static int cash_by(const S *s, int leader, int no_joker, int spent) {
+    u64 hand = s->hands[leader], power = s->power_mask & s->rem;
+    int side = s->maxer[leader], total = 0, drawn = 0;
+    u64 ruffers[6];
+    int loss[6], nr = 0;
     if (s->trump >= 0) {
         u64 trumps = s->block_mask[s->trump] & s->rem;
-        total = top_run(hand, trumps);
-        for (int q = 0; q < s->n; q++)
-            if (s->maxer[q] != side && popc(s->hands[q] & trumps) > total) can_ruff = 1;
+        total = drawn = top_run(hand, trumps);
+        for (int q = 0; q < s->n; q++) {
+            if (s->maxer[q] == side) continue;
+            if (popc(s->hands[q] & trumps) > total) { /* follows every trump lead: keeps its other cards */
+                loss[nr] = 0;
+                ruffers[nr++] = s->hands[q];
+            } else if (s->hands[q] & s->suitless & s->rem) {
+                loss[nr] = drawn;
+                ruffers[nr++] = s->hands[q];
+            }
+        }
     } else {
         u64 jokers = s->suitless & s->rem;
         if (jokers) {
-            if (hand >> msb(jokers) & 1 && jls(s, s->tp, hand != (hand & jokers))) total = 1;
+            if (!no_joker && hand >> msb(jokers) & 1 && jls(s, s->tp, hand != (hand & jokers))) total = drawn = 1;
             for (int q = 0; q < s->n; q++)
-                if (s->maxer[q] != side && (s->hands[q] & jokers)) can_ruff = 1;
+                if (s->maxer[q] != side && (s->hands[q] & jokers)) {
+                    loss[nr] = drawn; /* a card of some block went on the joker's lead */
+                    ruffers[nr++] = s->hands[q];
+                }
         }
     }
-    if (!can_ruff)
-        for (int b = 0; b < 4; b++)
-            if (b != s->trump) total += top_run(hand, s->block_mask[b] & s->rem);
+    int side_total = 0;
+    for (int b = 0; b < 4; b++) {
+        if (b == s->trump) continue;
+        int run = top_run(hand, s->block_mask[b] & s->rem);
+        for (int i = 0; i < nr && run; i++) {
+            int len = popc(ruffers[i] & s->block_mask[b]) - loss[i];
+            if (len < run) run = len < 0 ? 0 : len;
+        }
+        side_total += run;
+    }
+    for (int q = 0; q < s->n && side_total; q++) {
+        if (q == leader || s->maxer[q] != side || !(s->hands[q] & power)) continue;
+        int other = popc(s->hands[q] & ~power) - drawn - (q == spent);
+        if (other < side_total) side_total = other < 0 ? 0 : other;
+    }
+    total += side_total;
     return total < s->left ? total : s->left;
+}
+
+/* cash_by for the leader, or for its one partner after a lead of a side block to the partner's top
+ * card there (every opponent with power cards holding that block, so the entry cannot be ruffed; the
+ * entry trick is the first of the partner's run in that block). */
+static int cash(const S *s, int leader) {
+    int c = cash_by(s, leader, 0, -1), side = s->maxer[leader], p = -1, mates = 0;
+    for (int q = 0; q < s->n; q++)
+        if (q != leader && s->maxer[q] == side) {
+            p = q;
+            mates++;
+        }
+    if (mates != 1 || c >= s->left) return c;
+    u64 power = s->power_mask & s->rem;
+    for (int b = 0; b < 4; b++) {
+        if (b == s->trump) continue;
+        u64 cards = s->block_mask[b] & s->rem;
+        if (!(s->hands[leader] & cards) || !(s->hands[p] >> msb(cards) & 1)) continue;
+        int ok = 1;
+        for (int q = 0; q < s->n && ok; q++)
+            if (s->maxer[q] != side && (s->hands[q] & power) && !(s->hands[q] & cards)) ok = 0;
+        if (!ok) continue;
+        int v = cash_by(s, p, 1, leader);
+        return v > c ? v : c;
+    }
+    return c;
 }
 
 /* Tricks each side is sure of (see _Solver._bounds). */
