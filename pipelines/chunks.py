@@ -227,7 +227,7 @@ class RayPool:
             return None
         try:
             return tuple(ray.get(self._live.read.remote(), timeout=1.0))  # type: ignore[return-value]
-        except Exception:  # progress is never worth failing a run for
+        except (ray.exceptions.RayError, TimeoutError):  # progress is never worth failing a run for
             return None
 
     def __enter__(self) -> RayPool:

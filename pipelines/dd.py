@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from fivehundred.pipelines.outputs import check_output_file
+from fivehundred.sim.configfile import read_text
 from fivehundred.sim.dd import Position, dd_tricks
 from fivehundred.sim.errors import UserError
 from fivehundred.sim.rules import Rules, load_rules
@@ -100,14 +101,7 @@ def read_positions(path: str | Path) -> list[PositionLine]:
     :class:`PositionsError` at the first bad line: ``FILE line N: what is wrong``.
     """
     p = Path(path)
-    try:
-        text = p.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise PositionsError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise PositionsError(f"{p}: is a folder, not a positions file") from None
-    except UnicodeDecodeError as exc:
-        raise PositionsError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    text = read_text(p, "positions", PositionsError)
     cache: dict[str, Rules] = {}
     out: list[PositionLine] = []
     for number, line in enumerate(text.splitlines(), 1):
