@@ -1,6 +1,6 @@
 """Double-dummy solver speed: full solves from the opening lead, solves per CPU second (per core).
 
-    python benchmarks/dd.py [--deals 200] [--seed 1] [--variant pagat-au] [--pure] [--compare 20]
+    python benchmarks/dd.py [--deals 200] [--seed 1] [--variant pagat-au] [--pure] [--compare 20] [--moves 40]
 
 Each deal ``i`` is dealt from ``deal_seed(seed, 0, i)``; the auction, the discard and the joker
 naming are the ``heuristic`` bot's in every seat (deals everyone passes are skipped).  Every fifth
@@ -11,7 +11,10 @@ solving is timed (``time.process_time``).  It prints per-kind counts, mean DD tr
 rates, the slowest solve, the peak memory (``ru_maxrss``) and, last, ``solves_per_second_per_core=``
 of the search that runs: the C one (``sim/_ddc.c``) when it is built, else the pure-Python one
 (``--pure`` forces it).  With the C search it also solves the first ``--compare`` positions with the
-pure search in the same process (checking the values agree) and prints both rates and their ratio.
+pure search in the same process (checking the values agree) and prints both rates and their ratio,
+and the C search's lead nodes (trick-boundary nodes) per solve.  ``--moves N`` also times
+:func:`sim.dd.move_values` (the value of every legal opening lead, what the expert bot asks) on the
+first ``N`` positions.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from fivehundred.sim import PLAY, State, core, dd, load_rules
-from fivehundred.sim.dd import Position, dd_tricks
+from fivehundred.sim.dd import Position, dd_tricks, move_values
 from fivehundred.sim.rules import Rules
 from fivehundred.sim.seeding import bot_rng, deal_seed, dealer_of
 from fivehundred.strategies import make
@@ -71,6 +74,7 @@ def main() -> None:
     ap.add_argument("--variant", default="pagat-au")
     ap.add_argument("--pure", action="store_true", help="time the pure-Python search (no C search)")
     ap.add_argument("--compare", type=int, default=20, help="positions also solved by the pure search")
+    ap.add_argument("--moves", type=int, default=40, help="positions also timed with move_values")
     args = ap.parse_args()
 
     rules = load_rules(args.variant)
@@ -86,6 +90,7 @@ def main() -> None:
     total = 0.0
     values: list[int] = []
     times: list[float] = []
+    nodes0 = dd._EXT.nodes() if dd.backend() == "c" else 0
     for pos in positions:
         start = time.process_time()
         value = dd_tricks(pos)
@@ -107,6 +112,15 @@ def main() -> None:
             rate = count / spent if spent else float("inf")
             print(f"{k:>7s}: {count:4.0f} solves, mean dd_tricks {tricks / count:.2f}, {rate:,.0f} solves/s")
     print(f"slowest solve: {slowest[0] * 1000:.1f} ms ({slowest[1]})")
+    if dd.backend() == "c" and positions:
+        print(f"lead nodes per solve (C): {(dd._EXT.nodes() - nodes0) / len(positions):,.0f}")
+    moves = min(args.moves, len(positions))
+    if moves > 0:
+        start = time.process_time()
+        count = sum(len(move_values(pos)) for pos in positions[:moves])
+        spent = time.process_time() - start
+        rate = moves / spent if spent else float("inf")
+        print(f"move_values: {moves} positions ({count} opening leads valued), {rate:,.1f} positions/s")
     print(f"peak memory (ru_maxrss): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     compare = min(args.compare, len(positions))
     if dd.backend() == "c" and compare > 0:
