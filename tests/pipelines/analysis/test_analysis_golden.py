@@ -1,0 +1,34 @@
+"""The tables are the same numbers as before the bounded-memory analysis: every table of one analysis
+of the golden runs (a variant pair, a duplicate run, a run on another table, the misère what-if) equals
+the tables main's whole-frame code wrote for the same logs (``golden/make_golden.py``), bootstrap
+columns included, in process and for any batch size."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from fivehundred.pipelines.analysis import analyze
+from tests.pipelines.analysis.golden.make_golden import TABLES, WHATIF_SAMPLE, golden_runs
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    return golden_runs(tmp_path_factory.mktemp("golden"))
+
+
+def check_golden(tables: dict[str, pl.DataFrame]) -> None:
+    want = {p.stem: pl.read_parquet(p) for p in sorted(TABLES.glob("*.parquet"))}
+    assert sorted(tables) == sorted(want)
+    for name, df in want.items():
+        try:
+            assert_frame_equal(tables[name], df, check_exact=True)
+        except AssertionError as exc:
+            raise AssertionError(f"{name}: {exc}") from None
+
+
+def test_tables_equal_the_golden_tables(runs: list[Path], tmp_path: Path) -> None:
+    check_golden(analyze(runs, tmp_path / "stats", what_if="misere", sample=WHATIF_SAMPLE))
