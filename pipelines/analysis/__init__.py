@@ -16,7 +16,8 @@ from pathlib import Path
 import polars as pl
 
 from fivehundred.pipelines.analysis import bids, games, misere, strategies, tidy, variants
-from fivehundred.pipelines.analysis.frame import Frame, deal_frame
+from fivehundred.pipelines.analysis.batches import deal_frames
+from fivehundred.pipelines.analysis.frame import Frame
 from fivehundred.pipelines.analysis.io import AnalysisError, Run, open_run, write_tables
 from fivehundred.pipelines.outputs import check_output_dir
 from fivehundred.pipelines.rundir import RunLog
@@ -107,8 +108,8 @@ def analyze(
             runs[i] = replace(r, run_id=f"{r.run_id} ({r.log.dir.name})")
         seen.add(runs[i].run_id)
     say(f"reading {len(runs)} run{'s' if len(runs) > 1 else ''} ...")
-    frames = [deal_frame(r) for r in runs]
-    say(f"computing the tables ({sum(f.df.height for f in frames):,} deals) ...")
+    frames = deal_frames(runs, workers, address, progress=progress_of(say))
+    say(f"computing the tables ({sum(f.count('deals') for f in frames):,} deals) ...")
     tables = build_tables(frames)
     if what_if == "misere":
         from fivehundred.pipelines.analysis.whatif import misere_whatif
@@ -136,4 +137,9 @@ def _dd_tables(
     for f in frames:
         report = None if progress is None else (lambda done, total, p=f.run.path: progress(p, done, total))
         sidecars.append(dd_sidecar(f, rules_of(f), workers, address, report))
-    return dd_tables(frames, sidecars)
+    return dd_tables([f.with_deals(s["deal_id"]) for f, s in zip(frames, sidecars, strict=True)], sidecars)
+
+
+def progress_of(say: Callable[[str], None]) -> Callable[[int, int], None]:
+    """A batch counter in words for ``say``."""
+    return lambda done, total: say(f"reading the runs: {done:,}/{total:,} batches ...")

@@ -32,3 +32,25 @@ def check_golden(tables: dict[str, pl.DataFrame]) -> None:
 
 def test_tables_equal_the_golden_tables(runs: list[Path], tmp_path: Path) -> None:
     check_golden(analyze(runs, tmp_path / "stats", what_if="misere", sample=WHATIF_SAMPLE))
+
+
+@pytest.mark.parametrize("rows", [40, 333])
+def test_any_batch_size_gives_the_golden_tables(
+    runs: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rows: int
+) -> None:
+    from fivehundred.pipelines.analysis import batches
+
+    monkeypatch.setattr(batches, "BATCH_ROWS", rows)
+    seen: list[tuple[int, int]] = []
+    monkeypatch.setattr(batches, "run_partials", _spy(batches.run_partials, seen))
+    check_golden(analyze(runs, tmp_path / "stats", what_if="misere", sample=WHATIF_SAMPLE))
+    assert len(seen) > 2 * len(runs), "several batches per run"
+    assert max(n for n, _ in seen) <= rows + 40, "a batch holds at most `rows` deals of a run, plus one game"
+
+
+def _spy(fn, seen):  # type: ignore[no-untyped-def]
+    def wrapped(d, players, teams):  # type: ignore[no-untyped-def]
+        seen.append((d.height, d["game_id"].n_unique()))
+        return fn(d, players, teams)
+
+    return wrapped
