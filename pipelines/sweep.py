@@ -30,8 +30,8 @@ from typing import Any
 import polars as pl
 
 from fivehundred.pipelines.analysis import build_tables
-from fivehundred.pipelines.analysis.distributions import normal_quantile
 from fivehundred.pipelines.analysis.batches import deal_frames
+from fivehundred.pipelines.analysis.distributions import normal_quantile
 from fivehundred.pipelines.analysis.io import open_run, write_tables
 from fivehundred.pipelines.analysis.multiplicity import ALPHA, holm
 from fivehundred.pipelines.analysis.tidy import lineup_text
