@@ -54,3 +54,28 @@ def _spy(fn, seen):  # type: ignore[no-untyped-def]
         return fn(d, players, teams)
 
     return wrapped
+
+
+@pytest.mark.slow
+def test_ray_workers_give_the_golden_tables(
+    runs: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The batches as Ray tasks (an embedded instance of 2 workers): the same tables, byte for byte."""
+    from fivehundred.pipelines.analysis import batches
+
+    monkeypatch.setattr(batches, "BATCH_ROWS", 150)
+    tables = analyze(runs, tmp_path / "ray", workers=2)
+    local = analyze(runs, tmp_path / "local", workers=0)
+    want = {n: df for n, df in tables.items()}
+    check_golden({**want, **_whatif_golden()})
+    for name in tables:
+        assert (tmp_path / "ray" / f"{name}.parquet").read_bytes() == (
+            tmp_path / "local" / f"{name}.parquet"
+        ).read_bytes(), name
+        assert_frame_equal(tables[name], local[name], check_exact=True)
+
+
+def _whatif_golden() -> dict[str, pl.DataFrame]:
+    return {
+        n: pl.read_parquet(TABLES / f"{n}.parquet") for n in ("misere_whatif", "misere_whatif_by_feature")
+    }
