@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import polars as pl
 
-from fivehundred.pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, rate_points
+from fivehundred.pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, rate_points, run_blocks
 from fivehundred.pipelines.analysis.frame import (
     ALL_CODES,
     LEVEL_ORDER,
@@ -364,28 +365,26 @@ def _feature_long(contracts_: pl.DataFrame) -> pl.DataFrame:
     return pl.concat(parts)
 
 
+def _grouped(f: Frame) -> Frame:
+    """The frame with its feature counts per contract and pooled over suit and NT contracts (``group``)."""
+    long = f.stats["feature"]
+    every = pl.concat(
+        [
+            long.with_columns(pl.col("contract").alias("group")),
+            long.filter(pl.col("trump").is_in(list(SUITS))).with_columns(pl.lit("all-suit").alias("group")),
+            long.filter(pl.col("trump") == NT_TEXT).with_columns(pl.lit("all-NT").alias("group")),
+        ]
+    )
+    return replace(f, stats={**f.stats, "feature": every})
+
+
 def success_by_feature(frames: Sequence[Frame]) -> pl.DataFrame:
     """Success and points by each hand feature, per contract and pooled over suit or NT contracts."""
-    out = []
-    for f in frames:
-        long = f.stats["feature"]
-        every = pl.concat(
-            [
-                long.with_columns(pl.col("contract").alias("group")),
-                long.filter(pl.col("trump").is_in(list(SUITS))).with_columns(
-                    pl.lit("all-suit").alias("group")
-                ),
-                long.filter(pl.col("trump") == NT_TEXT).with_columns(pl.lit("all-NT").alias("group")),
-            ]
-        )
-        t = rate_points(
-            every, ["group", "feature", "order", "value"], f"success_by_feature/{f.run.run_id}", weight="_w"
-        )
-        out.append(
-            t.with_columns(*f.run_columns()).select(
-                "run_id", "variant", "group", "feature", "value", "order", *RATE_COLUMNS, *POINTS_COLUMNS
-            )
-        )
+    keys = ["group", "feature", "order", "value"]
+    out = [
+        t.select("run_id", "variant", *keys[:2], "value", "order", *RATE_COLUMNS, *POINTS_COLUMNS)
+        for t in run_blocks([_grouped(f) for f in frames], "feature", keys, "success_by_feature")
+    ]
     return versus_rest(_sort_groups(pl.concat(out)), ["run_id", "group", "feature"])
 
 
@@ -417,17 +416,11 @@ def _trumps_joker_hist(contracts_: pl.DataFrame) -> pl.DataFrame:
 
 def success_by_trumps_joker(frames: Sequence[Frame]) -> pl.DataFrame:
     """Suit contracts by (trumps held as dealt, joker held): the headline cross-tab."""
-    out = []
-    for f in frames:
-        t = rate_points(
-            f.stats["trumps_joker"],
-            ["_rank", "contract", "trumps", "joker"],
-            f"success_by_trumps_joker/{f.run.run_id}",
-            weight="_w",
+    keys = ["_rank", "contract", "trumps", "joker"]
+    out = [
+        t.sort("_rank", "trumps", "joker").select(
+            "run_id", "variant", *keys[1:], *RATE_COLUMNS, *POINTS_COLUMNS
         )
-        out.append(
-            t.with_columns(*f.run_columns())
-            .sort("_rank", "trumps", "joker")
-            .select("run_id", "variant", "contract", "trumps", "joker", *RATE_COLUMNS, *POINTS_COLUMNS)
-        )
+        for t in run_blocks(frames, "trumps_joker", keys, "success_by_trumps_joker")
+    ]
     return pl.concat(out)

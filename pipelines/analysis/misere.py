@@ -8,7 +8,7 @@ import polars as pl
 
 from fivehundred.pipelines.analysis import features as F
 from fivehundred.pipelines.analysis.bids import called_counts
-from fivehundred.pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, rate_points
+from fivehundred.pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, rate_points, run_blocks
 from fivehundred.pipelines.analysis.frame import MISERE_CODES, Frame
 from fivehundred.pipelines.analysis.intervals import wilson
 from fivehundred.pipelines.analysis.multiplicity import versus_rest
@@ -152,18 +152,10 @@ def partials(d: pl.DataFrame) -> dict[str, pl.DataFrame]:
 
 def misere_by_feature(frames: Sequence[Frame]) -> pl.DataFrame:
     """Misère success and points by the features of the declarer's final hand."""
-    out = []
-    for f in frames:
-        t = rate_points(
-            f.stats["misere_feature"],
-            ["contract", "feature", "order", "value"],
-            f"misere_by_feature/{f.run.run_id}",
-            weight="_w",
-        )
-        out.append(
-            t.with_columns(*f.run_columns()).select(
-                "run_id", "variant", "contract", "feature", "value", "order", *RATE_COLUMNS, *POINTS_COLUMNS
-            )
-        )
+    keys = ["contract", "feature", "order", "value"]
+    out = [
+        t.select("run_id", "variant", *keys[:2], "value", "order", *RATE_COLUMNS, *POINTS_COLUMNS)
+        for t in run_blocks(frames, "misere_feature", keys, "misere_by_feature")
+    ]
     table = pl.concat(out).sort("run_id", "variant", "contract", "feature", "order", maintain_order=True)
     return versus_rest(table, ["run_id", "contract", "feature"])
