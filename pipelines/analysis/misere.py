@@ -36,7 +36,7 @@ def misere(frames: Sequence[Frame]) -> pl.DataFrame:
             .join(stats, on="contract", how="left")
             .with_columns(
                 *f.run_columns(),
-                pl.lit(f.df.height, dtype=pl.Int64).alias("deals"),
+                pl.lit(f.count("deals"), dtype=pl.Int64).alias("deals"),
                 pl.col("called").fill_null(0),
                 pl.col("n").fill_null(0),
                 pl.col("made").fill_null(0),

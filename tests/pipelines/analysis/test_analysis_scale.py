@@ -62,3 +62,13 @@ def test_unreachable_address_is_one_line_and_writes_nothing(runs: list[Path], tm
 def test_negative_workers_refused_before_reading(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="--workers must be 0 or more"):
         analyze([tmp_path / "missing"], tmp_path / "s", workers=-1)
+
+
+def test_tables_never_read_a_whole_per_deal_frame(runs: list[Path]) -> None:
+    """Every table comes from the merged aggregates: no frame's whole-run per-deal rows are built."""
+    from fivehundred.pipelines.analysis import build_tables
+
+    frames = batches.deal_frames([open_run(p) for p in runs], rows=100)
+    tables = build_tables(frames)
+    assert tables["overview"]["deals"].to_list() == [f.count("deals") for f in frames]
+    assert all("df" not in vars(f) for f in frames), "a table used Frame.df (memory grows with the log)"
