@@ -331,7 +331,7 @@ CALL_ORDER = {"-": -2, PASS_TEXT: -1, **{c: i for i, c in enumerate(ALL_CODES)}}
 CODE_OF_RANK = dict(enumerate(ALL_CODES))
 
 
-def _feature_hist(d: pl.DataFrame, name: str, value: pl.Expr, order: pl.Expr) -> pl.DataFrame:
+def _feature_hist(d: pl.LazyFrame, name: str, value: pl.Expr, order: pl.Expr) -> pl.LazyFrame:
     """Counts per (contract, value, made, points) of one feature, as (feature, value, order) rows.
     Grouped on the contract's integer code ``crank`` (faster than strings), named afterwards."""
     col = f"f_{name}"
@@ -355,14 +355,18 @@ def _feature_hist(d: pl.DataFrame, name: str, value: pl.Expr, order: pl.Expr) ->
 
 def _feature_long(contracts_: pl.DataFrame) -> pl.DataFrame:
     """Suit and NT contracts counted per (contract, feature, value, made, points): ``_w``."""
-    d = contracts_.filter(~pl.col("is_mis")).with_columns(pl.col("partner_call").alias("f_partner_bid"))
+    d = (
+        contracts_.lazy()
+        .filter(~pl.col("is_mis"))
+        .with_columns(pl.col("partner_call").alias("f_partner_bid"))
+    )
     parts = [
         _feature_hist(d, n, pl.col(f"f_{n}").cast(pl.String), pl.col(f"f_{n}").cast(pl.Int16))
         for n in NUMERIC_FEATURES
     ]
     order = pl.col("f_partner_bid").replace_strict(CALL_ORDER, default=99, return_dtype=pl.Int16)
     parts.append(_feature_hist(d, "partner_bid", pl.col("f_partner_bid"), order))
-    return pl.concat(parts)
+    return pl.concat(parts).collect()  # one query: the histograms are counted in parallel
 
 
 def _grouped(f: Frame) -> Frame:
