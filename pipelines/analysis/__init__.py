@@ -1,7 +1,8 @@
 """Statistics from deal logs with Polars (docs/statistics.md lists every table and column).
 
-:func:`analyze` opens each run directory (a lazy scan of ``RUN_DIR/deals/*.parquet``), collects one
-compact per-deal frame per run (:mod:`~pipelines.analysis.frame`), builds the tables of bid success
+:func:`analyze` opens each run directory (a lazy scan of ``RUN_DIR/deals/*.parquet``), reads the runs in
+bounded batches of whole games and merges their partial aggregates into one frame per run
+(:mod:`~pipelines.analysis.batches`, in this process or on Ray), builds the tables of bid success
 (:mod:`~pipelines.analysis.bids`), misère viability (:mod:`~pipelines.analysis.misere`), strategy
 comparison (:mod:`~pipelines.analysis.strategies`) and, for two or more runs, the paired variant and
 duplicate comparisons (:mod:`~pipelines.analysis.variants`), and writes each as Parquet and CSV.

@@ -1,12 +1,13 @@
-"""The per-deal frame every table is built from: one lazy query per run over the deal log.
+"""The per-deal frame of a batch of deals, and :class:`Frame`: a run's merged statistics.
 
-:func:`deal_frame` reads only the columns the statistics need from ``deals/*.parquet`` (streaming),
+:func:`collect_deals` reads only the columns the statistics need from ``deals/*.parquet`` (streaming),
 derives the contract's level and trump (through :mod:`sim.notation`), the declarer's points, seat,
 strategy and hand masks (:mod:`pipelines.analysis.features`), each team's points, tricks and score
 after the deal (``points_t<t>``, ``tricks_t<t>``, ``after_t<t>``), and returns one compact row per
-deal.  Every fact of the rules (who made each call, the declaring team, whether the contract was
-made, each team's tricks, the declarer's trumps) is read from the columns the engine logged
-(docs/deal-log.md), never recomputed here.
+deal of the batch (:mod:`~pipelines.analysis.batches` turns each batch into partial aggregates).
+Every fact of the rules (who made each call, the declaring team, whether the contract was made, each
+team's tricks, the declarer's trumps) is read from the columns the engine logged (docs/deal-log.md),
+never recomputed here.
 """
 
 from __future__ import annotations
