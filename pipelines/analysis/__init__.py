@@ -17,7 +17,7 @@ from pathlib import Path
 import polars as pl
 
 from fivehundred.pipelines.analysis import bids, games, misere, strategies, tidy, variants
-from fivehundred.pipelines.analysis.batches import deal_frames
+from fivehundred.pipelines.analysis.batches import deal_frames, with_pairing
 from fivehundred.pipelines.analysis.frame import Frame
 from fivehundred.pipelines.analysis.io import AnalysisError, Run, open_run, write_tables
 from fivehundred.pipelines.outputs import check_output_dir
@@ -51,7 +51,7 @@ def build_tables(frames: Sequence[Frame]) -> dict[str, pl.DataFrame]:
         "strategy_pairings": strategies.strategy_pairings(frames),
     }
     if len(frames) > 1:
-        tables.update(variants.compare(frames))
+        tables.update(variants.compare(with_pairing(frames)))
     return tidy.finish(tables, frames)
 
 

@@ -200,6 +200,19 @@ def deal_frames(
     return out
 
 
+def deal_frame(run: Run) -> Frame:
+    """The frame of merged aggregates of one run (:func:`deal_frames`)."""
+    return deal_frames([run])[0]
+
+
+def with_pairing(frames: Sequence[Frame]) -> list[Frame]:
+    """The frames, read again together when a run after the first lacks its pairing with the first
+    (frames built one by one); as given otherwise."""
+    if all(f.paired is not None or variants.unpairable(frames[0], f) for f in frames[1:]):
+        return list(frames)
+    return deal_frames([f.run for f in frames])
+
+
 def _results(batches: Sequence[Batch], workers: int | None, address: str | None) -> Any:
     """Each batch's :func:`batch_stats`, in batch order (in this process, or on Ray)."""
     from fivehundred.pipelines.chunks import RayPool, run_chunks

@@ -239,13 +239,6 @@ def deal_rows(
     return pl.concat(parts)
 
 
-def deal_frame(run: Run) -> Frame:
-    """The merged statistics of one run (:func:`~pipelines.analysis.batches.deal_frames`)."""
-    from fivehundred.pipelines.analysis.batches import deal_frames
-
-    return deal_frames([run])[0]
-
-
 CHUNK_ROWS = 250_000
 
 

@@ -9,7 +9,7 @@ would give if they were independent, so ``variance_reduction`` shows what pairin
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -316,18 +316,6 @@ _METRIC_INPUT = {
 }  # fmt: skip
 
 
-def paired_stats(base: Frame, other: Frame) -> Mapping[str, pl.DataFrame]:
-    """The pairing sums of ``other`` with ``base`` (read together batch by batch when the frames
-    were built apart)."""
-    if other.paired is not None:
-        return other.paired
-    from fivehundred.pipelines.analysis.batches import deal_frames
-
-    paired = deal_frames([base.run, other.run])[1].paired
-    assert paired is not None
-    return paired
-
-
 def compare(frames: Sequence[Frame]) -> dict[str, pl.DataFrame]:
     """``pairing``, ``variant_effects`` and ``strategy_duplicate`` for runs 2.. against run 1 on the
     same table (paired deal by deal), ``success_comparison`` (their success rates, unpaired);
@@ -359,7 +347,8 @@ def compare(frames: Sequence[Frame]) -> dict[str, pl.DataFrame]:
                 }
             )
             continue
-        p = paired_stats(base, other)
+        p = other.paired
+        assert p is not None, "frames read together (batches.deal_frames or with_pairing)"
         o_deals, o_games = other.count("deals"), int(other.stats["metric_games"]["games"][0])
         counts = p["pair_counts"].row(0, named=True)
         if counts["paired_deals"] == 0:

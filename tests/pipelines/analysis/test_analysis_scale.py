@@ -72,3 +72,17 @@ def test_tables_never_read_a_whole_per_deal_frame(runs: list[Path]) -> None:
     tables = build_tables(frames)
     assert tables["overview"]["deals"].to_list() == [f.count("deals") for f in frames]
     assert all("df" not in vars(f) for f in frames), "a table used Frame.df (memory grows with the log)"
+
+
+def test_frames_built_one_by_one_are_paired_when_compared(runs: list[Path]) -> None:
+    """``build_tables`` of frames read apart reads them again together for the pairing."""
+    from fivehundred.pipelines.analysis import build_tables
+
+    opened = [open_run(p) for p in runs[:3]]
+    apart = [batches.deal_frame(r) for r in opened]
+    assert all(f.paired is None for f in apart)
+    together = build_tables(batches.deal_frames(opened))
+    got = build_tables(apart)
+    for name in ("pairing", "variant_effects", "strategy_duplicate", "success_comparison"):
+        assert got[name].equals(together[name]), name
+    assert got["variant_effects"].height > 0 and got["strategy_duplicate"].height > 0
