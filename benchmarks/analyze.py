@@ -1,17 +1,19 @@
-"""Time ``fivehundred analyze`` on a 1,000,000-deal log: wall time and peak memory.
+"""Time ``fivehundred analyze`` on synthetic logs of 1M and 4M deals: wall time, CPU time, peak memory.
 
-The log is synthesised once (and reused): a real log of ``--base`` deals is played with the engine
+Each log is synthesised once (and reused): a real log of ``--base`` deals is played with the engine
 (heuristic bots when registered, else random), then replicated with fresh game and deal ids into
-``--deals`` rows of ``RUN_DIR/deals/part-*.parquet``.  The analysis runs in a child process so that
-its peak RSS (``ru_maxrss``) is measured alone.
+``--deals`` rows of ``<dir>-<deals>/deals/part-*.parquet``.  Each analysis runs in a child process so
+that its peak RSS (``ru_maxrss``) and CPU time (user + system, every thread) are measured alone.
 
-    python benchmarks/analyze.py [--deals 1000000] [--dir /tmp/fivehundred-bench-analyze]
+    python benchmarks/analyze.py [--deals 1000000 4000000] [--workers K] [--dir DIR]
+    python benchmarks/analyze.py --deals 16000000
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -76,41 +78,66 @@ def build_log(run_dir: Path, deals: int, base: int, seed: int) -> None:
     )
 
 
+def measure(run_dir: Path, deals: int, base: int, workers: int) -> dict:
+    """Build the log of ``deals`` deals if needed, then analyse it in a child process."""
+    manifest = run_dir / "manifest.json"
+    want = {"deals": deals, "bots": _bots()}
+    have = json.loads(manifest.read_text()) if manifest.exists() else {}
+    if any(have.get(k) != v for k, v in want.items()):
+        t0 = time.perf_counter()
+        build_log(run_dir, deals, base, seed=2026)
+        print(f"built {deals:,} deals in {run_dir} in {time.perf_counter() - t0:.1f} s", flush=True)
+    cmd = [sys.executable, __file__, "--child", "--dir", str(run_dir), "--workers", str(workers)]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=1_000_000)
+    ap.add_argument("--deals", type=int, nargs="+", default=[1_000_000, 4_000_000])
     ap.add_argument("--base", type=int, default=20_000, help="deals really played before replication")
+    ap.add_argument("--workers", type=int, default=0, help="Ray workers for the analysis (0: in-process)")
     ap.add_argument("--dir", type=Path, default=Path("/tmp/fivehundred-bench-analyze"))
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    run_dir: Path = args.dir
     if args.child:
         from fivehundred.pipelines.analysis import analyze
 
         t0 = time.perf_counter()
-        tables = analyze([run_dir], run_dir / "stats")
+        tables = analyze([args.dir], args.dir / "stats", workers=args.workers)
         wall = time.perf_counter() - t0
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-        print(json.dumps({"wall_s": wall, "peak_bytes": peak, "tables": len(tables)}))
+        use = resource.getrusage(resource.RUSAGE_SELF)
+        peak = use.ru_maxrss * 1024
+        print(
+            json.dumps(
+                {
+                    "wall_s": wall,
+                    "cpu_s": use.ru_utime + use.ru_stime,
+                    "peak_bytes": peak,
+                    "tables": len(tables),
+                }
+            )
+        )
         return
-    manifest = run_dir / "manifest.json"
-    want = {"deals": args.deals, "bots": _bots()}
-    have = json.loads(manifest.read_text()) if manifest.exists() else {}
-    if any(have.get(k) != v for k, v in want.items()):
-        t0 = time.perf_counter()
-        build_log(run_dir, args.deals, args.base, seed=2026)
-        print(f"built {args.deals:,} deals in {run_dir} in {time.perf_counter() - t0:.1f} s")
-    out = subprocess.run(
-        [sys.executable, __file__, "--child", "--dir", str(run_dir), "--deals", str(args.deals)],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    res = json.loads(out.stdout.strip().splitlines()[-1])
-    print(
-        f"analyze: {args.deals:,} deals, {res['tables']} tables, {res['wall_s']:.2f} s wall, "
-        f"peak RSS {res['peak_bytes'] / 2**30:.2f} GiB (targets: <= 15 s, <= 2 GiB)"
-    )
+    with open("/proc/loadavg") as fh:
+        load = fh.read().split()[:3]
+    print(f"load average before: {' '.join(load)} ({os.cpu_count()} cores)")
+    results = []
+    for deals in args.deals:
+        res = measure(Path(f"{args.dir}-{deals}"), deals, args.base, args.workers)
+        results.append((deals, res))
+        print(
+            f"analyze: {deals:>11,} deals, {res['tables']} tables, {res['wall_s']:6.2f} s wall, "
+            f"{res['cpu_s']:6.2f} s CPU, {deals / res['wall_s']:9,.0f} deals/s wall, "
+            f"peak RSS {res['peak_bytes'] / 2**30:.2f} GiB",
+            flush=True,
+        )
+    if len(results) > 1:
+        (d0, r0), (d1, r1) = results[0], results[-1]
+        print(
+            f"{d1:,} vs {d0:,} deals: peak memory x{r1['peak_bytes'] / r0['peak_bytes']:.3f} "
+            f"(target <= 1.15), CPU per deal x{(r1['cpu_s'] / d1) / (r0['cpu_s'] / d0):.3f} (linear: 1)"
+        )
 
 
 if __name__ == "__main__":

@@ -39,10 +39,15 @@ def analyze_cmd(
     ] = False,
     workers: Annotated[
         int | None,
-        typer.Option("--workers", help="--dd: parallel Ray workers (default: all cores; 0: in-process)."),
+        typer.Option(
+            "--workers",
+            help="Ray workers reading the runs' batches (default: in this process) and solving --dd "
+            "(default: all cores); 0: everything in this process.",
+        ),
     ] = None,
     address: Annotated[
-        str | None, typer.Option("--address", help="--dd: join an existing Ray cluster (host:port).")
+        str | None,
+        typer.Option("--address", help="Join an existing Ray cluster (host:port) for the batches and --dd."),
     ] = None,
 ) -> None:
     """Bid success, misère viability, strategy and (with --compare) paired variant effects."""

@@ -30,8 +30,8 @@ from typing import Any
 import polars as pl
 
 from fivehundred.pipelines.analysis import build_tables
+from fivehundred.pipelines.analysis.batches import deal_frames
 from fivehundred.pipelines.analysis.distributions import normal_quantile
-from fivehundred.pipelines.analysis.frame import deal_frame
 from fivehundred.pipelines.analysis.io import open_run, write_tables
 from fivehundred.pipelines.analysis.multiplicity import ALPHA, holm
 from fivehundred.pipelines.analysis.tidy import lineup_text
@@ -366,7 +366,7 @@ def run_sweep(
 def analyze_sweep(plan: SweepPlan) -> dict[str, pl.DataFrame]:
     """Every statistics table of the sweep's runs (each variant paired with the base), plus
     ``sweep_variants`` and ``sweep_effects`` (module docstring)."""
-    frames = [deal_frame(open_run(r.config.out)) for r in plan.runs]
+    frames = deal_frames([open_run(r.config.out) for r in plan.runs])
     tables = build_tables(frames)
     run_ids = [f.run.run_id for f in frames]
     lineups = [lineup_text(f) for f in frames]
@@ -374,15 +374,15 @@ def analyze_sweep(plan: SweepPlan) -> dict[str, pl.DataFrame]:
     rows: list[dict[str, Any]] = []
     for run, rid, lineup, f in zip(plan.runs, run_ids, lineups, frames, strict=True):
         pair = pairing.get(rid)
-        games = int(f.df.select(pl.col("game_over").sum()).item())
+        games = f.count("finished")
         rows.append(
             {
                 "name": run.name, "kind": run.kind, "switch": run.switch, "base_value": run.base_value,
                 "value": run.value, "change": run.change, "status": "played", "reason": None,
                 "run_id": rid, "variant": f.run.variant, "strategies": lineup, "run_dir": f"runs/{run.name}",
-                "deals": f.df.height, "games": games,
+                "deals": f.count("deals"), "games": games,
                 "pairing": "base" if pair is None else _PAIRING.get(pair["kind"], pair["kind"]),
-                "paired_deals": f.df.height if pair is None else pair["paired_deals"],
+                "paired_deals": f.count("deals") if pair is None else pair["paired_deals"],
             }
         )  # fmt: skip
     for s in plan.skipped:

@@ -1,7 +1,8 @@
 """Statistics from deal logs with Polars (docs/statistics.md lists every table and column).
 
-:func:`analyze` opens each run directory (a lazy scan of ``RUN_DIR/deals/*.parquet``), collects one
-compact per-deal frame per run (:mod:`~pipelines.analysis.frame`), builds the tables of bid success
+:func:`analyze` opens each run directory (a lazy scan of ``RUN_DIR/deals/*.parquet``), reads the runs in
+bounded batches of whole games and merges their partial aggregates into one frame per run
+(:mod:`~pipelines.analysis.batches`, in this process or on Ray), builds the tables of bid success
 (:mod:`~pipelines.analysis.bids`), misère viability (:mod:`~pipelines.analysis.misere`), strategy
 comparison (:mod:`~pipelines.analysis.strategies`) and, for two or more runs, the paired variant and
 duplicate comparisons (:mod:`~pipelines.analysis.variants`), and writes each as Parquet and CSV.
@@ -16,7 +17,8 @@ from pathlib import Path
 import polars as pl
 
 from fivehundred.pipelines.analysis import bids, games, misere, strategies, tidy, variants
-from fivehundred.pipelines.analysis.frame import Frame, deal_frame
+from fivehundred.pipelines.analysis.batches import deal_frames, with_pairing
+from fivehundred.pipelines.analysis.frame import Frame
 from fivehundred.pipelines.analysis.io import AnalysisError, Run, open_run, write_tables
 from fivehundred.pipelines.outputs import check_output_dir
 from fivehundred.pipelines.rundir import RunLog
@@ -49,7 +51,7 @@ def build_tables(frames: Sequence[Frame]) -> dict[str, pl.DataFrame]:
         "strategy_pairings": strategies.strategy_pairings(frames),
     }
     if len(frames) > 1:
-        tables.update(variants.compare(frames))
+        tables.update(variants.compare(with_pairing(frames)))
     return tidy.finish(tables, frames)
 
 
@@ -107,8 +109,8 @@ def analyze(
             runs[i] = replace(r, run_id=f"{r.run_id} ({r.log.dir.name})")
         seen.add(runs[i].run_id)
     say(f"reading {len(runs)} run{'s' if len(runs) > 1 else ''} ...")
-    frames = [deal_frame(r) for r in runs]
-    say(f"computing the tables ({sum(f.df.height for f in frames):,} deals) ...")
+    frames = deal_frames(runs, workers, address, progress=progress_of(say))
+    say(f"computing the tables ({sum(f.count('deals') for f in frames):,} deals) ...")
     tables = build_tables(frames)
     if what_if == "misere":
         from fivehundred.pipelines.analysis.whatif import misere_whatif
@@ -136,4 +138,9 @@ def _dd_tables(
     for f in frames:
         report = None if progress is None else (lambda done, total, p=f.run.path: progress(p, done, total))
         sidecars.append(dd_sidecar(f, rules_of(f), workers, address, report))
-    return dd_tables(frames, sidecars)
+    return dd_tables([f.with_deals(s["deal_id"]) for f, s in zip(frames, sidecars, strict=True)], sidecars)
+
+
+def progress_of(say: Callable[[str], None]) -> Callable[[int, int], None]:
+    """A batch counter in words for ``say``."""
+    return lambda done, total: say(f"reading the runs: {done:,}/{total:,} batches ...")

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import polars as pl
 
-from fivehundred.pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, rate_points
+from fivehundred.pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, rate_points, run_blocks
 from fivehundred.pipelines.analysis.frame import (
     ALL_CODES,
     LEVEL_ORDER,
@@ -15,33 +16,93 @@ from fivehundred.pipelines.analysis.frame import (
     Frame,
     contract_exprs,
 )
-from fivehundred.pipelines.analysis.games import comebacks
 from fivehundred.pipelines.analysis.intervals import wilson
 from fivehundred.pipelines.analysis.multiplicity import versus_rest
 from fivehundred.pipelines.schema import SCHEMA_VERSION
 from fivehundred.sim.game import END_REASONS
 from fivehundred.sim.notation import NT_TEXT, PASS_TEXT, SUITS
 
+HIST_KEYS = (
+    "contract",
+    "level",
+    "level_n",
+    "trump",
+    "is_mis",
+    "seat_rel",
+    "dstrategy",
+    "made",
+    "dpoints",
+    "dtricks",
+)
+COUNT_COLUMNS = ("deals", "games", "thrown_in", "contracts", "finished", "decided_games", "first_dealer_wins")
+FEATURE_KEYS = ("contract", "trump", "feature", "value", "order", "made", "dpoints")
+TJ_KEYS = ("_rank", "contract", "trumps", "joker", "made", "dpoints")
+#: The partial aggregates of this module (:mod:`~pipelines.analysis.batches`): keys, and how values merge.
+AGGREGATES = {
+    "counts": ((), {**{c: "sum" for c in COUNT_COLUMNS}, "tricks_max": "max"}),
+    "hist": (HIST_KEYS, {"_w": "sum"}),
+    "called": (("code",), {"called": "sum"}),
+    "game_length": (("deals",), {"games": "sum"}),
+    "feature": (FEATURE_KEYS, {"_w": "sum"}),
+    "trumps_joker": (TJ_KEYS, {"_w": "sum"}),
+}
 
-def _contracts(frame: Frame, *columns: str) -> pl.DataFrame:
-    """The given columns of the deals that had a contract (projection before the filter)."""
-    return frame.df.lazy().filter(pl.col("contract").is_not_null()).select(columns).collect()
+
+def partials(d: pl.DataFrame, teams: int) -> dict[str, pl.DataFrame]:
+    """This module's partial aggregates of a batch of whole games (per-deal frame ``d``)."""
+    first = d.filter(pl.col("hand_no") == 0).select("game_id", (pl.col("dealer") % teams).alias("fd"))
+    ends = d.filter(pl.col("game_over") & pl.col("winner").is_not_null()).select("game_id", "winner")
+    j = ends.join(first, on="game_id", how="inner")
+    i64 = pl.Int64
+    counts = d.select(
+        pl.len().cast(i64).alias("deals"),
+        pl.col("game_id").n_unique().cast(i64).alias("games"),
+        pl.col("contract").is_null().sum().cast(i64).alias("thrown_in"),
+        pl.col("contract").is_not_null().sum().cast(i64).alias("contracts"),
+        pl.col("game_over").sum().cast(i64).alias("finished"),
+        pl.lit(j.height, dtype=i64).alias("decided_games"),
+        pl.lit(int((j["winner"] == j["fd"]).sum()), dtype=i64).alias("first_dealer_wins"),
+        pl.col("tricks_played").max().alias("tricks_max"),
+    )
+    contracts_ = d.filter(pl.col("contract").is_not_null())
+    hist = contracts_.group_by(HIST_KEYS).agg(pl.len().cast(i64).alias("_w"))
+    called = (
+        d.select(pl.col("calls").explode().alias("code"))
+        .filter(pl.col("code") >= 0)
+        .group_by("code")
+        .agg(pl.len().cast(i64).alias("called"))
+    )
+    lengths = (
+        d.filter(pl.col("game_over"))
+        .select((pl.col("hand_no") + 1).cast(i64).alias("deals"))
+        .group_by("deals")
+        .agg(pl.len().cast(i64).alias("games"))
+    )
+    return {
+        "counts": counts,
+        "hist": hist,
+        "called": called,
+        "game_length": lengths,
+        "feature": _feature_long(contracts_),
+        "trumps_joker": _trumps_joker_hist(contracts_),
+    }
 
 
 def overview(frames: Sequence[Frame]) -> pl.DataFrame:
     """One row per run: deals, games, thrown-in deals, contracts, deals per game."""
     rows = []
     for f in frames:
-        d = f.df
         rows.append(
-            d.select(
+            f.stats["counts"].select(
                 *f.run_columns(),
                 pl.lit(f.run.master_seed, dtype=pl.Int64).alias("master_seed"),
-                pl.len().cast(pl.Int64).alias("deals"),
-                pl.col("game_id").n_unique().cast(pl.Int64).alias("games"),
-                pl.col("contract").is_null().sum().cast(pl.Int64).alias("thrown_in"),
-                pl.col("contract").is_not_null().sum().cast(pl.Int64).alias("contracts"),
-            ).with_columns(_first_dealer(f))
+                "deals",
+                "games",
+                "thrown_in",
+                "contracts",
+                "decided_games",
+                "first_dealer_wins",
+            )
         )
     out = pl.concat(rows)
     return out.with_columns(
@@ -66,18 +127,9 @@ def game_length(frames: Sequence[Frame]) -> pl.DataFrame:
     """Per run and game length (deals, thrown-in deals included): how many games lasted that long."""
     out = []
     for f in frames:
-        ends = (
-            f.df.lazy()
-            .filter(pl.col("game_over"))
-            .select((pl.col("hand_no") + 1).cast(pl.Int64).alias("deals"))
-            .collect()
-        )
-        t = ends.group_by("deals").agg(pl.len().cast(pl.Int64).alias("games")).sort("deals")
+        t = f.stats["game_length"].sort("deals")
         out.append(
-            t.with_columns(
-                *f.run_columns(),
-                pl.lit(ends.height, dtype=pl.Int64).alias("total"),
-            )
+            t.with_columns(*f.run_columns(), pl.lit(f.count("finished"), dtype=pl.Int64).alias("total"))
             .with_columns(*wilson(pl.col("games"), pl.col("total"), "share", rate_name="share"))
             .select("run_id", "variant", "deals", "games", "total", "share", "share_lo", "share_hi")
         )
@@ -88,13 +140,7 @@ def game_ends(frames: Sequence[Frame]) -> pl.DataFrame:
     """Per run and end reason: how many games ended that way, with a Wilson interval of the share."""
     out = []
     for f in frames:
-        ended = (
-            f.df.lazy()
-            .filter(pl.col("game_over"))
-            .select(pl.col("end_reason").fill_null("unknown"))
-            .collect()
-        )
-        counts = ended.group_by("end_reason").agg(pl.len().cast(pl.Int64).alias("games"))
+        counts = f.stats["ends"]
         reasons = [*END_REASONS, *sorted(set(counts["end_reason"]) - set(END_REASONS))]
         t = (
             pl.DataFrame(
@@ -102,26 +148,16 @@ def game_ends(frames: Sequence[Frame]) -> pl.DataFrame:
                 schema={"end_reason": pl.String, "order": pl.Int16},
             )
             .join(counts, on="end_reason", how="left")
-            .with_columns(pl.col("games").fill_null(0), pl.lit(ended.height, dtype=pl.Int64).alias("total"))
+            .with_columns(
+                pl.col("games").fill_null(0),
+                pl.col("comebacks").fill_null(0),
+                pl.lit(f.count("finished"), dtype=pl.Int64).alias("total"),
+            )
             .with_columns(*wilson(pl.col("games"), pl.col("total"), "rate", rate_name="rate"))
-            .join(comebacks(f), on="end_reason", how="left")
-            .with_columns(pl.col("comebacks").fill_null(0))
             .with_columns(*wilson(pl.col("comebacks"), pl.col("games"), "comeback"))
         )
         out.append(t.with_columns(*f.run_columns()).sort("order").select(GAME_ENDS_COLUMNS))
     return pl.concat(out)
-
-
-def _first_dealer(f: Frame) -> list[pl.Expr]:
-    """Games won by a team and, of those, won by the team of the game's first dealer."""
-    lf = f.df.lazy()
-    first = lf.filter(pl.col("hand_no") == 0).select("game_id", (pl.col("dealer") % f.teams).alias("fd"))
-    ends = lf.filter(pl.col("game_over") & pl.col("winner").is_not_null()).select("game_id", "winner")
-    j = ends.join(first, on="game_id", how="inner").collect()
-    return [
-        pl.lit(j.height, dtype=pl.Int64).alias("decided_games"),
-        pl.lit(int((j["winner"] == j["fd"]).sum()), dtype=pl.Int64).alias("first_dealer_wins"),
-    ]
 
 
 def _ladder_frame(frame: Frame) -> pl.DataFrame:
@@ -146,8 +182,7 @@ def called_counts(frame: Frame) -> pl.DataFrame:
         {"code": list(range(len(ALL_CODES))), "contract": list(ALL_CODES)},
         schema={"code": pl.Int16, "contract": pl.String},
     )
-    calls = frame.df.select(pl.col("calls").explode().alias("code")).filter(pl.col("code") >= 0)
-    counts = calls.group_by("code").agg(pl.len().cast(pl.Int64).alias("called"))
+    counts = frame.stats["called"]
     return codes.join(counts, on="code", how="left").select("contract", pl.col("called").fill_null(0))
 
 
@@ -160,7 +195,7 @@ def contracts(frames: Sequence[Frame]) -> pl.DataFrame:
             .then(pl.col("dtricks") - pl.col("level_n"))
             .otherwise(None)
             .alias("over"),
-            (~pl.col("is_mis") & (pl.col("dtricks") == f.df["tricks_played"].max())).alias("slam"),
+            (~pl.col("is_mis") & (pl.col("dtricks") == f.count("tricks_max"))).alias("slam"),
         )
         stats = rate_points(d, ["contract"], "contracts", weight="_w")
         w = pl.col("_w")
@@ -172,7 +207,7 @@ def contracts(frames: Sequence[Frame]) -> pl.DataFrame:
             w.filter(pl.col("over") >= 1).sum().cast(pl.Int64).alias("overtrick_n"),
             w.filter(pl.col("slam")).sum().cast(pl.Int64).alias("slam_n"),
         )
-        deals = f.df.height
+        deals = f.count("deals")
         t = (
             _ladder_frame(f)
             .join(called_counts(f), on="contract", how="left")
@@ -296,7 +331,7 @@ CALL_ORDER = {"-": -2, PASS_TEXT: -1, **{c: i for i, c in enumerate(ALL_CODES)}}
 CODE_OF_RANK = dict(enumerate(ALL_CODES))
 
 
-def _feature_hist(d: pl.DataFrame, name: str, value: pl.Expr, order: pl.Expr) -> pl.DataFrame:
+def _feature_hist(d: pl.LazyFrame, name: str, value: pl.Expr, order: pl.Expr) -> pl.LazyFrame:
     """Counts per (contract, value, made, points) of one feature, as (feature, value, order) rows.
     Grouped on the contract's integer code ``crank`` (faster than strings), named afterwards."""
     col = f"f_{name}"
@@ -318,47 +353,42 @@ def _feature_hist(d: pl.DataFrame, name: str, value: pl.Expr, order: pl.Expr) ->
     )
 
 
+def _feature_long(contracts_: pl.DataFrame) -> pl.DataFrame:
+    """Suit and NT contracts counted per (contract, feature, value, made, points): ``_w``."""
+    d = (
+        contracts_.lazy()
+        .filter(~pl.col("is_mis"))
+        .with_columns(pl.col("partner_call").alias("f_partner_bid"))
+    )
+    parts = [
+        _feature_hist(d, n, pl.col(f"f_{n}").cast(pl.String), pl.col(f"f_{n}").cast(pl.Int16))
+        for n in NUMERIC_FEATURES
+    ]
+    order = pl.col("f_partner_bid").replace_strict(CALL_ORDER, default=99, return_dtype=pl.Int16)
+    parts.append(_feature_hist(d, "partner_bid", pl.col("f_partner_bid"), order))
+    return pl.concat(parts).collect()  # one query: the histograms are counted in parallel
+
+
+def _grouped(f: Frame) -> Frame:
+    """The frame with its feature counts per contract and pooled over suit and NT contracts (``group``)."""
+    long = f.stats["feature"]
+    every = pl.concat(
+        [
+            long.with_columns(pl.col("contract").alias("group")),
+            long.filter(pl.col("trump").is_in(list(SUITS))).with_columns(pl.lit("all-suit").alias("group")),
+            long.filter(pl.col("trump") == NT_TEXT).with_columns(pl.lit("all-NT").alias("group")),
+        ]
+    )
+    return replace(f, stats={**f.stats, "feature": every})
+
+
 def success_by_feature(frames: Sequence[Frame]) -> pl.DataFrame:
     """Success and points by each hand feature, per contract and pooled over suit or NT contracts."""
-    out = []
-    for f in frames:
-        d = (
-            _contracts(
-                f,
-                "crank",
-                "is_mis",
-                "made",
-                "dpoints",
-                "partner_call",
-                *[f"f_{n}" for n in NUMERIC_FEATURES],
-            )
-            .filter(~pl.col("is_mis"))
-            .with_columns(pl.col("partner_call").alias("f_partner_bid"))
-        )
-        parts = [
-            _feature_hist(d, n, pl.col(f"f_{n}").cast(pl.String), pl.col(f"f_{n}").cast(pl.Int16))
-            for n in NUMERIC_FEATURES
-        ]
-        order = pl.col("f_partner_bid").replace_strict(CALL_ORDER, default=99, return_dtype=pl.Int16)
-        parts.append(_feature_hist(d, "partner_bid", pl.col("f_partner_bid"), order))
-        long = pl.concat(parts)
-        every = pl.concat(
-            [
-                long.with_columns(pl.col("contract").alias("group")),
-                long.filter(pl.col("trump").is_in(list(SUITS))).with_columns(
-                    pl.lit("all-suit").alias("group")
-                ),
-                long.filter(pl.col("trump") == NT_TEXT).with_columns(pl.lit("all-NT").alias("group")),
-            ]
-        )
-        t = rate_points(
-            every, ["group", "feature", "order", "value"], f"success_by_feature/{f.run.run_id}", weight="_w"
-        )
-        out.append(
-            t.with_columns(*f.run_columns()).select(
-                "run_id", "variant", "group", "feature", "value", "order", *RATE_COLUMNS, *POINTS_COLUMNS
-            )
-        )
+    keys = ["group", "feature", "order", "value"]
+    out = [
+        t.select("run_id", "variant", *keys[:2], "value", "order", *RATE_COLUMNS, *POINTS_COLUMNS)
+        for t in run_blocks([_grouped(f) for f in frames], "feature", keys, "success_by_feature")
+    ]
     return versus_rest(_sort_groups(pl.concat(out)), ["run_id", "group", "feature"])
 
 
@@ -371,27 +401,30 @@ def _sort_groups(t: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _trumps_joker_hist(contracts_: pl.DataFrame) -> pl.DataFrame:
+    """Suit contracts counted per (contract, trumps as dealt, joker, made, points): ``_w``."""
+    return (
+        contracts_.filter(pl.col("tidx").is_not_null())
+        .select(
+            pl.col("crank").alias("_rank"),
+            "contract",
+            pl.col("f_trumps").cast(pl.Int8).alias("trumps"),
+            pl.col("f_joker").cast(pl.Int8).alias("joker"),
+            "made",
+            "dpoints",
+        )
+        .group_by(TJ_KEYS)
+        .agg(pl.len().cast(pl.Int64).alias("_w"))
+    )
+
+
 def success_by_trumps_joker(frames: Sequence[Frame]) -> pl.DataFrame:
     """Suit contracts by (trumps held as dealt, joker held): the headline cross-tab."""
-    out = []
-    for f in frames:
-        d = (
-            _contracts(f, "contract", "tidx", "f_trumps", "f_joker", "made", "dpoints")
-            .filter(pl.col("tidx").is_not_null())
-            .with_columns(
-                pl.col("f_trumps").cast(pl.Int8).alias("trumps"),
-                pl.col("f_joker").cast(pl.Int8).alias("joker"),
-                pl.col("contract")
-                .replace_strict({c: i for i, c in enumerate(ALL_CODES)}, return_dtype=pl.Int16)
-                .alias("_rank"),
-            )
+    keys = ["_rank", "contract", "trumps", "joker"]
+    out = [
+        t.sort("_rank", "trumps", "joker").select(
+            "run_id", "variant", *keys[1:], *RATE_COLUMNS, *POINTS_COLUMNS
         )
-        t = rate_points(
-            d, ["_rank", "contract", "trumps", "joker"], f"success_by_trumps_joker/{f.run.run_id}"
-        )
-        out.append(
-            t.with_columns(*f.run_columns())
-            .sort("_rank", "trumps", "joker")
-            .select("run_id", "variant", "contract", "trumps", "joker", *RATE_COLUMNS, *POINTS_COLUMNS)
-        )
+        for t in run_blocks(frames, "trumps_joker", keys, "success_by_trumps_joker")
+    ]
     return pl.concat(out)

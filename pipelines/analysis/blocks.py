@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from fivehundred.pipelines.analysis.intervals import bootstrap_table, wilson
+
+if TYPE_CHECKING:
+    from fivehundred.pipelines.analysis.frame import Frame
 
 RATE_COLUMNS = ("n", "made", "success_rate", "success_lo", "success_hi")
 POINTS_COLUMNS = ("points_mean", "points_lo", "points_hi", "points_sd")
@@ -52,3 +56,11 @@ def empty_rate_points(keys: pl.DataFrame) -> pl.DataFrame:
         pl.lit(0, dtype=pl.Int64).alias("made"),
         *[pl.lit(None, dtype=pl.Float64).alias(c) for c in (*RATE_COLUMNS[2:], *POINTS_COLUMNS)],
     )
+
+
+def run_blocks(frames: Sequence[Frame], stat: str, keys: Sequence[str], table: str) -> Iterator[pl.DataFrame]:
+    """Per run: the rate and points blocks per group of ``keys`` of its merged histogram ``stat``
+    (counts ``_w``; the bootstrap seeded from ``<table>/<run_id>``), tagged with ``run_id``, ``variant``."""
+    for f in frames:
+        t = rate_points(f.stats[stat], keys, f"{table}/{f.run.run_id}", weight="_w")
+        yield t.with_columns(*f.run_columns())

@@ -1,17 +1,20 @@
-"""The per-deal frame every table is built from: one lazy query per run over the deal log.
+"""The per-deal frame of a batch of deals, and :class:`Frame`: a run's merged statistics.
 
-:func:`deal_frame` reads only the columns the statistics need from ``deals/*.parquet`` (streaming),
+:func:`collect_deals` reads only the columns the statistics need from ``deals/*.parquet`` (streaming),
 derives the contract's level and trump (through :mod:`sim.notation`), the declarer's points, seat,
 strategy and hand masks (:mod:`pipelines.analysis.features`), each team's points, tricks and score
 after the deal (``points_t<t>``, ``tricks_t<t>``, ``after_t<t>``), and returns one compact row per
-deal.  Every fact of the rules (who made each call, the declaring team, whether the contract was
-made, each team's tricks, the declarer's trumps) is read from the columns the engine logged
-(docs/deal-log.md), never recomputed here.
+deal of the batch (:mod:`~pipelines.analysis.batches` turns each batch into partial aggregates).
+Every fact of the rules (who made each call, the declaring team, whether the contract was made, each
+team's tricks, the declarer's trumps) is read from the columns the engine logged (docs/deal-log.md),
+never recomputed here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
 
 import polars as pl
 
@@ -78,22 +81,51 @@ def ladder_of(run: Run) -> Ladder:
 
 @dataclass(frozen=True)
 class Frame:
-    """A run's per-deal frame and the shape of its table."""
+    """A run's merged statistics (:mod:`~pipelines.analysis.batches`) and the shape of its table.
+
+    ``stats`` maps each aggregate's name to its merged table (counts and integer sums per group, see
+    :data:`~pipelines.analysis.batches.AGGREGATES`): every table is built from these, so their size
+    does not grow with the log.  ``paired`` holds the sums of the deal-by-deal pairing with the base run
+    (the first run of the analysis) when this run was read beside it on the same table, else None.
+    """
 
     run: Run
-    df: pl.DataFrame
     players: int
     teams: int
     ladder: Ladder
-    #: Contract deals counted per (contract, seat_rel, dstrategy, made, dpoints, dtricks): ``_w``.
-    hist: pl.DataFrame
+    stats: Mapping[str, pl.DataFrame]
+    paired: Mapping[str, pl.DataFrame] | None = None
+    #: Per-deal rows of some deals only (:meth:`with_deals`), else None.
+    rows: pl.DataFrame | None = None
 
     def run_columns(self) -> tuple[pl.Expr, pl.Expr]:
         """The literal ``run_id`` and ``variant`` columns that tag every row of this run's tables."""
         return pl.lit(self.run.run_id).alias("run_id"), pl.lit(self.run.variant).alias("variant")
 
+    @property
+    def hist(self) -> pl.DataFrame:
+        """Contract deals counted per (contract, seat_rel, dstrategy, made, dpoints, dtricks): ``_w``."""
+        return self.stats["hist"]
 
-def _shape(run: Run) -> tuple[int, int]:
+    def count(self, name: str) -> int:
+        """One of the run's totals (``deals``, ``games``, ``thrown_in``, ``contracts``, ``finished``...)."""
+        return int(self.stats["counts"][name][0])
+
+    @cached_property
+    def df(self) -> pl.DataFrame:
+        """The per-deal frame: of the deals given to :meth:`with_deals`, else of the whole run (its
+        memory grows with the log: only for the few per-deal uses, e.g. the DD tables)."""
+        if self.rows is not None:
+            return self.rows
+        return deal_rows(self.run, self.players, self.teams)
+
+    def with_deals(self, deal_ids: Sequence[int] | pl.Series) -> Frame:
+        """This frame with the per-deal rows of the given deals only (read part by part)."""
+        return replace(self, rows=deal_rows(self.run, self.players, self.teams, deal_ids))
+
+
+def run_shape(run: Run) -> tuple[int, int]:
+    """(players, teams) of the run's table, from its first deal (a one-line error if unknown)."""
     first = (
         run.scan.select(pl.col("hands").list.len().alias("p"), pl.col("score_delta").list.len().alias("t"))
         .head(1)
@@ -119,9 +151,8 @@ def contract_exprs(contract: pl.Expr) -> dict[str, pl.Expr]:
     }
 
 
-def deal_frame(run: Run) -> Frame:
-    """Collect the per-deal frame of one run (see the module docstring)."""
-    players, teams = _shape(run)
+def deal_exprs(run: Run, players: int, teams: int) -> list[pl.Expr]:
+    """The columns of the per-deal frame, as expressions over the deal log (the module docstring)."""
     c = contract_exprs(pl.col("contract"))
     declarer = pl.col("declarer").cast(pl.Int16)
     code_map = {PASS_TEXT: PASS_CODE, **CODE_INDEX}
@@ -182,30 +213,30 @@ def deal_frame(run: Run) -> Frame:
         exprs.append(pl.any_horizontal(held).fill_null(False).alias("partner_joker"))
     else:
         exprs.append(pl.lit(False).alias("partner_joker"))
+    return exprs
+
+
+def collect_deals(run: Run, lf: pl.LazyFrame, players: int, teams: int) -> pl.DataFrame:
+    """The per-deal frame of the deal-log rows of ``lf`` (a part, a batch of games, some deals)."""
     try:
-        df = pl.concat([chunk.select(exprs).collect(engine="streaming") for chunk in chunks(run)])
+        df = lf.select(deal_exprs(run, players, teams)).collect(engine="streaming")
     except pl.exceptions.InvalidOperationError as exc:
         raise AnalysisError(
             f"{run.path}/deals: a card or bid the analysis does not know ({str(exc).splitlines()[0]})"
         ) from exc
-    df = hand_features(df.with_columns(partner_calls(df, teams))).drop("bid_seats")
-    hist = (
-        df.filter(pl.col("contract").is_not_null())
-        .group_by(
-            "contract",
-            "level",
-            "level_n",
-            "trump",
-            "is_mis",
-            "seat_rel",
-            "dstrategy",
-            "made",
-            "dpoints",
-            "dtricks",
-        )
-        .agg(pl.len().cast(pl.Int64).alias("_w"))
-    )
-    return Frame(run, df, players, teams, ladder_of(run), hist)
+    return hand_features(df.with_columns(partner_calls(df, teams))).drop("bid_seats")
+
+
+def deal_rows(
+    run: Run, players: int, teams: int, deal_ids: Sequence[int] | pl.Series | None = None
+) -> pl.DataFrame:
+    """The per-deal frame of the run (of the given deals only, when given), read chunk by chunk."""
+    ids = None if deal_ids is None else pl.Series("deal_id", deal_ids, dtype=pl.Int64)
+    parts = []
+    for chunk in chunks(run):
+        lf = chunk if ids is None else chunk.filter(pl.col("deal_id").is_in(ids.implode()))
+        parts.append(collect_deals(run, lf, players, teams))
+    return pl.concat(parts)
 
 
 CHUNK_ROWS = 250_000

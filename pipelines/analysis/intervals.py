@@ -224,16 +224,22 @@ def cluster_mean(y: Sequence[int], m: Sequence[int]) -> tuple[float, float, floa
     may be correlated in any way; clusters must be independent.  The sums are exact integer arithmetic,
     so the result does not depend on the order of the clusters.  ``nan`` interval with fewer than two
     clusters."""
-    g = len(y)
-    a, b = sum(int(v) for v in y), sum(int(v) for v in m)
+    syy = sum(int(v) * int(v) for v in y)
+    sym = sum(int(v) * int(w) for v, w in zip(y, m, strict=True))
+    smm = sum(int(w) * int(w) for w in m)
+    return cluster_sums(len(y), sum(int(v) for v in y), sum(int(v) for v in m), syy, sym, smm)
+
+
+def cluster_sums(
+    g: int, a: int, b: int, syy: int, sym: int, smm: int
+) -> tuple[float, float, float, float, int]:
+    """:func:`cluster_mean` from the sums over ``g`` clusters: ``a = Σy``, ``b = Σm``, ``syy = Σy²``,
+    ``sym = Σy·m``, ``smm = Σm²`` (integers, mergeable across batches of clusters)."""
     if b == 0:
         return math.nan, math.nan, math.nan, math.nan, g
     mean = a / b
     if g < 2:
         return mean, math.nan, math.nan, math.nan, g
-    syy = sum(int(v) * int(v) for v in y)
-    sym = sum(int(v) * int(w) for v, w in zip(y, m, strict=True))
-    smm = sum(int(w) * int(w) for w in m)
     # sum((y - (a/b) m)^2) * b^2, exactly, in integers.
     num = b * b * syy - 2 * a * b * sym + a * a * smm
     var = g / (g - 1) * (num / (b**4))

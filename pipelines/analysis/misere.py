@@ -8,7 +8,7 @@ import polars as pl
 
 from fivehundred.pipelines.analysis import features as F
 from fivehundred.pipelines.analysis.bids import called_counts
-from fivehundred.pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, rate_points
+from fivehundred.pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, rate_points, run_blocks
 from fivehundred.pipelines.analysis.frame import MISERE_CODES, Frame
 from fivehundred.pipelines.analysis.intervals import wilson
 from fivehundred.pipelines.analysis.multiplicity import versus_rest
@@ -29,19 +29,14 @@ def misere(frames: Sequence[Frame]) -> pl.DataFrame:
             },
             schema={"contract": pl.String, "value": pl.Int32},
         )
-        d = (
-            f.df.lazy()
-            .filter(pl.col("is_mis").fill_null(False))
-            .select("contract", "made", "dpoints")
-            .collect()
-        )
-        stats = rate_points(d, ["contract"], "misere")
+        d = f.hist.filter(pl.col("is_mis")).select("contract", "made", "dpoints", "_w")
+        stats = rate_points(d, ["contract"], "misere", weight="_w")
         t = (
             ladder.join(called_counts(f), on="contract", how="left")
             .join(stats, on="contract", how="left")
             .with_columns(
                 *f.run_columns(),
-                pl.lit(f.df.height, dtype=pl.Int64).alias("deals"),
+                pl.lit(f.count("deals"), dtype=pl.Int64).alias("deals"),
                 pl.col("called").fill_null(0),
                 pl.col("n").fill_null(0),
                 pl.col("made").fill_null(0),
@@ -127,39 +122,40 @@ def misere_long(d: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
     return pl.concat(parts)
 
 
+MIS_FEATURE_KEYS = ("contract", "made", "dpoints", "feature", "value", "order")
+#: The partial aggregates of this module (:mod:`~pipelines.analysis.batches`): keys, and how values merge.
+AGGREGATES = {"misere_feature": (MIS_FEATURE_KEYS, {"_w": "sum"})}
+
+
+def partials(d: pl.DataFrame) -> dict[str, pl.DataFrame]:
+    """Misère contracts of a batch counted per (contract, made, points, feature, value): ``_w``."""
+    m = d.filter(pl.col("is_mis").fill_null(False)).select(
+        "contract", "made", "dpoints", "dmask", "kmask", "xmask", "joker_suit", "partner_joker"
+    )
+    joker = pl.lit(F.JOKERS, dtype=U64)
+    final = (pl.col("dmask") | pl.col("kmask")) & ~pl.col("xmask")
+    in_final = (final & joker) != 0
+    place = (
+        pl.when(in_final & pl.col("joker_suit").is_not_null())
+        .then(pl.lit("named"))
+        .when(in_final)
+        .then(pl.lit("unnamed"))
+        .when(((pl.col("dmask") | pl.col("kmask")) & joker) != 0)
+        .then(pl.lit("discarded"))
+        .when(pl.col("partner_joker"))
+        .then(pl.lit("partner"))
+        .otherwise(pl.lit("defender"))
+    )
+    m = m.with_columns(misere_features(final, place, pl.col("joker_suit")))
+    return {"misere_feature": misere_long(m, ["contract"]).select(*MIS_FEATURE_KEYS, "_w")}
+
+
 def misere_by_feature(frames: Sequence[Frame]) -> pl.DataFrame:
     """Misère success and points by the features of the declarer's final hand."""
-    out = []
-    for f in frames:
-        d = (
-            f.df.lazy()
-            .filter(pl.col("is_mis").fill_null(False))
-            .select("contract", "made", "dpoints", "dmask", "kmask", "xmask", "joker_suit", "partner_joker")
-            .collect()
-        )
-        joker = pl.lit(F.JOKERS, dtype=U64)
-        final = (pl.col("dmask") | pl.col("kmask")) & ~pl.col("xmask")
-        in_final = (final & joker) != 0
-        place = (
-            pl.when(in_final & pl.col("joker_suit").is_not_null())
-            .then(pl.lit("named"))
-            .when(in_final)
-            .then(pl.lit("unnamed"))
-            .when(((pl.col("dmask") | pl.col("kmask")) & joker) != 0)
-            .then(pl.lit("discarded"))
-            .when(pl.col("partner_joker"))
-            .then(pl.lit("partner"))
-            .otherwise(pl.lit("defender"))
-        )
-        d = d.with_columns(misere_features(final, place, pl.col("joker_suit")))
-        long = misere_long(d, ["contract"])
-        t = rate_points(
-            long, ["contract", "feature", "order", "value"], f"misere_by_feature/{f.run.run_id}", weight="_w"
-        )
-        out.append(
-            t.with_columns(*f.run_columns()).select(
-                "run_id", "variant", "contract", "feature", "value", "order", *RATE_COLUMNS, *POINTS_COLUMNS
-            )
-        )
+    keys = ["contract", "feature", "order", "value"]
+    out = [
+        t.select("run_id", "variant", *keys[:2], "value", "order", *RATE_COLUMNS, *POINTS_COLUMNS)
+        for t in run_blocks(frames, "misere_feature", keys, "misere_by_feature")
+    ]
     table = pl.concat(out).sort("run_id", "variant", "contract", "feature", "order", maintain_order=True)
     return versus_rest(table, ["run_id", "contract", "feature"])

@@ -15,19 +15,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any
 
 import polars as pl
 
 from fivehundred.pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS
 from fivehundred.pipelines.analysis.frame import Frame
-from fivehundred.pipelines.analysis.intervals import cluster_mean, t_interval, wilson_interval
+from fivehundred.pipelines.analysis.intervals import cluster_sums, t_interval, wilson_interval
 
 
-def _team_points(f: Frame, team: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+def _team_points(teams: int, team: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     """The team's points and tricks on the deal, for a per-row team index."""
-    pts = pl.coalesce([pl.when(team == t).then(pl.col(f"points_t{t}")) for t in range(f.teams)])
-    tricks = pl.coalesce([pl.when(team == t).then(pl.col(f"tricks_t{t}")) for t in range(f.teams)])
+    pts = pl.coalesce([pl.when(team == t).then(pl.col(f"points_t{t}")) for t in range(teams)])
+    tricks = pl.coalesce([pl.when(team == t).then(pl.col(f"tricks_t{t}")) for t in range(teams)])
     return pts, tricks
 
 
@@ -46,12 +47,12 @@ PARTNER_NOTE = (
 )
 
 
-def _rows(f: Frame, key: pl.Expr, team: int, declared: pl.Expr) -> pl.LazyFrame:
+def _rows(d: pl.DataFrame, teams: int, key: pl.Expr, team: int, declared: pl.Expr) -> pl.LazyFrame:
     """One row per deal for ``team`` (seat or team line-up ``key``): the team's points, whether the
     row declared and made, the team's tricks when it defended, and, on a game's last deal, whether it won."""
-    pts, tricks = _team_points(f, pl.lit(team))
+    pts, tricks = _team_points(teams, pl.lit(team))
     defended = pl.col("contract").is_not_null() & (pl.col("dteam") != team)
-    return f.df.lazy().select(
+    return d.lazy().select(
         key.alias("key"),
         pl.col("game_id"),
         pl.lit(team, dtype=pl.Int16).alias("team"),
@@ -64,7 +65,7 @@ def _rows(f: Frame, key: pl.Expr, team: int, declared: pl.Expr) -> pl.LazyFrame:
     )
 
 
-def _per_game(rows: list[pl.LazyFrame]) -> pl.DataFrame:
+def _per_game(rows: list[pl.LazyFrame]) -> pl.LazyFrame:
     """Per (key, game): the sums every statistic needs (integers, so the order of rows is immaterial)."""
     lf = pl.concat(rows)
     dt = pl.col("def_tricks")
@@ -90,38 +91,113 @@ def _per_game(rows: list[pl.LazyFrame]) -> pl.DataFrame:
             (pl.col("c").min() == pl.col("c").max()).alias("even"),
         )
     )
-    return by_game.join(teams, on=["key", "game_id"], how="left").collect().sort("key", "game_id")
+    return by_game.join(teams, on=["key", "game_id"], how="left")
 
 
-def _blocks(g: pl.DataFrame, n_teams: int) -> list[dict[str, Any]]:
-    """The points, declarer, defence and win blocks per key, from the per-game sums."""
+#: Per key: sums over its games (``G`` games; ``m``, ``y`` its seat-deals and points; ``*_def`` the
+#: same on the deals it defended; ``yy``, ``ym``, ``mm`` the sums of the per-game products).
+SUM_COLUMNS = (
+    "G", "m", "y", "yy", "ym", "mm", "y2", "m_def", "y_def", "dyy", "dym", "dmm",
+    "n", "made", "games", "forced_games", "single_games",
+)  # fmt: skip
+#: The partial aggregates of this module (:mod:`~pipelines.analysis.batches`): keys, and how values merge.
+AGGREGATES = {
+    **{f"{t}_sums": (("key",), {c: "sum" for c in SUM_COLUMNS}) for t in ("strategy", "lineup")},
+    **{f"{t}_credits": (("key", "w", "k"), {"c": "sum"}) for t in ("strategy", "lineup")},
+    "lineups": (("strategies",), {"deals": "sum"}),
+}
+
+
+def _key_sums(per_game: pl.LazyFrame, n_teams: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Per key: the sums over its games (:data:`SUM_COLUMNS`); per (key, w, k): finished games whose
+    last deal had ``k`` of the key's rows, ``w`` of them on the winning team."""
+    y, m = pl.col("y"), pl.col("m")
+    yd, md = pl.col("y_def").fill_null(0), pl.col("m_def")
+    fin = pl.col("k") > 0
+    i64 = pl.Int64
+    g = per_game.collect()
+    sums = g.group_by("key").agg(
+        pl.len().cast(i64).alias("G"),
+        m.sum(),
+        y.sum(),
+        (y * y).sum().alias("yy"),
+        (y * m).sum().alias("ym"),
+        (m * m).sum().alias("mm"),
+        pl.col("y2").sum(),
+        md.sum(),
+        yd.sum().alias("y_def"),
+        (yd * yd).sum().alias("dyy"),
+        (yd * md).sum().alias("dym"),
+        (md * md).sum().alias("dmm"),
+        pl.col("n").sum(),
+        pl.col("made").sum(),
+        fin.sum().cast(i64).alias("games"),
+        (fin & (pl.col("teams_present") == n_teams) & pl.col("even").fill_null(False))
+        .sum()
+        .cast(i64)
+        .alias("forced_games"),
+        (fin & (pl.col("teams_present") == 1)).sum().cast(i64).alias("single_games"),
+    )
+    credits = g.filter(fin).group_by("key", "w", "k").agg(pl.len().cast(i64).alias("c"))
+    return sums, credits
+
+
+def partials(d: pl.DataFrame, players: int, teams: int) -> dict[str, pl.DataFrame]:
+    """This module's partial aggregates of a batch of whole games: per strategy and per team line-up."""
+    seat_rows = [
+        _rows(d, teams, pl.col("strategies").list.get(s), s % teams, pl.col("declarer") == s)
+        for s in range(players)
+    ]
+    team_rows = []
+    for t in range(teams):
+        others = pl.concat_str([lineup(players, teams, o) for o in range(teams) if o != t], separator=" / ")
+        key = pl.concat_str([lineup(players, teams, t), others], separator="\x1f")
+        team_rows.append(_rows(d, teams, key, t, pl.col("dteam") == t))
+    out = {}
+    for name, rows in (("strategy", seat_rows), ("lineup", team_rows)):
+        out[f"{name}_sums"], out[f"{name}_credits"] = _key_sums(_per_game(rows), teams)
+    out["lineups"] = d.group_by("strategies").agg(pl.len().cast(pl.Int64).alias("deals"))
+    return out
+
+
+def _fsum_of(terms: Sequence[tuple[float, int]]) -> float:
+    """``math.fsum`` of each float repeated its count of times (the exact sum, rounded once)."""
+    return float(sum((Fraction(v) * c for v, c in terms), Fraction(0)))
+
+
+def _blocks(sums: pl.DataFrame, credits: pl.DataFrame) -> list[dict[str, Any]]:
+    """The points, declarer, defence and win blocks per key, from the per-key sums over games."""
     out = []
-    for (key,), part in g.partition_by("key", maintain_order=True, as_dict=True).items():
-        y, m = part["y"].to_list(), part["m"].to_list()
-        mean, lo, hi, _, clusters = cluster_mean(y, m)
-        seat_deals = sum(m)
-        sq, total = sum(part["y2"].to_list()), sum(y)
+    by_key = credits.partition_by("key", maintain_order=True, as_dict=True)
+    for r in sums.iter_rows(named=True):
+        key = r["key"]
+        mean, lo, hi, _, clusters = cluster_sums(r["G"], r["y"], r["m"], r["yy"], r["ym"], r["mm"])
+        seat_deals = r["m"]
         # Exact integer numerator: n·Σx² − (Σx)² = n(n−1)·sd².
-        spread = seat_deals * sq - total * total
+        spread = seat_deals * r["y2"] - r["y"] * r["y"]
         sd = math.sqrt(spread / (seat_deals * (seat_deals - 1))) if seat_deals > 1 else math.nan
-        dmean, dlo, dhi, _, _ = cluster_mean(part["y_def"].fill_null(0).to_list(), part["m_def"].to_list())
-        n, made = int(part["n"].sum()), int(part["made"].sum())
+        dmean, dlo, dhi, _, _ = cluster_sums(r["G"], r["y_def"], r["m_def"], r["dyy"], r["dym"], r["dmm"])
+        n, made = r["n"], r["made"]
         slo, shi = wilson_interval(made, n)
-        fin = part.filter(pl.col("k") > 0)
-        games = fin.height
-        credits = [w / k for w, k in zip(fin["w"].to_list(), fin["k"].to_list(), strict=True)]
-        wins = math.fsum(credits)
-        forced = games > 0 and bool(((fin["teams_present"] == n_teams) & fin["even"].fill_null(False)).all())
+        games = r["games"]
+        part = by_key.get((key,))
+        wk = (
+            []
+            if part is None
+            else list(zip(part["w"].to_list(), part["k"].to_list(), part["c"].to_list(), strict=True))
+        )
+        wins = _fsum_of([(w / k, c) for w, k, c in wk])
+        forced = games > 0 and r["forced_games"] == games
         if games == 0:
             wlo = whi = math.nan
         elif forced:
             wlo = whi = math.nan
-        elif bool((fin["teams_present"] == 1).all()):
+        elif r["single_games"] == games:
             wlo, whi = wilson_interval(round(wins), games)
         else:
             wmean = wins / games
             wsd = (
-                math.sqrt(math.fsum((c - wmean) ** 2 for c in credits) / (games - 1))
+                math.sqrt(_fsum_of([((w / k - wmean) ** 2, c) for w, k, c in wk]) / (games - 1))
                 if games > 1
                 else math.nan
             )
@@ -166,7 +242,7 @@ def _frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
 def partners(f: Frame) -> dict[str, list[str]]:
     """Per strategy id: the other strategies that sit on its team in every deal it plays (and it on
     theirs): their team figures are the same numbers.  Only strategies with such partners are listed."""
-    lineups = f.df.select(pl.col("strategies").unique()).to_series().to_list()
+    lineups = f.stats["lineups"]["strategies"].to_list()
     signature: dict[str, set[tuple[tuple[str, ...], int]]] = {}
     for lu in lineups:
         for s, name in enumerate(lu):
@@ -179,15 +255,15 @@ def partners(f: Frame) -> dict[str, list[str]]:
     return out
 
 
+def _table(f: Frame, name: str) -> pl.DataFrame:
+    return _frame(_blocks(f.stats[f"{name}_sums"], f.stats[f"{name}_credits"]))
+
+
 def strategies_table(frames: Sequence[Frame]) -> pl.DataFrame:
     """Per run and strategy id: points per seat-deal, success as declarer, defensive tricks, wins."""
     out = []
     for f in frames:
-        rows = [
-            _rows(f, pl.col("strategies").list.get(s), s % f.teams, pl.col("declarer") == s)
-            for s in range(f.players)
-        ]
-        t = _frame(_blocks(_per_game(rows), f.teams))
+        t = _table(f, "strategy")
         mates = partners(f)
         notes = []
         for key, forced in t.select("key", "forced").iter_rows():
@@ -209,9 +285,9 @@ def strategies_table(frames: Sequence[Frame]) -> pl.DataFrame:
     return pl.concat(out)
 
 
-def lineup(f: Frame, team: int) -> pl.Expr:
+def lineup(players: int, teams: int, team: int) -> pl.Expr:
     """The strategies of a team's seats, in seat order, joined with ``+``."""
-    seats = [s for s in range(f.players) if s % f.teams == team]
+    seats = [s for s in range(players) if s % teams == team]
     return pl.concat_str([pl.col("strategies").list.get(s) for s in seats], separator="+")
 
 
@@ -219,12 +295,7 @@ def strategy_pairings(frames: Sequence[Frame]) -> pl.DataFrame:
     """Per run and team line-up against its opponents: the same blocks per team-deal."""
     out = []
     for f in frames:
-        rows = []
-        for t in range(f.teams):
-            others = pl.concat_str([lineup(f, o) for o in range(f.teams) if o != t], separator=" / ")
-            key = pl.concat_str([lineup(f, t), others], separator="\x1f")
-            rows.append(_rows(f, key, t, pl.col("dteam") == t))
-        t = _frame(_blocks(_per_game(rows), f.teams))
+        t = _table(f, "lineup")
         split = t["key"].str.split_exact("\x1f", 1)
         out.append(
             t.with_columns(

@@ -27,7 +27,7 @@ def lineup_text(f: Frame) -> str:
     """The run's strategies per seat joined with ``,``; a run whose line-up varies by game lists
     every line-up it used, sorted, separated by `` | ``; beyond :data:`MAX_LINEUPS` line-ups,
     ``"<k> line-ups of a, b, c"`` (the strategies, sorted)."""
-    lists = f.df.select(pl.col("strategies").unique()).to_series().to_list()
+    lists = f.stats["lineups"]["strategies"].to_list()
     lineups = sorted({",".join(str(s) for s in lu) for lu in lists})
     if len(lineups) <= MAX_LINEUPS:
         return " | ".join(lineups)

@@ -18,7 +18,6 @@ import numpy as np
 import polars as pl
 
 from fivehundred.pipelines.analysis.frame import Frame
-from fivehundred.pipelines.analysis.games import comebacks
 from fivehundred.pipelines.analysis.intervals import (
     bootstrap_diff,
     bootstrap_mean,
@@ -96,14 +95,7 @@ def summarise(f: Frame) -> list[Metric]:
     )
     w = pl.col("_w")
     total = int(h.select(w.sum()).item() or 0)
-    out = [
-        Metric(
-            "thrown_in",
-            "deal",
-            int(f.df.select(pl.col("contract").is_null().sum()).item()),
-            f.df.height,
-        )
-    ]
+    out = [Metric("thrown_in", "deal", f.count("thrown_in"), f.count("deals"))]
     groups: list[tuple[str, pl.Expr]] = [("all", pl.lit(True))]
     groups += [(lv, pl.col("level") == lv) for lv in LEVELS]
     groups += [(kd, pl.col("kind") == kd) for kd in KINDS]
@@ -117,18 +109,14 @@ def summarise(f: Frame) -> list[Metric]:
         n = int(stats[f"n_{name}"] or 0)
         out.append(Metric(f"success_{name}", f"{name} contract", int(stats[f"k_{name}"] or 0), n))
     out.append(Metric("declarer_points", "contract", None, total, *_hist(h, "dpoints", "_w")))
-    ends = (
-        f.df.lazy()
-        .filter(pl.col("game_over"))
-        .select((pl.col("hand_no") + 1).alias("deals"), pl.col("end_reason").fill_null("unknown"))
+    games = f.count("finished")
+    out.append(
+        Metric("deals_per_game", "game", None, games, *_hist(f.stats["game_length"], "deals", "games"))
     )
-    ends_df = ends.collect()
-    games = ends_df.height
-    out.append(Metric("deals_per_game", "game", None, games, *_hist(ends_df, "deals")))
+    ends = dict(zip(f.stats["ends"]["end_reason"].to_list(), f.stats["ends"]["games"].to_list(), strict=True))
     for r in END_REASONS:
-        out.append(Metric(f"end_{r}", "game", int((ends_df["end_reason"] == r).sum()), games))
-    cb = comebacks(f)
-    out.append(Metric("comeback", "game", int(cb["comebacks"].sum() or 0), games))
+        out.append(Metric(f"end_{r}", "game", int(ends.get(r, 0)), games))
+    out.append(Metric("comeback", "game", int(f.stats["ends"]["comebacks"].sum() or 0), games))
     return out
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from fractions import Fraction
 
 import numpy as np
 import polars as pl
@@ -49,23 +50,23 @@ SUCCESS_NOTE = (
 )
 
 
-def _named_teams(f: Frame) -> range:
+def _named_teams(teams: int) -> range:
     """Teams that get their own ``declarer_team<t>``/``team<t>_won`` metric: team 0 when there are two
     teams (team 1 is the complement), every team otherwise."""
-    return range(f.teams) if f.teams > 2 else range(1)
+    return range(teams) if teams > 2 else range(1)
 
 
-def deal_metrics(f: Frame) -> pl.DataFrame:
-    """Per-deal metrics of one run, keyed by (game_id, hand_no); per-team metrics for every team
-    (``abs_margin`` is the spread between the best and the worst team's points on the deal)."""
+def deal_metrics(d: pl.DataFrame, teams: int) -> pl.DataFrame:
+    """Per-deal metrics of a per-deal frame, keyed by (game_id, hand_no); per-team metrics for every
+    team (``abs_margin`` is the spread between the best and the worst team's points on the deal)."""
     c = pl.col("contract")
-    fb_team = pl.col("first_bidder").cast(pl.Int16) % f.teams
-    d_team = pl.col("dealer").cast(pl.Int16) % f.teams
+    fb_team = pl.col("first_bidder").cast(pl.Int16) % teams
+    d_team = pl.col("dealer").cast(pl.Int16) % teams
 
     def team_pts(team: pl.Expr) -> pl.Expr:
-        return pl.coalesce([pl.when(team == t).then(pl.col(f"points_t{t}")) for t in range(f.teams)])
+        return pl.coalesce([pl.when(team == t).then(pl.col(f"points_t{t}")) for t in range(teams)])
 
-    pts = [pl.col(f"points_t{t}") for t in range(f.teams)]
+    pts = [pl.col(f"points_t{t}") for t in range(teams)]
     cols: list[pl.Expr] = [
         pl.col("game_id"),
         pl.col("hand_no"),
@@ -76,25 +77,25 @@ def deal_metrics(f: Frame) -> pl.DataFrame:
         (pl.max_horizontal(pts) - pl.min_horizontal(pts)).alias("abs_margin"),
         c.is_null().alias("thrown_in"),
         pl.col("made").fill_null(False).alias("made"),
-        *[(pl.col("dteam") == t).fill_null(False).alias(f"declarer_team{t}") for t in _named_teams(f)],
+        *[(pl.col("dteam") == t).fill_null(False).alias(f"declarer_team{t}") for t in _named_teams(teams)],
         *[(pl.col("level") == lv).fill_null(False).alias(f"share_{lv}") for lv in LEVELS],
         *[(pl.col("trump") == t).fill_null(False).alias(f"share_{t}") for t in TRUMPS],
         pl.col("is_mis").fill_null(False).alias("misere"),
         (c == OPEN_MISERE).fill_null(False).alias("open_misere"),
         (team_pts(fb_team) - team_pts(d_team)).alias("first_bidder_margin"),
     ]
-    return f.df.select(cols)
+    return d.select(cols)
 
 
-def game_metrics(f: Frame) -> pl.DataFrame:
-    """Per-game metrics of one run (games that finished), keyed by game_id."""
-    lf = f.df.lazy()
-    first = lf.filter(pl.col("hand_no") == 0).select("game_id", (pl.col("dealer") % f.teams).alias("fd_team"))
+def game_metrics(d: pl.DataFrame, teams: int) -> pl.DataFrame:
+    """Per-game metrics of a per-deal frame (games that finished), keyed by game_id."""
+    lf = d.lazy()
+    first = lf.filter(pl.col("hand_no") == 0).select("game_id", (pl.col("dealer") % teams).alias("fd_team"))
     last = lf.filter(pl.col("game_over")).select(
         "game_id",
         (pl.col("hand_no") + 1).cast(pl.Int64).alias("deals_per_game"),
         *[(pl.col("end_reason") == r).fill_null(False).alias(f"end_{r}") for r in END_REASONS],
-        *[(pl.col("winner") == t).fill_null(False).alias(f"team{t}_won") for t in _named_teams(f)],
+        *[(pl.col("winner") == t).fill_null(False).alias(f"team{t}_won") for t in _named_teams(teams)],
         pl.col("winner"),
     )
     return (
@@ -107,32 +108,119 @@ def game_metrics(f: Frame) -> pl.DataFrame:
     )
 
 
-def _fsum_mean_var(x: np.ndarray) -> tuple[float, float]:
-    """Mean and sample variance summed exactly (``math.fsum``): no dependence on summation order."""
-    n = len(x)
+#: Per-run partial aggregate of this module (:mod:`~pipelines.analysis.batches`): the finished games
+#: the per-game metrics cover (a game's first and last deal logged).
+AGGREGATES = {"metric_games": ((), {"games": "sum"})}
+_PAIR_HIST = (("metric", "a", "b"), {"_c": "sum"})
+#: The pairing of a run with the base, per batch: pairs, deals dealt differently (the first of
+#: them), and per metric the joint histogram of (base value ``a``, run value ``b``) over the pairs.
+PAIR_AGGREGATES = {
+    "pair_counts": ((), {"paired_deals": "sum", "paired_games": "sum", "bad": "sum"}),
+    "pair_bad": (("game_id", "hand_no"), {"_n": "sum"}),
+    "pair_deal": _PAIR_HIST,
+    "pair_game": _PAIR_HIST,
+}
+_NOT_METRICS = ("game_id", "hand_no", "seed", "dealer")
+
+
+def partials(d: pl.DataFrame, teams: int) -> dict[str, pl.DataFrame]:
+    """This module's per-run partial aggregate of a batch (:data:`AGGREGATES`)."""
+    return {
+        "metric_games": pl.DataFrame({"games": [game_metrics(d, teams).height]}, schema={"games": pl.Int64})
+    }
+
+
+def _joint(joined: pl.DataFrame, metrics: Sequence[str]) -> pl.DataFrame:
+    """Per metric: the pairs counted per (base value, run value)."""
+    if not metrics:
+        return empty_pairing()["pair_deal"]
+    parts = [
+        joined.lazy()
+        .group_by(pl.col(m).cast(pl.Int64).alias("a"), pl.col(f"{m}_o").cast(pl.Int64).alias("b"))
+        .agg(pl.len().cast(pl.Int64).alias("_c"))
+        .select(pl.lit(m).alias("metric"), "a", "b", "_c")
+        for m in metrics
+    ]
+    return pl.concat(parts).collect()
+
+
+def pair_partials(
+    base: tuple[pl.DataFrame, pl.DataFrame], other: tuple[pl.DataFrame, pl.DataFrame]
+) -> dict[str, pl.DataFrame]:
+    """The pairing sums of a batch (:data:`PAIR_AGGREGATES`): the base's and the run's per-deal and
+    per-game metrics (:func:`deal_metrics`, :func:`game_metrics`) of the same game ids, joined."""
+    (bd, bg), (od, og) = base, other
+    joined = bd.join(od, on=["game_id", "hand_no"], how="inner", suffix="_o")
+    bad = joined.filter((pl.col("seed") != pl.col("seed_o")) | (pl.col("dealer") != pl.col("dealer_o")))
+    gj = bg.join(og, on="game_id", how="inner", suffix="_o")
+    i64 = pl.Int64
+    return {
+        "pair_counts": pl.DataFrame(
+            {"paired_deals": [joined.height], "paired_games": [gj.height], "bad": [bad.height]},
+            schema={"paired_deals": i64, "paired_games": i64, "bad": i64},
+        ),
+        "pair_bad": bad.select("game_id", "hand_no", pl.lit(1, dtype=i64).alias("_n"))
+        .sort("game_id", "hand_no")
+        .head(1),
+        "pair_deal": _joint(joined, [c for c in bd.columns if c not in _NOT_METRICS]),
+        "pair_game": _joint(gj, [c for c in bg.columns if c != "game_id"]),
+    }
+
+
+def empty_pairing() -> dict[str, pl.DataFrame]:
+    """The pairing sums of no pairs."""
+    i64 = pl.Int64
+    hist = pl.DataFrame(schema={"metric": pl.String, "a": i64, "b": i64, "_c": i64})
+    return {
+        "pair_counts": pl.DataFrame(
+            {"paired_deals": [0], "paired_games": [0], "bad": [0]},
+            schema={"paired_deals": i64, "paired_games": i64, "bad": i64},
+        ),
+        "pair_bad": pl.DataFrame(schema={"game_id": i64, "hand_no": i64, "_n": i64}),
+        "pair_deal": hist,
+        "pair_game": hist,
+    }
+
+
+def _hist_mean_var(values: np.ndarray, counts: np.ndarray) -> tuple[float, float]:
+    """Mean and sample variance of a sample of integers given as distinct ``values`` with ``counts``,
+    exactly as ``math.fsum`` over the whole sample gives them (each term rounded, the sum exact)."""
+    n = int(counts.sum())
     if n == 0:
         return math.nan, math.nan
-    mean = math.fsum(x.tolist()) / n
-    var = math.fsum(((x - mean) ** 2).tolist()) / (n - 1) if n > 1 else math.nan
-    return mean, var
+    mean = float(sum(int(v) * int(c) for v, c in zip(values, counts, strict=True))) / n
+    if n == 1:
+        return mean, math.nan
+    terms = ((values.astype(np.float64) - mean) ** 2).tolist()
+    exact = sum((Fraction(t) * int(c) for t, c in zip(terms, counts.tolist(), strict=True)), Fraction(0))
+    return mean, float(exact) / (n - 1)
 
 
 def _paired_rows(
-    joined: pl.DataFrame, metrics: Sequence[str], unit: str, table: str, key: tuple, own: tuple[int, int]
+    hist: pl.DataFrame, metrics: Sequence[str], unit: str, table: str, key: tuple, own: tuple[int, int]
 ) -> list[dict]:
-    """One row per metric: the paired mean difference (run − base) over the ``joined`` pairs, with
-    each run's own number of deals or games (``own``) beside the paired count."""
+    """One row per metric: the paired mean difference (run − base) over the pairs counted in ``hist``
+    (metric, base value ``a``, run value ``b``, pairs ``_c``), with each run's own number of deals or
+    games (``own``) beside the paired count."""
     rows = []
+    by_metric = hist.partition_by("metric", as_dict=True)
+    empty = hist.clear()
     for m in metrics:
-        a = joined[m].cast(pl.Float64).to_numpy()
-        b = joined[f"{m}_o"].cast(pl.Float64).to_numpy()
-        n = len(a)
-        hist = pl.DataFrame({"d": b - a}).group_by("d").len().sort("d")
-        mean, lo, hi, sd = bootstrap_mean(
-            hist["d"].to_numpy(), hist["len"].to_numpy().astype(np.int64), seed_of(table, *key, m)
+        h = by_metric.get((m,), empty)
+        n = int(h["_c"].sum())
+        diffs = (
+            h.group_by((pl.col("b").cast(pl.Float64) - pl.col("a").cast(pl.Float64)).alias("d"))
+            .agg(pl.col("_c").sum())
+            .sort("d")
         )
-        ma, va = _fsum_mean_var(a)
-        mb, vb = _fsum_mean_var(b)
+        mean, lo, hi, sd = bootstrap_mean(
+            diffs["d"].to_numpy(), diffs["_c"].to_numpy().astype(np.int64), seed_of(table, *key, m)
+        )
+        side = {}
+        for col in ("a", "b"):
+            v = h.group_by(col).agg(pl.col("_c").sum()).sort(col)
+            side[col] = _hist_mean_var(v[col].to_numpy(), v["_c"].to_numpy())
+        (ma, va), (mb, vb) = side["a"], side["b"]
         se_p = sd / math.sqrt(n) if n > 1 else math.nan
         se_u = math.sqrt((va + vb) / n) if n > 1 else math.nan
         red = round(1 - se_p**2 / se_u**2, 12) if n > 1 and se_u > 0 else math.nan
@@ -165,16 +253,10 @@ def _success_rows(base: Frame, other: Frame) -> list[dict]:
     groups: list[tuple[str, pl.Expr]] = [("success_rate", pl.lit(True))]
     groups += [(f"success_{lv}", pl.col("level") == lv) for lv in (*LEVELS, MISERE, OPEN_MISERE)]
     for name, cond in groups:
-        ka, na = (
-            base.df.filter(cond & pl.col("contract").is_not_null())
-            .select(pl.col("made").sum(), pl.len())
-            .row(0)
-        )
-        kb, nb = (
-            other.df.filter(cond & pl.col("contract").is_not_null())
-            .select(pl.col("made").sum(), pl.len())
-            .row(0)
-        )
+        w = pl.col("_w")
+        kn = (w.filter(pl.col("made")).sum().alias("k"), w.sum().alias("n"))
+        ka, na = base.hist.filter(cond).select(kn).row(0)
+        kb, nb = other.hist.filter(cond).select(kn).row(0)
         ka, kb, na, nb = int(ka or 0), int(kb or 0), int(na), int(nb)
         d, lo, hi = newcombe_diff(ka, na, kb, nb)
         blo, bhi = wilson_interval(ka, na)
@@ -217,16 +299,32 @@ def unpairable(base: Frame, other: Frame) -> str | None:
     return None
 
 
+def metric_names(teams: int) -> tuple[list[str], list[str]]:
+    """The per-deal and per-game metrics of a comparison of runs with ``teams`` teams, in order."""
+    empty = pl.DataFrame(
+        schema=_METRIC_INPUT | {f"{k}_t{t}": pl.Int64 for t in range(teams) for k in ("points", "after")}
+    )
+    deal = [c for c in deal_metrics(empty, teams).columns if c not in _NOT_METRICS]
+    game = [c for c in game_metrics(empty, teams).columns if c != "game_id"]
+    return deal, game
+
+
+_METRIC_INPUT = {
+    "game_id": pl.Int64, "hand_no": pl.Int64, "seed": pl.UInt64, "dealer": pl.Int64, "contract": pl.String,
+    "made": pl.Boolean, "dteam": pl.Int8, "level": pl.String, "trump": pl.String, "is_mis": pl.Boolean,
+    "first_bidder": pl.Int64, "game_over": pl.Boolean, "end_reason": pl.String, "winner": pl.Int64,
+}  # fmt: skip
+
+
 def compare(frames: Sequence[Frame]) -> dict[str, pl.DataFrame]:
     """``pairing``, ``variant_effects`` and ``strategy_duplicate`` for runs 2.. against run 1 on the
     same table (paired deal by deal), ``success_comparison`` (their success rates, unpaired);
     ``table_comparison`` (unpaired) for runs on other tables."""
     base = frames[0]
-    bd, bg = deal_metrics(base), game_metrics(base)
+    b_deals, b_games = base.count("deals"), int(base.stats["metric_games"]["games"][0])
     pairing, effects = [], {"variant": [], "duplicate": []}
     success: list[dict] = []
-    deal_cols = [c for c in bd.columns if c not in ("game_id", "hand_no", "seed", "dealer")]
-    game_cols = [c for c in bg.columns if c != "game_id"]
+    deal_cols, game_cols = metric_names(base.teams)
     unpaired_rows: list[dict] = []
     for other in frames[1:]:
         where = f"runs {base.run.path} and {other.run.path}"
@@ -240,27 +338,27 @@ def compare(frames: Sequence[Frame]) -> dict[str, pl.DataFrame]:
                     "base_variant": base.run.variant,
                     "variant": other.run.variant,
                     "kind": "unpaired",
-                    "base_deals": bd.height,
-                    "deals": other.df.height,
+                    "base_deals": b_deals,
+                    "deals": other.count("deals"),
                     "paired_deals": 0,
-                    "base_games": bg.height,
-                    "games": int(other.df.select(pl.col("game_over").sum()).item()),
+                    "base_games": b_games,
+                    "games": other.count("finished"),
                     "paired_games": 0,
                 }
             )
             continue
-        od, og = deal_metrics(other), game_metrics(other)
-        joined = bd.join(od, on=["game_id", "hand_no"], how="inner", suffix="_o").sort("game_id", "hand_no")
-        if joined.height == 0:
+        p = other.paired
+        assert p is not None, "frames read together (batches.deal_frames or with_pairing)"
+        o_deals, o_games = other.count("deals"), int(other.stats["metric_games"]["games"][0])
+        counts = p["pair_counts"].row(0, named=True)
+        if counts["paired_deals"] == 0:
             raise AnalysisError(f"{where} cannot be paired: no (game_id, hand_no) in common")
-        bad = joined.filter((pl.col("seed") != pl.col("seed_o")) | (pl.col("dealer") != pl.col("dealer_o")))
-        if bad.height:
-            g, h = bad.select("game_id", "hand_no").row(0)
+        if counts["bad"]:
+            g, h = p["pair_bad"].select("game_id", "hand_no").row(0)
             raise AnalysisError(
                 f"{where} cannot be paired: game {g} hand {h} was dealt differently "
-                f"({bad.height} of {joined.height} deals; different master seeds?)"
+                f"({counts['bad']} of {counts['paired_deals']} deals; different master seeds?)"
             )
-        gj = bg.join(og, on="game_id", how="inner", suffix="_o").sort("game_id")
         kind = "variant" if other.run.variant != base.run.variant else "duplicate"
         bl, ol = lineup_text(base), lineup_text(other)
         key = (base.run.run_id, other.run.run_id, kind)
@@ -271,16 +369,16 @@ def compare(frames: Sequence[Frame]) -> dict[str, pl.DataFrame]:
                 "base_variant": base.run.variant,
                 "variant": other.run.variant,
                 "kind": kind,
-                "base_deals": bd.height,
-                "deals": od.height,
-                "paired_deals": joined.height,
-                "base_games": bg.height,
-                "games": og.height,
-                "paired_games": gj.height,
+                "base_deals": b_deals,
+                "deals": o_deals,
+                "paired_deals": counts["paired_deals"],
+                "base_games": b_games,
+                "games": o_games,
+                "paired_games": counts["paired_games"],
             }
         )
-        rows = _paired_rows(joined, deal_cols, "deal", "effects", key, (bd.height, od.height))
-        rows += _paired_rows(gj, game_cols, "game", "effects", key, (bg.height, og.height))
+        rows = _paired_rows(p["pair_deal"], deal_cols, "deal", "effects", key, (b_deals, o_deals))
+        rows += _paired_rows(p["pair_game"], game_cols, "game", "effects", key, (b_games, o_games))
         srows = _success_rows(base, other)
         tag = {
             "base_run": base.run.run_id,

@@ -59,13 +59,21 @@ def sample_deals(df: pl.DataFrame, sample: int) -> pl.DataFrame:
     return d[idx]
 
 
+def sampled_rows(frame: Frame, sample: int) -> pl.DataFrame:
+    """The per-deal rows of :func:`sample_deals` of the run, read part by part (only the deal ids of
+    the whole run are held at once)."""
+    ids = frame.run.scan.select("deal_id").collect()
+    picked = sample_deals(ids, sample)["deal_id"]
+    return frame.with_deals(picked).df.sort("deal_id")
+
+
 def replay(frame: Frame, spec: str, sample: int) -> pl.DataFrame:
     """One row per (sampled deal, forced contract): made, points, actual points, hand and joker."""
     from fivehundred.strategies import label, make
 
     rules = rules_of(frame)
     contracts = [c for c in WHATIF_CONTRACTS if c in rules.bid_index]
-    rows = sample_deals(frame.df, sample)
+    rows = sampled_rows(frame, sample)
     logged = (
         frame.run.scan.filter(pl.col("deal_id").is_in(rows["deal_id"].to_list()))
         .select("deal_id", "hands")

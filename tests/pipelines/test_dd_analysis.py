@@ -13,7 +13,7 @@ import pytest
 
 from fivehundred.pipelines.analysis import analyze
 from fivehundred.pipelines.analysis import dd as ddmod
-from fivehundred.pipelines.analysis.frame import deal_frame
+from fivehundred.pipelines.analysis.batches import deal_frame
 from fivehundred.pipelines.analysis.io import AnalysisError, open_run
 from fivehundred.pipelines.analysis.whatif import rules_of
 from fivehundred.pipelines.runconfig import make_config

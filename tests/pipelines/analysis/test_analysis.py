@@ -35,115 +35,38 @@ def deal_hands(fixed: dict[int, list[str]], kitty: list[str]) -> list[list[str]]
     return hands
 
 
+#: The hand-built deals: (game, hand, dealer, fixed hands, kitty, bids, contract, declarer, discards,
+#: trick winners, score_delta, score_after, the game's end).
+DEALS: list[tuple] = [
+    # A: 8H by seat 0 (first bidder), dealt JK JH JD AH KH = 5 trumps, kitty QH TH; made with 9 tricks.
+    (0, 0, 3, {0: ["JK", "JH", "JD", "AH", "KH", "AS", "4D", "KC", "QC", "TC"]}, ["9D", "QH", "TH"],
+     ["8H", "P", "P", "P"], "8H", 0, ["9D", "4D", "AS"], [0, 0, 2, 0, 0, 2, 0, 0, 0, 1], [300, 10], [300, 10],
+     {}),
+    # B: 8H by seat 2 after partner's 7NT; JH AH KH QH = 4 trumps, no joker; kitty JK JD; fails with 7.
+    (0, 1, 0, {2: ["JH", "AH", "KH", "QH", "AS", "KS", "AC", "KC", "4D", "5D"]}, ["JK", "JD", "6D"],
+     ["6S", "7H", "P", "7NT", "P", "8H", "P"], "8H", 2, ["4D", "5D", "6D"], [2, 2, 0, 2, 2, 0, 1, 2, 1, 1],
+     [-300, 30], [0, 40], {"game_over": True, "end_reason": "deal_limit"}),
+    # C: thrown in.
+    (1, 0, 1, {}, ["4H", "5H", "6H"], ["P"] * 4, None, None, None, None, None, None, {}),
+    # D: MIS by seat 0 (seat_rel 2), ten low cards, the joker from the kitty discarded; made.
+    (1, 1, 2, {0: ["5S", "6S", "7S", "4D", "5D", "6D", "4H", "5H", "6H", "7C"]}, ["JK", "8C", "9C"],
+     ["7S", "MIS", "P", "P", "P"], "MIS", 0, ["JK", "8C", "9C"], [3, 1] * 5, [250, 0], [250, 40],
+     {"game_over": True, "winner": 0, "end_reason": "reached_500"}),
+    # E: OMIS by seat 1 holding the joker unnamed; fails on the second trick.
+    (2, 0, 3, {1: ["JK", "4H", "5H", "6H", "4D", "5D", "6D", "5C", "6C", "7C"]}, ["5S", "6S", "7S"],
+     ["P", "OMIS", "P", "P"], "OMIS", 1, ["5S", "6S", "7S"], [0, 1], [0, -500], [0, -500],
+     {"game_over": True, "winner": 0, "end_reason": "fell_to_-500"}),
+    # F: 6S by seat 2 (first bidder), slam: all ten tricks, 250.
+    (3, 0, 1, {}, ["4H", "5H", "6H"], ["6S", "P", "P", "P"], "6S", 2, ["4H", "5H", "6H"], [2, 0] * 5,
+     [250, 0], [250, 0], {"game_over": True, "winner": 0, "end_reason": "reached_500"}),
+]  # fmt: skip
+
+
 def hand_built_records() -> list[dict]:
     recs = []
-    # A: 8H by seat 0 (first bidder), dealt JK JH JD AH KH = 5 trumps, kitty QH TH; made with 9 tricks.
-    kitty = ["9D", "QH", "TH"]
-    h0 = ["JK", "JH", "JD", "AH", "KH", "AS", "4D", "KC", "QC", "TC"]
-    recs.append(
-        record(
-            0,
-            0,
-            3,
-            deal_hands({0: h0}, kitty),
-            kitty,
-            ["8H", "P", "P", "P"],
-            "8H",
-            0,
-            ["9D", "4D", "AS"],
-            [0, 0, 2, 0, 0, 2, 0, 0, 0, 1],
-            [300, 10],
-            [300, 10],
-        )
-    )
-    # B: 8H by seat 2 after partner's 7NT; JH AH KH QH = 4 trumps, no joker; kitty JK JD; fails with 7.
-    kitty = ["JK", "JD", "6D"]
-    h2 = ["JH", "AH", "KH", "QH", "AS", "KS", "AC", "KC", "4D", "5D"]
-    recs.append(
-        record(
-            0,
-            1,
-            0,
-            deal_hands({2: h2}, kitty),
-            kitty,
-            ["6S", "7H", "P", "7NT", "P", "8H", "P"],
-            "8H",
-            2,
-            ["4D", "5D", "6D"],
-            [2, 2, 0, 2, 2, 0, 1, 2, 1, 1],
-            [-300, 30],
-            [0, 40],
-            game_over=True,
-            end_reason="deal_limit",
-        )
-    )
-    # C: thrown in.
-    recs.append(record(1, 0, 1, deal_hands({}, ["4H", "5H", "6H"]), ["4H", "5H", "6H"], ["P"] * 4))
-    # D: MIS by seat 0 (seat_rel 2), ten low cards, the joker from the kitty discarded; made.
-    kitty = ["JK", "8C", "9C"]
-    h0 = ["5S", "6S", "7S", "4D", "5D", "6D", "4H", "5H", "6H", "7C"]
-    recs.append(
-        record(
-            1,
-            1,
-            2,
-            deal_hands({0: h0}, kitty),
-            kitty,
-            ["7S", "MIS", "P", "P", "P"],
-            "MIS",
-            0,
-            ["JK", "8C", "9C"],
-            [3, 1] * 5,
-            [250, 0],
-            [250, 40],
-            game_over=True,
-            winner=0,
-            end_reason="reached_500",
-        )
-    )
-    # E: OMIS by seat 1 holding the joker unnamed; fails on the second trick.
-    kitty = ["5S", "6S", "7S"]
-    h1 = ["JK", "4H", "5H", "6H", "4D", "5D", "6D", "5C", "6C", "7C"]
-    recs.append(
-        record(
-            2,
-            0,
-            3,
-            deal_hands({1: h1}, kitty),
-            kitty,
-            ["P", "OMIS", "P", "P"],
-            "OMIS",
-            1,
-            ["5S", "6S", "7S"],
-            [0, 1],
-            [0, -500],
-            [0, -500],
-            game_over=True,
-            winner=0,
-            end_reason="fell_to_-500",
-        )
-    )
-    # F: 6S by seat 2 (first bidder), slam: all ten tricks, 250.
-    kitty = ["4H", "5H", "6H"]
-    recs.append(
-        record(
-            3,
-            0,
-            1,
-            deal_hands({}, kitty),
-            kitty,
-            ["6S", "P", "P", "P"],
-            "6S",
-            2,
-            ["4H", "5H", "6H"],
-            [2, 0] * 5,
-            [250, 0],
-            [250, 0],
-            game_over=True,
-            winner=0,
-            end_reason="reached_500",
-        )
-    )
+    for game, hand, dealer, fixed, kitty, bids, *played, end in DEALS:
+        args = [a for a in played if a is not None]  # a thrown-in deal: no contract, no play
+        recs.append(record(game, hand, dealer, deal_hands(fixed, kitty), kitty, bids, *args, **end))
     return recs
 
 

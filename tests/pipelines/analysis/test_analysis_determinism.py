@@ -73,8 +73,12 @@ def test_signed_zeros_and_nans_normalised() -> None:
 
 def test_lineup_text_lists_or_summarises() -> None:
     @dataclass
-    class _F:
-        df: pl.DataFrame
+    class _F:  # a frame's merged line-ups (distinct, as the batches merge them)
+        lineups: pl.DataFrame
+
+        @property
+        def stats(self) -> dict[str, pl.DataFrame]:
+            return {"lineups": self.lineups.unique()}
 
     two = _F(pl.DataFrame({"strategies": [["b", "a", "b", "a"], ["a", "b", "a", "b"], ["a", "b", "a", "b"]]}))
     assert lineup_text(two) == "a,b,a,b | b,a,b,a"
