@@ -37,6 +37,13 @@ def analyze_cmd(
             "--dd", help="Double-dummy tables of the contracts as played (RUN_DIR/dd/ keeps the results)."
         ),
     ] = False,
+    dd_sample: Annotated[
+        int | None,
+        typer.Option(
+            "--dd-sample",
+            help="--dd on a fixed sample of N deals per run (the same hands in every run of a seed).",
+        ),
+    ] = None,
     workers: Annotated[
         int | None,
         typer.Option("--workers", help="--dd: parallel Ray workers (default: all cores; 0: in-process)."),
@@ -62,7 +69,8 @@ def analyze_cmd(
             what_if=what_if,
             seat_strategy=seat_strategy,
             sample=sample,
-            dd="contract" if dd else None,
+            dd="contract" if dd or dd_sample is not None else None,
+            dd_sample=dd_sample,
             workers=workers,
             address=address,
             progress=status,

@@ -68,6 +68,28 @@ def dd_chart(t: Tables, runs: Sequence[str]) -> Chart:
     return Chart("dd", "Contracts made as played and under double-dummy play", fig, reading)
 
 
+def sample_text(t: Tables, run: str) -> str:
+    """What the DD tables cover, from ``dd_sample``: every deal, or a sample of N (and the contracts
+    solved); empty when the table is absent (statistics written before it existed)."""
+    if "dd_sample" not in t:
+        return ""
+    row = t["dd_sample"].filter(pl.col("run_id") == run)
+    if row.height == 0:
+        return ""
+    r = row.row(0, named=True)
+    if r["sample"] is None:
+        what = f"every one of the {num(r['deals'])} deals"
+    else:
+        what = (
+            f"a sample of {num(r['sampled'])} of the {num(r['deals'])} deals (the same hands in every run "
+            "of this seed: the first deals in a hash order of their seeds)"
+        )
+    return (
+        f'<p class="dd-sample" data-solved="{r["solved"]}">Double-dummy results of {what}: '
+        f"{num(r['solved'])} contracts solved.</p>"
+    )
+
+
 def dd_tables_html(t: Tables, runs: Sequence[str]) -> str:
     """The main run's dd_success table and the tricks gained against DD per strategy."""
     if "dd_success" not in t:
@@ -84,9 +106,10 @@ def dd_tables_html(t: Tables, runs: Sequence[str]) -> str:
         Col("DD-makeable, not made", "dd_not_made", num),
     ]
     out = [
+        sample_text(t, run),
         html_table(
             succ, "dd_success", cols, caption="Contracts as played and under double-dummy play", run=run
-        )
+        ),
     ]
     gain = need(t, "dd_trick_gain", ["run_id", "role", "strategy", "n", "gain_mean", "gain_lo", "gain_hi"])
     gain = gain.filter(pl.col("run_id") == run).sort("role", "strategy")

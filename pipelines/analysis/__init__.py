@@ -25,7 +25,16 @@ from fivehundred.strategies.base import StrategyConfigError, check_spec
 #: ``analyze --dd`` analyses: the contract as played (``par`` is not built yet).
 DD_CONTRACT = "contract"
 
-__all__ = ["AnalysisError", "Frame", "Run", "analyze", "build_tables", "open_run", "write_tables"]
+__all__ = [
+    "AnalysisError",
+    "Frame",
+    "Run",
+    "analyze",
+    "build_tables",
+    "dd_analysis",
+    "open_run",
+    "write_tables",
+]
 
 
 def build_tables(frames: Sequence[Frame]) -> dict[str, pl.DataFrame]:
@@ -60,6 +69,7 @@ def analyze(
     seat_strategy: str | None = None,
     sample: int = 1000,
     dd: str | None = None,
+    dd_sample: int | None = None,
     workers: int | None = 0,
     address: str | None = None,
     progress: Callable[[str], None] | None = None,
@@ -71,9 +81,10 @@ def analyze(
     replay tables for ``sample`` deals of each run played by ``seat_strategy`` (default
     ``heuristic`` when registered, else ``random``).  ``dd="contract"`` adds the double-dummy tables
     (each run's DD sidecar ``RUN/dd/`` computed where missing, on ``workers`` Ray workers, 0: in this
-    process; ``dd_progress(run, parts done, parts)`` after each part).  ``progress`` (optional) is
-    told each phase in words (``reading 2 runs``); it never changes a table.  Returns the tables by
-    name.
+    process; ``dd_progress(run, parts done, parts)`` after each part); ``dd_sample`` solves only the
+    first ``dd_sample`` deals of each run in the sample order (docs/dd.md), None: every deal.
+    ``progress`` (optional) is told each phase in words (``reading 2 runs``); it never changes a
+    table.  Returns the tables by name.
     """
     say = progress or (lambda _phase: None)
     if not run_dirs:
@@ -82,6 +93,12 @@ def analyze(
         raise AnalysisError(f"unknown --what-if analysis {what_if!r} (known: misere)")
     if dd not in (None, DD_CONTRACT):
         raise AnalysisError(f"unknown --dd analysis {dd!r} (known: {DD_CONTRACT})")
+    if dd_sample is not None and (
+        isinstance(dd_sample, bool) or not isinstance(dd_sample, int) or dd_sample < 1
+    ):
+        raise AnalysisError(f"--dd-sample must be at least 1, got {dd_sample!r}")
+    if dd_sample is not None and dd is None:
+        raise AnalysisError("--dd-sample needs --dd")
     if workers is not None and workers < 0:
         raise AnalysisError(f"--workers must be 0 or more, got {workers}")
     if what_if is not None and sample < 1:
@@ -116,24 +133,31 @@ def analyze(
         say(f"replaying {sample:,} deals per run with a forced misère ...")
         tables.update(tidy.finish(misere_whatif(frames, seat_strategy, sample), frames))
     if dd is not None:
-        say("double-dummy solving the contracts as played ...")
-        tables.update(tidy.finish(_dd_tables(frames, workers, address, dd_progress), frames))
+        some = "" if dd_sample is None else f" (a sample of {dd_sample:,} deals per run)"
+        say(f"double-dummy solving the contracts as played{some} ...")
+        tables.update(tidy.finish(dd_analysis(frames, workers, address, dd_progress, dd_sample), frames))
     say(f"writing {len(tables)} tables to {out} ...")
     write_tables(tables, out)
     return tables
 
 
-def _dd_tables(
+def dd_analysis(
     frames: Sequence[Frame],
     workers: int | None,
     address: str | None,
     progress: Callable[[str, int, int], None] | None,
+    sample: int | None = None,
 ) -> dict[str, pl.DataFrame]:
-    from fivehundred.pipelines.analysis.dd import dd_sidecar, dd_tables
+    """The ``dd_`` tables of the runs (each run's sidecar solved where missing, on ``workers``; with
+    ``sample``, only the first ``sample`` deals of the first run in the sample order and every other
+    run's deals up to the same key: the same hands); ``progress(run, done, parts)``."""
+    from fivehundred.pipelines.analysis.dd import dd_sidecar, dd_tables, sample_cut
     from fivehundred.pipelines.analysis.whatif import rules_of
+
+    cut = None if sample is None else sample_cut(frames[0], sample)  # every run samples the same hands
 
     sidecars = []
     for f in frames:
         report = None if progress is None else (lambda done, total, p=f.run.path: progress(p, done, total))
-        sidecars.append(dd_sidecar(f, rules_of(f), workers, address, report))
-    return dd_tables(frames, sidecars)
+        sidecars.append(dd_sidecar(f, rules_of(f), workers, address, report, cut))
+    return dd_tables(frames, sidecars, sample, cut)
