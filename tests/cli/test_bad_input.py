@@ -346,6 +346,8 @@ SWEEP = ["sweep", "--out", "{tmp}/s", "--deals", "5", "--workers", "0", "--switc
 for cid, args in [
     ("sweep-no-out", ["sweep", "--switches", "bidding.misere"]),
     ("sweep-unknown-switch", [*SWEEP, "--switches", "bidding.nosuch"]),
+    ("sweep-dd-sample-zero", [*SWEEP, "--dd-sample", "0"]),
+    ("sweep-dd-sample-not-int", [*SWEEP, "--dd-sample", "x"]),
     ("sweep-switch-twice", [*SWEEP, "--switches", "bidding.misere,bidding.misere"]),
     ("sweep-switch-empty-item", [*SWEEP, "--switches", "bidding.misere,,table.players"]),
     ("sweep-unknown-base", [*SWEEP, "--base", "nosuch"]),
