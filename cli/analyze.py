@@ -32,11 +32,16 @@ def analyze_cmd(
     ] = None,
     sample: Annotated[int, typer.Option("--sample", help="Deals replayed per run by --what-if.")] = 1000,
     dd: Annotated[
-        bool,
+        str | None,
         typer.Option(
-            "--dd", help="Double-dummy tables of the contracts as played (RUN_DIR/dd/ keeps the results)."
+            "--dd",
+            is_flag=False,
+            flag_value="contract",
+            metavar="[contract|par]",
+            help="Double-dummy tables of the contracts as played (RUN_DIR/dd/); 'par': also every seat's "
+            "DD tricks and the par contract (RUN_DIR/dd_par/).",
         ),
-    ] = False,
+    ] = None,
     dd_sample: Annotated[
         int | None,
         typer.Option(
@@ -69,7 +74,7 @@ def analyze_cmd(
             what_if=what_if,
             seat_strategy=seat_strategy,
             sample=sample,
-            dd="contract" if dd or dd_sample is not None else None,
+            dd=dd if dd is not None else ("contract" if dd_sample is not None else None),
             dd_sample=dd_sample,
             workers=workers,
             address=address,

@@ -22,8 +22,10 @@ from fivehundred.pipelines.outputs import check_output_dir
 from fivehundred.pipelines.rundir import RunLog
 from fivehundred.strategies.base import StrategyConfigError, check_spec
 
-#: ``analyze --dd`` analyses: the contract as played (``par`` is not built yet).
+#: ``analyze --dd`` analyses: the contract as played; ``par`` adds every seat's DD tricks in every
+#: denomination and the par contract (docs/dd.md).
 DD_CONTRACT = "contract"
+DD_PAR = "par"
 
 __all__ = [
     "AnalysisError",
@@ -81,7 +83,8 @@ def analyze(
     replay tables for ``sample`` deals of each run played by ``seat_strategy`` (default
     ``heuristic`` when registered, else ``random``).  ``dd="contract"`` adds the double-dummy tables
     (each run's DD sidecar ``RUN/dd/`` computed where missing, on ``workers`` Ray workers, 0: in this
-    process; ``dd_progress(run, parts done, parts)`` after each part); ``dd_sample`` solves only the
+    process; ``dd_progress(run, parts done, parts)`` after each part; ``dd="par"`` also the par
+    tables, docs/dd.md); ``dd_sample`` solves only the
     first ``dd_sample`` deals of each run in the sample order (docs/dd.md), None: every deal.
     ``progress`` (optional) is told each phase in words (``reading 2 runs``); it never changes a
     table.  Returns the tables by name.
@@ -91,8 +94,8 @@ def analyze(
         raise AnalysisError("no run directory given")
     if what_if not in (None, "misere"):
         raise AnalysisError(f"unknown --what-if analysis {what_if!r} (known: misere)")
-    if dd not in (None, DD_CONTRACT):
-        raise AnalysisError(f"unknown --dd analysis {dd!r} (known: {DD_CONTRACT})")
+    if dd not in (None, DD_CONTRACT, DD_PAR):
+        raise AnalysisError(f"unknown --dd analysis {dd!r} (known: {DD_CONTRACT}, {DD_PAR})")
     if dd_sample is not None and (
         isinstance(dd_sample, bool) or not isinstance(dd_sample, int) or dd_sample < 1
     ):
@@ -134,8 +137,9 @@ def analyze(
         tables.update(tidy.finish(misere_whatif(frames, seat_strategy, sample), frames))
     if dd is not None:
         some = "" if dd_sample is None else f" (a sample of {dd_sample:,} deals per run)"
-        say(f"double-dummy solving the contracts as played{some} ...")
-        tables.update(tidy.finish(dd_analysis(frames, workers, address, dd_progress, dd_sample), frames))
+        what = "the contracts as played" + (" and every seat's par" if dd == DD_PAR else "")
+        say(f"double-dummy solving {what}{some} ...")
+        tables.update(tidy.finish(dd_analysis(frames, workers, address, dd_progress, dd_sample, dd), frames))
     say(f"writing {len(tables)} tables to {out} ...")
     write_tables(tables, out)
     return tables
@@ -147,10 +151,13 @@ def dd_analysis(
     address: str | None,
     progress: Callable[[str, int, int], None] | None,
     sample: int | None = None,
+    kind: str = DD_CONTRACT,
 ) -> dict[str, pl.DataFrame]:
     """The ``dd_`` tables of the runs (each run's sidecar solved where missing, on ``workers``; with
     ``sample``, only the first ``sample`` deals of the first run in the sample order and every other
-    run's deals up to the same key: the same hands); ``progress(run, done, parts)``."""
+    run's deals up to the same key: the same hands); ``kind`` ``par`` adds the par sidecar
+    ``RUN/dd_par/`` and its tables; ``progress(run, done, parts)`` (``run`` ends ``(par)`` for the
+    par sidecar's parts)."""
     from fivehundred.pipelines.analysis.dd import dd_sidecar, dd_tables, sample_cut
     from fivehundred.pipelines.analysis.whatif import rules_of
 
@@ -160,4 +167,13 @@ def dd_analysis(
     for f in frames:
         report = None if progress is None else (lambda done, total, p=f.run.path: progress(p, done, total))
         sidecars.append(dd_sidecar(f, rules_of(f), workers, address, report, cut))
-    return dd_tables(frames, sidecars, sample, cut)
+    tables = dd_tables(frames, sidecars, sample, cut)
+    if kind == DD_PAR:
+        from fivehundred.pipelines.analysis.ddpar import par_sidecar, par_tables
+
+        pars = []
+        for f in frames:
+            report = None if progress is None else (lambda d, t, p=f"{f.run.path} (par)": progress(p, d, t))
+            pars.append(par_sidecar(f, rules_of(f), workers, address, report, cut))
+        tables.update(par_tables(frames, [rules_of(f) for f in frames], pars))
+    return tables

@@ -83,9 +83,9 @@ def sample_order(log: pl.DataFrame, cut: int | None = None) -> pl.DataFrame:
     return ordered if cut is None else ordered.filter(pl.col("sample_key") <= cut)
 
 
-def part_name(index: int) -> str:
+def part_name(index: int, folder: str = DD_DIR) -> str:
     """The sidecar part file of chunk ``index``, relative to the run."""
-    return f"{DD_DIR}/part-{index:05d}.parquet"
+    return f"{folder}/part-{index:05d}.parquet"
 
 
 def opening_fields(row: dict[str, Any]) -> dict[str, Any]:
@@ -138,7 +138,7 @@ def solve_chunk(chunk: DDChunk) -> bytes:
     return encode_parquet(pa.table(cols, schema=SIDECAR_SCHEMA))
 
 
-def _part_matches(data: bytes | None, ids: list[int], seeds: list[int]) -> bool:
+def _part_matches(data: bytes | None, ids: list[int], seeds: list[int], version: str = DD_VERSION) -> bool:
     if data is None:
         return False
     try:
@@ -148,7 +148,7 @@ def _part_matches(data: bytes | None, ids: list[int], seeds: list[int]) -> bool:
     return (
         t.column("deal_id").to_pylist() == ids
         and t.column("seed").to_pylist() == seeds
-        and set(t.column("dd_version").to_pylist()) == {DD_VERSION}
+        and set(t.column("dd_version").to_pylist()) == {version}
     )
 
 
@@ -167,6 +167,21 @@ def sample_cut(frame: Frame, sample: int) -> int:
     return int(keys[min(sample, keys.len()) - 1]) if keys.len() else 0
 
 
+@dataclass(frozen=True)
+class SidecarKind:
+    """What a per-deal sidecar of the run holds: its folder, version (the ``dd_version`` column),
+    schema, the log columns its tasks read, whether only deals with a contract are solved, the task
+    (a module-level function: chunk -> the part's bytes) and the deals per part."""
+
+    folder: str
+    version: str
+    schema: pa.Schema
+    log_columns: tuple[str, ...]
+    contracts_only: bool
+    task: Callable[[DDChunk], bytes]
+    chunk_deals: int
+
+
 def dd_sidecar(
     frame: Frame,
     rules: Rules,
@@ -182,47 +197,69 @@ def dd_sidecar(
     ``workers`` 0: in this process; otherwise on Ray (``None``: all cores, or ``address``'s cluster).
     ``progress(parts done, parts)`` is called after each part.
     """
+    kind = SidecarKind(DD_DIR, DD_VERSION, SIDECAR_SCHEMA, LOG_COLUMNS, True, solve_chunk, CHUNK_DEALS)
+    return sidecar(frame, kind, rules, workers, address, progress, cut)
+
+
+def sidecar(
+    frame: Frame,
+    kind: SidecarKind,
+    rules: Rules,
+    workers: int | None = 0,
+    address: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    cut: int | None = None,
+) -> pl.DataFrame:
+    """A per-deal sidecar of ``kind`` (computed where missing or stale, else read) over the sampled
+    deals up to ``cut`` (every deal when ``None``), in ``deal_id`` order.  Parts hold the deals in
+    sample order, :attr:`SidecarKind.chunk_deals` each; a part whose deal ids, seeds and version
+    match is reused, parts beyond the request are removed (see :func:`dd_sidecar`)."""
     run = frame.run
     rundir = run.log.dir
-    order = sampled_ids(frame, cut).filter(pl.col("contract").is_not_null()).select("deal_id")
-    log = run.scan.filter(pl.col("deal_id").is_in(order["deal_id"].implode())).select(LOG_COLUMNS).collect()
-    rows = order.join(log, on="deal_id", how="left", maintain_order="left").to_dicts()
-    chunks = [rows[i : i + CHUNK_DEALS] for i in range(0, len(rows), CHUNK_DEALS)]
+    order = sampled_ids(frame, cut)
+    if kind.contracts_only:
+        order = order.filter(pl.col("contract").is_not_null())
+    order = order.select("deal_id")
+    log = run.scan.filter(pl.col("deal_id").is_in(order["deal_id"].implode())).select(kind.log_columns)
+    rows = order.join(log.collect(), on="deal_id", how="left", maintain_order="left").to_dicts()
+    size = kind.chunk_deals
+    chunks = [rows[i : i + size] for i in range(0, len(rows), size)]
     parts: list[bytes | None] = []
     for i, chunk in enumerate(chunks):
-        data = rundir.read(part_name(i))
-        ids = [r["deal_id"] for r in chunk]
-        ok = _part_matches(data, ids, [r["seed"] for r in chunk])
+        data = rundir.read(part_name(i, kind.folder))
+        ok = _part_matches(data, [r["deal_id"] for r in chunk], [r["seed"] for r in chunk], kind.version)
         parts.append(data if ok else None)
-    wanted = {part_name(i) for i in range(len(chunks))}
-    for rel in rundir.files(DD_DIR):  # parts of an earlier, longer log
+    wanted = {part_name(i, kind.folder) for i in range(len(chunks))}
+    for rel in rundir.files(kind.folder):  # parts of an earlier, longer log or sample
         if rel not in wanted:
             rundir.delete(rel)
     todo = [DDChunk(i, rules, tuple(chunks[i])) for i, p in enumerate(parts) if p is None]
     done = len(chunks) - len(todo)
-    for key, data in _solve(todo, workers, address):
-        rundir.write(part_name(key), data)
+    for key, data in _solve(todo, workers, address, kind.task):
+        rundir.write(part_name(key, kind.folder), data)
         parts[key] = data
         done += 1
         if progress is not None:
             progress(done, len(chunks))
     tables = [pq.read_table(io.BytesIO(p)) for p in parts if p is not None]
     if not tables:
-        return pl.DataFrame(schema=pl.from_arrow(SIDECAR_SCHEMA.empty_table()).schema)
+        return pl.DataFrame(schema=pl.from_arrow(kind.schema.empty_table()).schema)
     return pl.from_arrow(pa.concat_tables(tables)).sort("deal_id")  # type: ignore[union-attr]
 
 
-def _solve(todo: Sequence[DDChunk], workers: int | None, address: str | None) -> Iterator[tuple[int, bytes]]:
+def _solve(
+    todo: Sequence[DDChunk], workers: int | None, address: str | None, task: Callable[[DDChunk], bytes]
+) -> Iterator[tuple[int, bytes]]:
     from fivehundred.pipelines.chunks import RayPool, run_chunks
 
     if not todo:
         return
     if workers == 0 and address is None:
-        for done in run_chunks(todo, None, task=solve_chunk):
+        for done in run_chunks(todo, None, task=task):
             yield done.chunk.key, done.table
         return
-    with RayPool(workers=workers, address=address, task=solve_chunk) as pool:
-        with closing(run_chunks(todo, pool, task=solve_chunk)) as stream:
+    with RayPool(workers=workers, address=address, task=task) as pool:
+        with closing(run_chunks(todo, pool, task=task)) as stream:
             for done in stream:
                 yield done.chunk.key, done.table
 
