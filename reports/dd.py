@@ -1,6 +1,7 @@
 """The report's double-dummy section: what the deals make under perfect play beside what the bots made.
 
-Reads only the ``dd_`` statistics tables (``analyze --dd``, docs/statistics.md).  These figures do not
+Reads only the ``dd_`` statistics tables (``analyze --dd``, docs/statistics.md; with ``--dd par``
+also how far the bidding lands from par).  These figures do not
 depend on the bots' card play: the DD result of a deal is fixed by the contract and the hands.
 """
 
@@ -124,7 +125,49 @@ def dd_tables_html(t: Tables, runs: Sequence[str]) -> str:
     out.append(
         html_table(gain, "dd_trick_gain", gcols, caption="Tricks gained (+) or lost against DD play", run=run)
     )
+    out.append(par_html(t, run))
     return "\n".join(out)
+
+
+def par_html(t: Tables, run: str) -> str:
+    """How far the bidding lands from the DD par (``dd_par``, ``dd_par_by_strategy``; analyze --dd
+    par); empty without those tables."""
+    if "dd_par" not in t or "dd_par_by_strategy" not in t:
+        return ""
+    par = t["dd_par"].filter(pl.col("run_id") == run)
+    if par.height == 0:
+        return '<p class="nodata">No par: the table has more than two sides.</p>'
+    r = par.row(0, named=True)
+    lead = (
+        f'<p class="dd-par">Par is the contract neither side can profitably outbid with every hand open '
+        f"(docs/dd.md). The bots' auction ended at par on {pct(r['at_par_rate'])} "
+        f"[{pct(r['at_par_lo'])}, {pct(r['at_par_hi'])}] of {num(r['n'])} deals; above par (a side bought "
+        f"more than par) on {num(r['above_par'])}, below par on {num(r['below_par'])}, at par's level by the "
+        f"other side on {num(r['par_other_side'])}; par scores {num(r['par_points_mean'], 1)} points per "
+        "deal for its side on average.</p>"
+    )
+    by = t["dd_par_by_strategy"].filter(pl.col("run_id") == run).sort("strategy")
+    cols = [
+        Col("side's strategies", "strategy"),
+        Col("deals", "n", num),
+        Col("at par", "at_par", num),
+        Col("over-bid", "overbid_rate", pct),
+        Col("under-bid", "underbid_rate", pct),
+        Col("levels vs par", "level_diff_mean", lambda v: signed(v, 2)),
+        Col(
+            "points vs par",
+            "points_vs_par_mean",
+            lambda v: signed(v, 1),
+            "points_vs_par_lo",
+            "points_vs_par_hi",
+        ),
+    ]
+    caption = (
+        "How far each side's bidding lands from par: its DD points minus the other side's, against par's, "
+        "with a cluster-by-game interval; over-bid: it bought a contract above par; under-bid: par was its "
+        "and the auction stopped below"
+    )
+    return lead + html_table(by, "dd_par_by_strategy", cols, caption=caption, run=run)
 
 
 def dd_section(ctx: Context) -> Section:

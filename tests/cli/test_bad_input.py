@@ -817,6 +817,12 @@ for cid, args, setup in [
         None,
     ),
     ("analyze-dd-sample-zero", ["analyze", "{run}", "--dd-sample", "0", "--out", "{tmp}/s"], None),
+    ("analyze-dd-unknown", ["analyze", "{run}", "--dd", "parr", "--out", "{tmp}/s"], None),
+    (
+        "analyze-dd-par-sample-zero",
+        ["analyze", "{run}", "--dd", "par", "--dd-sample", "0", "--out", "{tmp}/s"],
+        None,
+    ),
     (
         "analyze-dd-sample-negative",
         ["analyze", "{run}", "--dd", "--dd-sample", "-3", "--out", "{tmp}/s"],

@@ -229,3 +229,32 @@ def test_landing_marks_over_and_under_bids(run: Path) -> None:
         lost = RULES.declarer_points(RULES.bid(contract), 0)
         mine = land.filter(pl.col("side") == declarer % 2).row(0, named=True)
         assert mine["net"] == lost
+
+
+def test_report_dd_section_shows_the_par_tables(run: Path, analysed, tmp_path: Path) -> None:
+    from fivehundred.reports.build import build_report
+
+    result = build_report([run], tmp_path / "r.html", tables=analysed)
+    assert result.tables["dd_success"] == "ok"
+    page = (tmp_path / "r.html").read_text()
+    section = page.split('<section id="dd">')[1].split("<section id=")[0]
+    assert 'data-table="dd_par_by_strategy"' in section and 'class="dd-par"' in section
+    deals = pl.read_parquet(f"{run}/deals/*.parquet").height
+    assert f"of {SAMPLE} deals" in section and f"a sample of {SAMPLE} of the {deals} deals" in section
+
+
+def test_the_command_takes_dd_alone_or_dd_par(run: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    import fivehundred.cli.main  # noqa: F401  (registers every command)
+    from fivehundred.cli.app import app
+
+    runner = CliRunner()
+    args = ["analyze", str(run), "--dd-sample", "4", "--workers", "0", "--out"]
+    plain = runner.invoke(app, [*args, str(tmp_path / "a"), "--dd"])
+    assert plain.exit_code == 0, plain.output
+    assert "dd_success" in plain.output and "dd_par" not in plain.output
+    par = runner.invoke(app, [*args, str(tmp_path / "b"), "--dd", "par"])
+    assert par.exit_code == 0, par.output
+    assert "dd_par_by_strategy" in par.output
+    assert pl.read_parquet(tmp_path / "b" / "dd_par.parquet")["n"].to_list() == [4]
