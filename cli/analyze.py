@@ -7,10 +7,13 @@ from typing import Annotated
 
 import typer
 
-from fivehundred.cli.app import app, sigterm_as_ctrl_c
+from fivehundred.cli.app import app, optional_values, sigterm_as_ctrl_c
+
+#: ``--dd`` alone means ``--dd contract``; ``--dd par`` (cli.app.optional_values).
+DD_VALUES = {"--dd": ("contract", ("contract", "par"))}
 
 
-@app.command("analyze")
+@app.command("analyze", cls=optional_values(DD_VALUES))
 def analyze_cmd(
     run_dir: Annotated[Path, typer.Argument(help="Run directory (holds deals/*.parquet).")],
     compare: Annotated[
@@ -35,8 +38,6 @@ def analyze_cmd(
         str | None,
         typer.Option(
             "--dd",
-            is_flag=False,
-            flag_value="contract",
             metavar="[contract|par]",
             help="Double-dummy tables of the contracts as played (RUN_DIR/dd/); 'par': also every seat's "
             "DD tricks and the par contract (RUN_DIR/dd_par/).",

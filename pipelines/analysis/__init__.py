@@ -169,11 +169,11 @@ def dd_analysis(
         sidecars.append(dd_sidecar(f, rules_of(f), workers, address, report, cut))
     tables = dd_tables(frames, sidecars, sample, cut)
     if kind == DD_PAR:
-        from fivehundred.pipelines.analysis.ddpar import par_sidecar, par_tables
+        from fivehundred.pipelines.analysis.ddpar import par_kind, par_tables
 
         pars = []
         for f in frames:
             report = None if progress is None else (lambda d, t, p=f"{f.run.path} (par)": progress(p, d, t))
-            pars.append(par_sidecar(f, rules_of(f), workers, address, report, cut))
+            pars.append(dd_sidecar(f, rules_of(f), workers, address, report, cut, par_kind()))
         tables.update(par_tables(frames, [rules_of(f) for f in frames], pars))
     return tables

@@ -189,31 +189,20 @@ def dd_sidecar(
     address: str | None = None,
     progress: Callable[[int, int], None] | None = None,
     cut: int | None = None,
+    kind: SidecarKind | None = None,
 ) -> pl.DataFrame:
     """The run's DD sidecar (computed where missing or stale, else read), one row per deal with a
     contract (of the sampled deals up to the key ``cut``, :func:`sampled_ids`; of every deal when
-    ``None``), in ``deal_id`` order.
+    ``None``), in ``deal_id`` order; another sidecar with ``kind`` (the par sidecar,
+    :func:`pipelines.analysis.ddpar.par_kind`).
 
-    ``workers`` 0: in this process; otherwise on Ray (``None``: all cores, or ``address``'s cluster).
+    Parts hold the deals in sample order, :attr:`SidecarKind.chunk_deals` each; a part whose deal
+    ids, seeds and version match is reused, parts beyond the request are removed.  ``workers`` 0: in
+    this process; otherwise on Ray (``None``: all cores, or ``address``'s cluster).
     ``progress(parts done, parts)`` is called after each part.
     """
-    kind = SidecarKind(DD_DIR, DD_VERSION, SIDECAR_SCHEMA, LOG_COLUMNS, True, solve_chunk, CHUNK_DEALS)
-    return sidecar(frame, kind, rules, workers, address, progress, cut)
-
-
-def sidecar(
-    frame: Frame,
-    kind: SidecarKind,
-    rules: Rules,
-    workers: int | None = 0,
-    address: str | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    cut: int | None = None,
-) -> pl.DataFrame:
-    """A per-deal sidecar of ``kind`` (computed where missing or stale, else read) over the sampled
-    deals up to ``cut`` (every deal when ``None``), in ``deal_id`` order.  Parts hold the deals in
-    sample order, :attr:`SidecarKind.chunk_deals` each; a part whose deal ids, seeds and version
-    match is reused, parts beyond the request are removed (see :func:`dd_sidecar`)."""
+    if kind is None:
+        kind = SidecarKind(DD_DIR, DD_VERSION, SIDECAR_SCHEMA, LOG_COLUMNS, True, solve_chunk, CHUNK_DEALS)
     run = frame.run
     rundir = run.log.dir
     order = sampled_ids(frame, cut)
@@ -415,10 +404,7 @@ def dd_trick_gain(deals: Sequence[pl.DataFrame], teams: Sequence[int]) -> pl.Dat
 SAMPLE_SCHEMA: dict[str, Any] = {
     "run_id": pl.String,
     "variant": pl.String,
-    "deals": pl.Int64,
-    "sample": pl.Int64,
-    "sampled": pl.Int64,
-    "solved": pl.Int64,
+    **dict.fromkeys(("deals", "sample", "sampled", "solved"), pl.Int64),
 }
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import polars as pl
 import pyarrow as pa
 
-from fivehundred.pipelines.analysis.dd import DDChunk, SidecarKind, sidecar
+from fivehundred.pipelines.analysis.dd import SIDECAR_SCHEMA, DDChunk, SidecarKind
 from fivehundred.pipelines.analysis.frame import Frame
 from fivehundred.pipelines.analysis.intervals import cluster_mean, wilson_interval
 from fivehundred.pipelines.analysis.io import AnalysisError
@@ -40,17 +40,11 @@ PAR_CHUNK_DEALS = 16
 DENOMINATIONS = (*SUITS, NT_TEXT, MISERE)
 PAR_LOG_COLUMNS = ("deal_id", "seed", "dealer", "hands", "kitty")
 PAR_SCHEMA = pa.schema(
-    [
-        ("deal_id", pa.int64()),
-        ("seed", pa.uint64()),
-        ("dealer", pa.int8()),
-        *((f"dd_{d}", pa.list_(pa.int8())) for d in DENOMINATIONS),
-        ("par_contract", pa.string()),
-        ("par_declarer", pa.int8()),
-        ("par_team", pa.int8()),
-        ("par_points", pa.int32()),
-        ("dd_version", pa.string()),
-    ]
+    [SIDECAR_SCHEMA.field(c) for c in ("deal_id", "seed")]
+    + [("dealer", pa.int8())]
+    + [(f"dd_{d}", pa.list_(pa.int8())) for d in DENOMINATIONS]
+    + [("par_contract", pa.string()), ("par_declarer", pa.int8()), ("par_team", pa.int8())]
+    + [("par_points", pa.int32()), SIDECAR_SCHEMA.field("dd_version")]
 )
 
 
@@ -185,20 +179,12 @@ def solve_par_chunk(chunk: DDChunk) -> bytes:
     return encode_parquet(pa.table(cols, schema=PAR_SCHEMA))
 
 
-def par_sidecar(
-    frame: Frame,
-    rules: Rules,
-    workers: int | None = 0,
-    address: str | None = None,
-    progress: Any = None,
-    cut: int | None = None,
-) -> pl.DataFrame:
-    """The run's par sidecar ``RUN/dd_par/`` (solved where missing or stale, else read): one row per
-    sampled deal up to the key ``cut`` (every deal when ``None``), with or without a contract."""
-    kind = SidecarKind(
+def par_kind() -> SidecarKind:
+    """The par sidecar ``RUN/dd_par/`` for :func:`pipelines.analysis.dd.dd_sidecar`: one row per
+    sampled deal, with or without a contract."""
+    return SidecarKind(
         PAR_DIR, PAR_VERSION, PAR_SCHEMA, PAR_LOG_COLUMNS, False, solve_par_chunk, PAR_CHUNK_DEALS
     )
-    return sidecar(frame, kind, rules, workers, address, progress, cut)
 
 
 # ------------------------------------------------------------------------------------------ tables
@@ -262,37 +248,22 @@ def landing(frame: Frame, rules: Rules, par: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=schema)
 
 
+_INT, _FLOAT = pl.Int64, pl.Float64
 PAR_TABLE_SCHEMA: dict[str, Any] = {
     "run_id": pl.String,
     "variant": pl.String,
-    "n": pl.Int64,
-    "par_passed": pl.Int64,
-    "par_points_mean": pl.Float64,
-    "at_par": pl.Int64,
-    "at_par_rate": pl.Float64,
-    "at_par_lo": pl.Float64,
-    "at_par_hi": pl.Float64,
-    "above_par": pl.Int64,
-    "below_par": pl.Int64,
-    "par_other_side": pl.Int64,
+    **dict.fromkeys(("n", "par_passed"), _INT),
+    "par_points_mean": _FLOAT,
+    "at_par": _INT,
+    **dict.fromkeys(("at_par_rate", "at_par_lo", "at_par_hi"), _FLOAT),
+    **dict.fromkeys(("above_par", "below_par", "par_other_side"), _INT),
 }
 BY_STRATEGY_SCHEMA: dict[str, Any] = {
-    "run_id": pl.String,
-    "variant": pl.String,
-    "strategy": pl.String,
-    "n": pl.Int64,
-    "games": pl.Int64,
-    "at_par": pl.Int64,
-    "overbid": pl.Int64,
-    "underbid": pl.Int64,
-    "overbid_rate": pl.Float64,
-    "underbid_rate": pl.Float64,
-    "level_n": pl.Int64,
-    "level_diff_mean": pl.Float64,
-    "points_vs_par_mean": pl.Float64,
-    "points_vs_par_lo": pl.Float64,
-    "points_vs_par_hi": pl.Float64,
-    "points_vs_par_se": pl.Float64,
+    **dict.fromkeys(("run_id", "variant", "strategy"), pl.String),
+    **dict.fromkeys(("n", "games", "at_par", "overbid", "underbid"), _INT),
+    **dict.fromkeys(("overbid_rate", "underbid_rate"), _FLOAT),
+    "level_n": _INT,
+    **dict.fromkeys(("level_diff_mean", *(f"points_vs_par_{k}" for k in ("mean", "lo", "hi", "se"))), _FLOAT),
 }
 
 

@@ -7,6 +7,7 @@ seed and its logged calls, discards and namings applied through the engine, then
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -59,6 +60,21 @@ def _direct(run: Path) -> dict[int, int]:
     return out
 
 
+def count_solves(
+    monkeypatch: pytest.MonkeyPatch, module: Any = ddmod, task: str = "solve_chunk"
+) -> list[int]:
+    """Replace ``module.task`` by a wrapper that records each chunk it solves; returns the record."""
+    solved: list[int] = []
+    real = getattr(module, task)
+
+    def counting(chunk: ddmod.DDChunk) -> bytes:
+        solved.append(chunk.key)
+        return real(chunk)
+
+    monkeypatch.setattr(module, task, counting)
+    return solved
+
+
 def _sidecar(run: Path, workers: int | None = 0) -> pl.DataFrame:
     frame = deal_frame(open_run(run))
     return ddmod.dd_sidecar(frame, rules_of(frame), workers=workers)
@@ -100,14 +116,7 @@ def test_resume_reuses_good_parts_and_redoes_missing_stale_and_extra(
     (r / "dd" / "part-00000.parquet").unlink()  # an interrupted analysis
     (r / "dd" / "part-00001.parquet").write_bytes(b"torn")  # not Parquet
     (r / "dd" / "part-00099.parquet").write_bytes(good["part-00002.parquet"])  # from a longer log
-    solved: list[int] = []
-    real = ddmod.solve_chunk
-
-    def counting(chunk: ddmod.DDChunk) -> bytes:
-        solved.append(chunk.key)
-        return real(chunk)
-
-    monkeypatch.setattr(ddmod, "solve_chunk", counting)
+    solved = count_solves(monkeypatch)
     _sidecar(r)
     assert solved == [0, 1]
     assert _parts(r) == good
@@ -276,14 +285,7 @@ def test_a_larger_sample_reuses_the_smaller_ones_parts(
     cut = ddmod.sample_cut(frame, 7)
     small = ddmod.dd_sidecar(frame, rules, cut=cut)
     k = small.height // 2  # whole parts of the small sample
-    solved: list[int] = []
-    real = ddmod.solve_chunk
-
-    def counting(chunk: ddmod.DDChunk) -> bytes:
-        solved.append(chunk.key)
-        return real(chunk)
-
-    monkeypatch.setattr(ddmod, "solve_chunk", counting)
+    solved = count_solves(monkeypatch)
     big = ddmod.dd_sidecar(frame, rules)  # every deal: the sample's whole parts are a prefix
     assert min(solved) == k and len(solved) == len(_parts(r)) - k
     assert set(small["deal_id"]) <= set(big["deal_id"])

@@ -18,6 +18,7 @@ from fivehundred.pipelines.hand import denomination_of
 from fivehundred.pipelines.runconfig import make_config
 from fivehundred.pipelines.simulate import run_simulation
 from fivehundred.sim import load_rules
+from tests.pipelines.test_dd_analysis import count_solves
 
 RULES = load_rules("pagat-au")
 DENS = [d for d, _ in ddpar.denominations(RULES)]
@@ -186,14 +187,7 @@ def test_par_tables_count_every_sampled_deal_once(run: Path, analysed) -> None:
 
 def test_a_second_analysis_reuses_the_par_parts(run: Path, analysed, tmp_path: Path, monkeypatch) -> None:
     before = {p.name: p.read_bytes() for p in (run / "dd_par").glob("*.parquet")}
-    solved: list[int] = []
-    real = ddpar.solve_par_chunk
-
-    def counting(chunk):
-        solved.append(chunk.key)
-        return real(chunk)
-
-    monkeypatch.setattr(ddpar, "solve_par_chunk", counting)
+    solved = count_solves(monkeypatch, ddpar, "solve_par_chunk")
     again = analyze([run], tmp_path / "s", dd="par", dd_sample=SAMPLE)
     assert solved == []
     assert {p.name: p.read_bytes() for p in (run / "dd_par").glob("*.parquet")} == before
