@@ -180,8 +180,11 @@ def dd_section(ctx: Context) -> Section:
         "what they bid and discarded: the bot-independent view of bid success and misère viability.",
         methods=(
             "Each contract is solved exactly from its opening lead with the declarer's hand after its "
-            "discards and the joker as named (analyze --dd, docs/dd.md); rates carry Wilson intervals, "
-            "tricks against DD a cluster-by-game interval."
+            "discards and the joker as named (analyze --dd, docs/dd.md), on every deal or a fixed sample "
+            "(--dd-sample: the same hands in every run of the seed); rates carry Wilson intervals, tricks "
+            "and points against DD a cluster-by-game interval. With --dd par every seat is also solved in "
+            "every denomination (heuristic.v1's kitty exchange) and the bidding is compared with the par "
+            "contract."
         ),
         figures=(FigureSlot("dd", dd_chart),),
         tables=(TableSlot("dd_success", dd_tables_html),),
