@@ -141,6 +141,13 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+def _copy(run: Path, dest: Path) -> Path:
+    import shutil
+
+    shutil.copytree(run, dest, ignore=shutil.ignore_patterns("dd", "dd_par", "stats"))
+    return dest
+
+
 @pytest.fixture(scope="module")
 def analysed(run: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, pl.DataFrame]:
     return analyze([run], tmp_path_factory.mktemp("stats"), dd="par", dd_sample=SAMPLE)
@@ -244,7 +251,7 @@ def test_the_command_takes_dd_alone_or_dd_par(run: Path, tmp_path: Path) -> None
     from fivehundred.cli.app import app
 
     runner = CliRunner()
-    args = ["analyze", str(run), "--dd-sample", "4", "--workers", "0", "--out"]
+    args = ["analyze", str(_copy(run, tmp_path / "r")), "--dd-sample", "4", "--workers", "0", "--out"]
     plain = runner.invoke(app, [*args, str(tmp_path / "a"), "--dd"])
     assert plain.exit_code == 0, plain.output
     assert "dd_success" in plain.output and "dd_par" not in plain.output
@@ -252,3 +259,13 @@ def test_the_command_takes_dd_alone_or_dd_par(run: Path, tmp_path: Path) -> None
     assert par.exit_code == 0, par.output
     assert "dd_par_by_strategy" in par.output
     assert pl.read_parquet(tmp_path / "b" / "dd_par.parquet")["n"].to_list() == [4]
+
+
+@pytest.mark.slow
+def test_ray_workers_write_the_same_par_bytes(run: Path, tmp_path: Path) -> None:
+    a, b = _copy(run, tmp_path / "a"), _copy(run, tmp_path / "b")
+    analyze([a], tmp_path / "sa", dd="par", dd_sample=SAMPLE, workers=0)
+    analyze([b], tmp_path / "sb", dd="par", dd_sample=SAMPLE, workers=2)
+    for folder in ("dd", "dd_par"):
+        mine = {p.name: p.read_bytes() for p in (a / folder).glob("*.parquet")}
+        assert mine and mine == {p.name: p.read_bytes() for p in (b / folder).glob("*.parquet")}
