@@ -74,6 +74,7 @@ def run_main_job(
     """
     from fivehundred.cli.statistics import make_report
     from fivehundred.pipelines.analysis import analyze
+    from fivehundred.pipelines.analysis.dd import check_sample
     from fivehundred.pipelines.chunks import RayPool
     from fivehundred.pipelines.outputs import check_output_dir
     from fivehundred.pipelines.runconfig import load_config
@@ -91,10 +92,7 @@ def run_main_job(
 
     check_output_dir(root, "--out")
     cfg = configure(out=str(main_dir), deals=deals)
-    if dd_sample is not None and (
-        isinstance(dd_sample, bool) or not isinstance(dd_sample, int) or dd_sample < 0
-    ):
-        raise UserError(f"--dd-sample must be 0 or more, got {dd_sample!r}")
+    check_sample(dd_sample, low=0, error=UserError)
     dd_n = cfg.dd_sample if dd_sample is None else dd_sample
     if compare_variant:  # every input is checked before the main run is simulated
         cmp_dir = root / f"compare-{Path(compare_variant).stem}"

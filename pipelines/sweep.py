@@ -34,7 +34,7 @@ from typing import Any
 import polars as pl
 
 from fivehundred.pipelines.analysis import build_tables, dd_analysis
-from fivehundred.pipelines.analysis.dd import DD_EFFECTS
+from fivehundred.pipelines.analysis.dd import DD_EFFECTS, check_sample
 from fivehundred.pipelines.analysis.distributions import normal_quantile
 from fivehundred.pipelines.analysis.frame import deal_frame
 from fivehundred.pipelines.analysis.io import open_run, write_tables
@@ -236,10 +236,7 @@ def plan_sweep(
     Every mistake (an unknown switch, variant or strategy, a bad count or folder) raises a one-line
     :class:`~sim.errors.UserError` before anything is done.
     """
-    if dd_sample is not None and (
-        isinstance(dd_sample, bool) or not isinstance(dd_sample, int) or dd_sample < 1
-    ):
-        raise SweepError(f"--dd-sample must be at least 1, got {dd_sample!r}")
+    check_sample(dd_sample, error=SweepError)
     keys = parse_switches(switches)
     files = _variant_items(variants)
     out_dir = check_output_dir(out, "--out")

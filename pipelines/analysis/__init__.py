@@ -16,6 +16,7 @@ from pathlib import Path
 import polars as pl
 
 from fivehundred.pipelines.analysis import bids, games, misere, strategies, tidy, variants
+from fivehundred.pipelines.analysis.dd import check_sample
 from fivehundred.pipelines.analysis.frame import Frame, deal_frame
 from fivehundred.pipelines.analysis.io import AnalysisError, Run, open_run, write_tables
 from fivehundred.pipelines.outputs import check_output_dir
@@ -84,10 +85,10 @@ def analyze(
     ``heuristic`` when registered, else ``random``).  ``dd="contract"`` adds the double-dummy tables
     (each run's DD sidecar ``RUN/dd/`` computed where missing, on ``workers`` Ray workers, 0: in this
     process; ``dd_progress(run, parts done, parts)`` after each part; ``dd="par"`` also the par
-    tables, docs/dd.md); ``dd_sample`` solves only the
-    first ``dd_sample`` deals of each run in the sample order (docs/dd.md), None: every deal.
-    ``progress`` (optional) is told each phase in words (``reading 2 runs``); it never changes a
-    table.  Returns the tables by name.
+    tables, docs/dd.md); ``dd_sample`` solves only the first ``dd_sample`` deals of the first run in
+    the sample order and the same hands of the others (docs/dd.md), None: every deal.  ``progress``
+    (optional) is told each phase in words (``reading 2 runs``); it never changes a table.  Returns
+    the tables by name.
     """
     say = progress or (lambda _phase: None)
     if not run_dirs:
@@ -96,10 +97,7 @@ def analyze(
         raise AnalysisError(f"unknown --what-if analysis {what_if!r} (known: misere)")
     if dd not in (None, DD_CONTRACT, DD_PAR):
         raise AnalysisError(f"unknown --dd analysis {dd!r} (known: {DD_CONTRACT}, {DD_PAR})")
-    if dd_sample is not None and (
-        isinstance(dd_sample, bool) or not isinstance(dd_sample, int) or dd_sample < 1
-    ):
-        raise AnalysisError(f"--dd-sample must be at least 1, got {dd_sample!r}")
+    check_sample(dd_sample)
     if dd_sample is not None and dd is None:
         raise AnalysisError("--dd-sample needs --dd")
     if workers is not None and workers < 0:

@@ -68,6 +68,13 @@ SIDECAR_SCHEMA = pa.schema(
 )
 
 
+def check_sample(value: object, low: int = 1, error: type[Exception] = AnalysisError) -> None:
+    """Refuse a ``--dd-sample`` that is not an integer of at least ``low`` (None passes) with ``error``."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
+        bound = "at least 1" if low == 1 else f"{low} or more"
+        raise error(f"--dd-sample must be {bound}, got {value!r}")
+
+
 def sample_key(deal_seed: int) -> int:
     """A deal's place in the sample order: a hash of its seed (which the master seed, the game and the
     hand fix, so hand ``j`` of game ``g`` has the same place in every run of one sweep)."""
