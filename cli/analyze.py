@@ -7,10 +7,13 @@ from typing import Annotated
 
 import typer
 
-from fivehundred.cli.app import app, sigterm_as_ctrl_c
+from fivehundred.cli.app import app, optional_values, sigterm_as_ctrl_c
+
+#: ``--dd`` alone means ``--dd contract``; ``--dd par`` (cli.app.optional_values).
+DD_VALUES = {"--dd": ("contract", ("contract", "par"))}
 
 
-@app.command("analyze")
+@app.command("analyze", cls=optional_values(DD_VALUES))
 def analyze_cmd(
     run_dir: Annotated[Path, typer.Argument(help="Run directory (holds deals/*.parquet).")],
     compare: Annotated[
@@ -32,11 +35,21 @@ def analyze_cmd(
     ] = None,
     sample: Annotated[int, typer.Option("--sample", help="Deals replayed per run by --what-if.")] = 1000,
     dd: Annotated[
-        bool,
+        str | None,
         typer.Option(
-            "--dd", help="Double-dummy tables of the contracts as played (RUN_DIR/dd/ keeps the results)."
+            "--dd",
+            metavar="[contract|par]",
+            help="Double-dummy tables of the contracts as played (RUN_DIR/dd/); 'par': also every seat's "
+            "DD tricks and the par contract (RUN_DIR/dd_par/).",
         ),
-    ] = False,
+    ] = None,
+    dd_sample: Annotated[
+        int | None,
+        typer.Option(
+            "--dd-sample",
+            help="--dd on a fixed sample of N deals per run (the same hands in every run of a seed).",
+        ),
+    ] = None,
     workers: Annotated[
         int | None,
         typer.Option(
@@ -67,7 +80,8 @@ def analyze_cmd(
             what_if=what_if,
             seat_strategy=seat_strategy,
             sample=sample,
-            dd="contract" if dd else None,
+            dd=dd if dd is not None else ("contract" if dd_sample is not None else None),
+            dd_sample=dd_sample,
             workers=workers,
             address=address,
             progress=status,

@@ -21,7 +21,7 @@ import os
 import signal
 import sys
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, NoReturn
 
@@ -132,6 +132,33 @@ class _Command(TyperCommand):
                 p.opts[0] if isinstance(p, TyperOption) else str(p.metavar or p.name).upper() for p in missing
             )
             raise _click.UsageError(f"missing {names}", ctx=ctx) from None
+
+
+def optional_values(flags: Mapping[str, tuple[str, Sequence[str]]]) -> type[TyperCommand]:
+    """A command class (``app.command(..., cls=...)``) whose options in ``flags`` (``{"--dd":
+    ("contract", ("contract", "par"))}``) may be given bare (``--dd``: the first value) or followed
+    by one of their values (``--dd par``); any other next word is left alone (``--dd RUN``)."""
+
+    class _OptionalValues(_Command):
+        def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+            out: list[str] = []
+            i = 0
+            while i < len(args):
+                a = args[i]
+                if a in flags:
+                    default, choices = flags[a]
+                    if i + 1 < len(args) and args[i + 1] in choices:
+                        a, i = f"{a}={args[i + 1]}", i + 1
+                    else:
+                        a = f"{a}={default}"
+                elif a == "--":
+                    out += args[i:]
+                    break
+                out.append(a)
+                i += 1
+            return super().parse_args(ctx, out)
+
+    return _OptionalValues
 
 
 class _Group(TyperGroup):

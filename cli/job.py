@@ -1,10 +1,10 @@
 """The main job (``fivehundred run``): simulate, analyse and report in one go on embedded local Ray.
 
-:func:`run_main_job` simulates the default run config (``configs/runs/default.toml``), and the same
-seed and strategies under a second rule variant so that the report can show variant effects deal by
-deal; it analyses both (with the misère what-if on a sample of deals) and writes ``report.html`` and
-``report.pdf``.  Every step is a library call of its own module
-(:func:`pipelines.simulate.run_simulation`, :func:`pipelines.analysis.analyze`,
+:func:`run_main_job` simulates the default run config (``configs/runs/default.toml``), and the same seed and
+strategies under a second rule variant so that the report can show variant effects deal by deal; it analyses
+both (with the misère what-if on a sample of deals, and the double-dummy tables of the contracts of the
+config's ``dd_sample`` deals of each run) and writes ``report.html`` and ``report.pdf``.  Every step is a
+library call of its own module (:func:`pipelines.simulate.run_simulation`, :func:`pipelines.analysis.analyze`,
 :func:`cli.statistics.make_report`); one embedded Ray instance serves both simulations.  Running the same
 command again resumes the simulations from their finished chunks.
 """
@@ -58,6 +58,7 @@ def run_main_job(
     workers: int | None = None,
     compare_variant: str | None = DEFAULT_COMPARE_VARIANT,
     what_if_sample: int = DEFAULT_WHAT_IF_SAMPLE,
+    dd_sample: int | None = None,
     pdf: bool = True,
     overwrite: bool = False,
     progress: Callable[[str], None] | None = None,
@@ -65,13 +66,15 @@ def run_main_job(
 ) -> JobResult:
     """Simulate, analyse and report; returns where the files are (see the module docstring).
 
-    ``deals`` overrides the config's size (the compared run gets the same number of games as the
-    main run, so every game pairs); ``workers=0`` plays in-process without Ray; ``compare_variant``
-    ``None`` or ``""`` skips the compared run.  ``progress`` is told each phase in words,
-    ``simulate_progress`` gets the simulations' :class:`~pipelines.simulate.Progress`.
+    ``deals`` overrides the config's size (the compared run gets the same number of games as the main
+    run, so every game pairs); ``workers=0`` plays in-process without Ray; ``compare_variant`` ``None`` or
+    ``""`` skips the compared run; ``dd_sample`` (default: the config's ``dd_sample``; 0: none) is the
+    deals of each run solved double dummy (``analyze --dd-sample``).  ``progress`` is told each phase in
+    words, ``simulate_progress`` gets the simulations' :class:`~pipelines.simulate.Progress`.
     """
     from fivehundred.cli.statistics import make_report
     from fivehundred.pipelines.analysis import analyze
+    from fivehundred.pipelines.analysis.dd import check_sample
     from fivehundred.pipelines.chunks import RayPool
     from fivehundred.pipelines.outputs import check_output_dir
     from fivehundred.pipelines.runconfig import load_config
@@ -89,6 +92,8 @@ def run_main_job(
 
     check_output_dir(root, "--out")
     cfg = configure(out=str(main_dir), deals=deals)
+    check_sample(dd_sample, low=0, error=UserError)
+    dd_n = cfg.dd_sample if dd_sample is None else dd_sample
     if compare_variant:  # every input is checked before the main run is simulated
         cmp_dir = root / f"compare-{Path(compare_variant).stem}"
         try:
@@ -112,18 +117,24 @@ def run_main_job(
             result.runs.append(cmp_dir)
             result.deals.append(s2.deals)
             result.seconds["simulate compare"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    stats = root / "stats"
-    say("analysing ...")
-    analyze(
-        [str(r) for r in result.runs],
-        stats,
-        what_if="misere" if what_if_sample > 0 else None,
-        sample=max(what_if_sample, 1),
-        progress=progress,
-    )
-    result.stats = stats
-    result.seconds["analyze"] = time.perf_counter() - t0
+        t0 = time.perf_counter()  # in the pool: the DD sample is solved on the same Ray workers
+        stats = root / "stats"
+        say("analysing ...")
+        analyze(
+            [str(r) for r in result.runs],
+            stats,
+            what_if="misere" if what_if_sample > 0 else None,
+            sample=max(what_if_sample, 1),
+            dd="contract" if dd_n > 0 else None,
+            dd_sample=dd_n if dd_n > 0 else None,
+            workers=workers,
+            progress=progress,
+            dd_progress=lambda run, done, total: say(
+                f"dd: {Path(run).name}: {done:,}/{total:,} parts solved"
+            ),
+        )
+        result.stats = stats
+        result.seconds["analyze"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     say("writing the report ...")
     rep = make_report(

@@ -31,6 +31,14 @@ def run_cmd(
     what_if_sample: Annotated[
         int, typer.Option("--what-if-sample", min=0, help="Deals for the forced-misère what-if (0: skip).")
     ] = 1000,
+    dd_sample: Annotated[
+        int | None,
+        typer.Option(
+            "--dd-sample",
+            min=0,
+            help="Deals of each run solved double dummy (default: the config's; 0: none).",
+        ),
+    ] = None,
     overwrite: Annotated[
         bool, typer.Option("--overwrite", help="Replace runs in OUT made with another config.")
     ] = False,
@@ -47,6 +55,7 @@ def run_cmd(
             workers=workers,
             compare_variant=compare_variant or None,
             what_if_sample=what_if_sample,
+            dd_sample=dd_sample,
             overwrite=overwrite,
             progress=bar.status,
             simulate_progress=bar,

@@ -58,17 +58,21 @@ def sweep_job(
     pdf: bool = True,
     progress: Callable[[SweepProgress], None] | None = None,
     on_run: Callable[[SweepRun, RunSummary, SweepProgress], None] | None = None,
+    dd_sample: int | None = None,
+    dd_progress: Callable[[str, int, int], None] | None = None,
 ) -> SweepOutcome:
     """Plan the sweep (every input checked first), play or reuse its runs, write ``OUT/stats`` and
-    ``OUT/report.html`` (and ``OUT/report.pdf``)."""
+    ``OUT/report.html`` (and ``OUT/report.pdf``); ``dd_sample`` adds the DD view of each variant."""
     from fivehundred.pipelines.sweep import plan_sweep, run_sweep
     from fivehundred.reports.build import check_outputs
     from fivehundred.reports.sweep import build_sweep_report
 
-    plan = plan_sweep(out, base, switches, variants, deals, seed, strategies, workers, address)
+    plan = plan_sweep(
+        out, base, switches, variants, deals, seed, strategies, workers, address, dd_sample=dd_sample
+    )
     html, pdf_path = plan.out / "report.html", (plan.out / "report.pdf" if pdf else None)
     check_outputs(html, pdf_path)
-    result = run_sweep(plan, progress=progress, on_run=on_run)
+    result = run_sweep(plan, progress=progress, on_run=on_run, dd_progress=dd_progress)
     return SweepOutcome(result, build_sweep_report(result.tables, html, pdf_path))
 
 
@@ -89,6 +93,14 @@ class _SweepBar:
             f"ETA {format_duration(p.eta)} "
         )
         sys.stderr.flush()
+
+    def dd_done(self, run: str, done: int, total: int) -> None:
+        """One DD part of a run solved: a live line on a terminal, one line per finished run."""
+        if done == total or self.tty:
+            end = "\n" if done == total else ""
+            prefix = "\r" if self.tty else ""
+            sys.stderr.write(f"{prefix}dd: {Path(run).name}: {done:,}/{total:,} parts solved{end}")
+            sys.stderr.flush()
 
     def run_done(self, run: SweepRun, summary: RunSummary, p: SweepProgress) -> None:
         what = "reused" if summary.session_deals == 0 else f"{summary.elapsed:.1f} s"
@@ -125,6 +137,12 @@ def sweep_cmd(
     workers: WorkersOption = None,
     address: AddressOption = None,
     pdf: Annotated[bool, typer.Option("--pdf/--no-pdf", help="Also write OUT/report.pdf.")] = True,
+    dd_sample: Annotated[
+        int | None,
+        typer.Option(
+            "--dd-sample", help="Solve N deals of each run double dummy: each variant's DD effects."
+        ),
+    ] = None,
 ) -> None:
     """Play the base and every one-switch variant on the same deals; report the paired effects."""
     bar = _SweepBar()
@@ -132,7 +150,7 @@ def sweep_cmd(
         with sigterm_as_ctrl_c():
             outcome = sweep_job(
                 out, base, switches, variants, deals, seed, strategies, workers, address, pdf,
-                progress=bar, on_run=bar.run_done,
+                progress=bar, on_run=bar.run_done, dd_sample=dd_sample, dd_progress=bar.dd_done,
             )  # fmt: skip
     except KeyboardInterrupt:
         typer.echo("\ninterrupted: run the same command again to reuse the finished runs", err=True)

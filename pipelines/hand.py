@@ -155,7 +155,7 @@ def denomination_of(code: str) -> str:
     return MISERE if is_misere(code) else bid_trump(code)
 
 
-def _play_position(rules: Rules, hands: list[int], kitty: int, dealer: int, seat: int, code: str) -> Position:
+def play_position(rules: Rules, hands: list[int], kitty: int, dealer: int, seat: int, code: str) -> Position:
     """The opening-lead position of ``code`` by ``seat``: the discard bot's kitty and joker choices."""
     state = State(rules, hands, kitty, dealer)
     state.force_contract(code, seat)
@@ -231,7 +231,7 @@ def analyse_hand(
         hands, kitty = sampler.sample(rng)
         first = first or (hands, kitty)
         for name, code in contracts:
-            tricks[name].append(dd_tricks(_play_position(rules, hands, kitty, dealer, seat, code)))
+            tricks[name].append(dd_tricks(play_position(rules, hands, kitty, dealer, seat, code)))
     assert first is not None
     dens = tuple(Denomination(name, code, tuple(tricks[name])) for name, code in contracts)
 

@@ -13,6 +13,8 @@ A run file looks like this (every key optional except those the command line doe
     workers = 2                     # optional: parallelism (0 = in-process, no Ray)
     address = "ray://head:10001"    # optional: join an existing Ray cluster
     max_retries = 3                 # optional: how often a chunk is retried after a worker/node crash
+    dd_sample = 1500                # optional: deals the main job (`fivehundred run`) solves double
+                                    # dummy (analyze --dd-sample; 0 = none); not part of the run
 
 Every mistake raises :class:`RunConfigError` (a :class:`~sim.errors.UserError`) whose one-line message
 names the file (or ``command line``) and the key.  :meth:`RunConfig.identity` is what makes two runs
@@ -46,7 +48,9 @@ MAX_COUNT = 2**63 - 1
 MAX_CHUNK_SIZE = 1_000_000
 
 _KEYS = ("variant", "strategies", "seed", "games", "deals", "chunk_size", "out", "workers", "address")
-_KEYS_ALL = (*_KEYS, "max_retries", "isolate", "isolate_timeout")
+_KEYS_ALL = (*_KEYS, "max_retries", "isolate", "isolate_timeout", "dd_sample")
+#: Deals of a DD sample at most (``dd_sample``; the same bound as a run's deals).
+MAX_DD_SAMPLE = MAX_COUNT
 
 
 class RunConfigError(UserError, ValueError):
@@ -130,6 +134,8 @@ class RunConfig:
     max_retries: int = DEFAULT_MAX_RETRIES
     source: str | None = None
     isolate: bool = False
+    #: Deals the main job analyses double dummy (0: none); an analysis setting, not in :meth:`identity`.
+    dd_sample: int = 0
 
     def identity(self) -> dict[str, Any]:
         """Everything that determines the rows and files: equal identities make a resumable run."""
@@ -173,6 +179,7 @@ class RunConfig:
             "max_retries": self.max_retries,
             "source": self.source,
             "isolate": self.isolate,
+            "dd_sample": self.dd_sample,
         }
 
 
@@ -218,7 +225,8 @@ def make_config(file_values: Mapping[str, Any] | None = None, **overrides: Any) 
 
     Overrides are the command line: ``variant``, ``strategies`` (a comma-separated string or a
     list), ``seed``, ``games``, ``deals``, ``chunk_size``, ``out``, ``workers``, ``address``,
-    ``max_retries``.  Giving ``games`` on the command line drops the file's ``deals`` and vice versa.
+    ``max_retries``, ``dd_sample``.  Giving ``games`` on the command line drops the file's ``deals``
+    and vice versa.
     """
     base = dict(file_values or {})
     source = base.pop("__file__", None)
@@ -311,6 +319,7 @@ def make_config(file_values: Mapping[str, Any] | None = None, **overrides: Any) 
         )
     if isolate:
         seats = tuple(replace(s, isolate=True, timeout=float(timeout)) for s in seats)
+    dd_sample = _int(where("dd_sample"), "dd_sample", values.get("dd_sample", 0), 0, MAX_DD_SAMPLE)
     return RunConfig(
         variant=variant,
         rules=rules,
@@ -325,6 +334,7 @@ def make_config(file_values: Mapping[str, Any] | None = None, **overrides: Any) 
         max_retries=retries,
         source=source,
         isolate=isolate,
+        dd_sample=dd_sample,
     )
 
 

@@ -14,7 +14,11 @@ It then writes every statistics table of the runs and two of its own to ``DIR/st
   change in words (:func:`sim.rules.describe_change`), the bots that played and how it was paired;
 - ``sweep_effects``: one row per switch value (played and paired with the base) and headline metric
   (:data:`HEADLINE`), the paired effect with Holm-adjusted p-values over every effect of the sweep
-  and the matching simultaneous (Bonferroni) intervals ``adj_lo``/``adj_hi``.
+  and the matching simultaneous (Bonferroni) intervals ``adj_lo``/``adj_hi``;
+- with a DD sample (``dd_sample``), the ``dd_`` tables of every run and ``sweep_dd_effects``: each
+  variant's paired effect on the DD makeability of the contracts bid and on misère DD viability
+  (:data:`pipelines.analysis.dd.DD_EFFECTS`) over the sampled deals both runs played, adjusted like
+  ``sweep_effects`` (its own family).
 """
 
 from __future__ import annotations
@@ -29,12 +33,13 @@ from typing import Any
 
 import polars as pl
 
-from fivehundred.pipelines.analysis import build_tables
+from fivehundred.pipelines.analysis import build_tables, dd_analysis
 from fivehundred.pipelines.analysis.batches import deal_frames
+from fivehundred.pipelines.analysis.dd import DD_EFFECTS, check_sample
 from fivehundred.pipelines.analysis.distributions import normal_quantile
 from fivehundred.pipelines.analysis.io import open_run, write_tables
 from fivehundred.pipelines.analysis.multiplicity import ALPHA, holm
-from fivehundred.pipelines.analysis.tidy import lineup_text
+from fivehundred.pipelines.analysis.tidy import finish, lineup_text
 from fivehundred.pipelines.chunks import RayPool
 from fivehundred.pipelines.outputs import check_output_dir
 from fivehundred.pipelines.runconfig import RunConfig, jsonable, make_config
@@ -127,6 +132,8 @@ class SweepPlan:
     out: Path
     runs: tuple[SweepRun, ...]
     skipped: tuple[Skipped, ...]
+    #: Deals of each run solved double dummy (``--dd-sample``); None: no DD analysis.
+    dd_sample: int | None = None
 
     @property
     def base(self) -> SweepRun:
@@ -219,14 +226,17 @@ def plan_sweep(
     workers: int | None = None,
     address: str | None = None,
     chunk_size: int = SWEEP_CHUNK_SIZE,
+    dd_sample: int | None = None,
 ) -> SweepPlan:
     """Check every input of a sweep and list its runs (nothing is played or written).
 
     A switch value whose rules are impossible over the base (``table.players = 3`` with two jokers)
     or that plays exactly the base's rules (open misère over a base without misère) is skipped with
-    its reason.  Every mistake (an unknown switch, variant or strategy, a bad count or folder) raises
-    a one-line :class:`~sim.errors.UserError` before anything is done.
+    its reason.  ``dd_sample`` (at least 1) adds the DD analysis of that many deals of each run.
+    Every mistake (an unknown switch, variant or strategy, a bad count or folder) raises a one-line
+    :class:`~sim.errors.UserError` before anything is done.
     """
+    check_sample(dd_sample, error=SweepError)
     keys = parse_switches(switches)
     files = _variant_items(variants)
     out_dir = check_output_dir(out, "--out")
@@ -298,7 +308,7 @@ def plan_sweep(
         add(name, "file", None, None, rules.name, of_file)
     for run in runs:
         _check_existing(run)
-    return SweepPlan(out_dir, tuple(runs), tuple(skipped))
+    return SweepPlan(out_dir, tuple(runs), tuple(skipped), dd_sample)
 
 
 def _check_existing(run: SweepRun) -> None:
@@ -318,13 +328,14 @@ def run_sweep(
     plan: SweepPlan,
     progress: Callable[[SweepProgress], None] | None = None,
     on_run: Callable[[SweepRun, RunSummary, SweepProgress], None] | None = None,
+    dd_progress: Callable[[str, int, int], None] | None = None,
 ) -> SweepResult:
     """Play (or reuse) every run of ``plan``, analyse them against the base and write ``DIR/stats``.
 
     The runs share one Ray session (one embedded instance, or the cluster at the plan's address);
     ``workers == 0`` plays in this process.  ``progress`` is called after every committed chunk of any
-    run, ``on_run`` after each run (with the sweep's progress then).  Returns the summaries and the
-    tables written.
+    run, ``on_run`` after each run (with the sweep's progress then), ``dd_progress(run, parts done,
+    parts)`` after each DD part.  Returns the summaries and the tables written.
     """
     t0 = time.perf_counter()
     first = plan.base.config
@@ -357,17 +368,24 @@ def run_sweep(
             session += summary.session_deals
             if on_run is not None:
                 on_run(run, summary, state(i + 1, run, done_deals, session))
+        tables = analyze_sweep(plan, dd_progress)  # in the session: the DD sample is solved on its workers
     stats = plan.out / "stats"
-    tables = analyze_sweep(plan)
     write_tables(tables, stats)
     return SweepResult(plan, tuple(summaries), tables, stats, time.perf_counter() - t0)
 
 
-def analyze_sweep(plan: SweepPlan) -> dict[str, pl.DataFrame]:
+def analyze_sweep(
+    plan: SweepPlan, dd_progress: Callable[[str, int, int], None] | None = None
+) -> dict[str, pl.DataFrame]:
     """Every statistics table of the sweep's runs (each variant paired with the base), plus
-    ``sweep_variants`` and ``sweep_effects`` (module docstring)."""
+    ``sweep_variants`` and ``sweep_effects`` (and with a DD sample the ``dd_`` tables and
+    ``sweep_dd_effects``; module docstring)."""
     frames = deal_frames([open_run(r.config.out) for r in plan.runs])
     tables = build_tables(frames)
+    if plan.dd_sample is not None:
+        first = plan.base.config
+        dd = dd_analysis(frames, first.workers, first.address, dd_progress, plan.dd_sample)
+        tables.update(finish(dd, frames))
     run_ids = [f.run.run_id for f in frames]
     lineups = [lineup_text(f) for f in frames]
     pairing = {r["run_id"]: r for r in tables["pairing"].iter_rows(named=True)} if "pairing" in tables else {}
@@ -397,14 +415,22 @@ def analyze_sweep(plan: SweepPlan) -> dict[str, pl.DataFrame]:
     }
     tables["sweep_variants"] = pl.DataFrame(rows, schema=schema).select(VARIANT_COLUMNS)
     tables["sweep_effects"] = sweep_effects(tables["variant_effects"], plan, run_ids)
+    if "dd_variant_effects" in tables:
+        tables["sweep_dd_effects"] = sweep_effects(tables["dd_variant_effects"], plan, run_ids, DD_EFFECTS)
     return tables
 
 
-def sweep_effects(effects: pl.DataFrame, plan: SweepPlan, run_ids: Sequence[str]) -> pl.DataFrame:
-    """The headline rows of ``variant_effects`` with Holm's adjustment over all of them (every run and
-    metric of the sweep: one family) and Bonferroni intervals at the same family-wise level."""
-    labels = dict(HEADLINE)
-    order = {m: i for i, (m, _) in enumerate(HEADLINE)}
+def sweep_effects(
+    effects: pl.DataFrame,
+    plan: SweepPlan,
+    run_ids: Sequence[str],
+    metrics: Sequence[tuple[str, str]] = HEADLINE,
+) -> pl.DataFrame:
+    """The ``metrics`` rows of ``effects`` (``variant_effects``, or ``dd_variant_effects``) with Holm's
+    adjustment over all of them (every run and metric of the sweep: one family) and Bonferroni
+    intervals at the same family-wise level."""
+    labels = dict(metrics)
+    order = {m: i for i, (m, _) in enumerate(metrics)}
     by_run = {rid: run for rid, run in zip(run_ids, plan.runs, strict=True)}
     df = effects.filter(pl.col("metric").is_in(list(labels)) & pl.col("run_id").is_in(list(run_ids[1:])))
     runs_order = {rid: i for i, rid in enumerate(run_ids)}

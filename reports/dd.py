@@ -1,6 +1,7 @@
 """The report's double-dummy section: what the deals make under perfect play beside what the bots made.
 
-Reads only the ``dd_`` statistics tables (``analyze --dd``, docs/statistics.md).  These figures do not
+Reads only the ``dd_`` statistics tables (``analyze --dd``, docs/statistics.md; with ``--dd par``
+also how far the bidding lands from par).  These figures do not
 depend on the bots' card play: the DD result of a deal is fixed by the contract and the hands.
 """
 
@@ -68,6 +69,28 @@ def dd_chart(t: Tables, runs: Sequence[str]) -> Chart:
     return Chart("dd", "Contracts made as played and under double-dummy play", fig, reading)
 
 
+def sample_text(t: Tables, run: str) -> str:
+    """What the DD tables cover, from ``dd_sample``: every deal, or a sample of N (and the contracts
+    solved); empty when the table is absent (statistics written before it existed)."""
+    if "dd_sample" not in t:
+        return ""
+    row = t["dd_sample"].filter(pl.col("run_id") == run)
+    if row.height == 0:
+        return ""
+    r = row.row(0, named=True)
+    if r["sample"] is None:
+        what = f"every one of the {num(r['deals'])} deals"
+    else:
+        what = (
+            f"a sample of {num(r['sampled'])} of the {num(r['deals'])} deals (the same hands in every run "
+            "of this seed: the first deals in a hash order of their seeds)"
+        )
+    return (
+        f'<p class="dd-sample" data-solved="{r["solved"]}">Double-dummy results of {what}: '
+        f"{num(r['solved'])} contracts solved.</p>"
+    )
+
+
 def dd_tables_html(t: Tables, runs: Sequence[str]) -> str:
     """The main run's dd_success table and the tricks gained against DD per strategy."""
     if "dd_success" not in t:
@@ -84,9 +107,10 @@ def dd_tables_html(t: Tables, runs: Sequence[str]) -> str:
         Col("DD-makeable, not made", "dd_not_made", num),
     ]
     out = [
+        sample_text(t, run),
         html_table(
             succ, "dd_success", cols, caption="Contracts as played and under double-dummy play", run=run
-        )
+        ),
     ]
     gain = need(t, "dd_trick_gain", ["run_id", "role", "strategy", "n", "gain_mean", "gain_lo", "gain_hi"])
     gain = gain.filter(pl.col("run_id") == run).sort("role", "strategy")
@@ -101,7 +125,49 @@ def dd_tables_html(t: Tables, runs: Sequence[str]) -> str:
     out.append(
         html_table(gain, "dd_trick_gain", gcols, caption="Tricks gained (+) or lost against DD play", run=run)
     )
+    out.append(par_html(t, run))
     return "\n".join(out)
+
+
+def par_html(t: Tables, run: str) -> str:
+    """How far the bidding lands from the DD par (``dd_par``, ``dd_par_by_strategy``; analyze --dd
+    par); empty without those tables."""
+    if "dd_par" not in t or "dd_par_by_strategy" not in t:
+        return ""
+    par = t["dd_par"].filter(pl.col("run_id") == run)
+    if par.height == 0:
+        return '<p class="nodata">No par: the table has more than two sides.</p>'
+    r = par.row(0, named=True)
+    lead = (
+        f'<p class="dd-par">Par is the contract neither side can profitably outbid with every hand open '
+        f"(docs/dd.md). The bots' auction ended at par on {pct(r['at_par_rate'])} "
+        f"[{pct(r['at_par_lo'])}, {pct(r['at_par_hi'])}] of {num(r['n'])} deals; above par (a side bought "
+        f"more than par) on {num(r['above_par'])}, below par on {num(r['below_par'])}, at par's level by the "
+        f"other side on {num(r['par_other_side'])}; par scores {num(r['par_points_mean'], 1)} points per "
+        "deal for its side on average.</p>"
+    )
+    by = t["dd_par_by_strategy"].filter(pl.col("run_id") == run).sort("strategy")
+    cols = [
+        Col("side's strategies", "strategy"),
+        Col("deals", "n", num),
+        Col("at par", "at_par", num),
+        Col("over-bid", "overbid_rate", pct),
+        Col("under-bid", "underbid_rate", pct),
+        Col("levels vs par", "level_diff_mean", lambda v: signed(v, 2)),
+        Col(
+            "points vs par",
+            "points_vs_par_mean",
+            lambda v: signed(v, 1),
+            "points_vs_par_lo",
+            "points_vs_par_hi",
+        ),
+    ]
+    caption = (
+        "How far each side's bidding lands from par: its DD points minus the other side's, against par's, "
+        "with a cluster-by-game interval; over-bid: it bought a contract above par; under-bid: par was its "
+        "and the auction stopped below"
+    )
+    return lead + html_table(by, "dd_par_by_strategy", cols, caption=caption, run=run)
 
 
 def dd_section(ctx: Context) -> Section:
@@ -114,8 +180,11 @@ def dd_section(ctx: Context) -> Section:
         "what they bid and discarded: the bot-independent view of bid success and misère viability.",
         methods=(
             "Each contract is solved exactly from its opening lead with the declarer's hand after its "
-            "discards and the joker as named (analyze --dd, docs/dd.md); rates carry Wilson intervals, "
-            "tricks against DD a cluster-by-game interval."
+            "discards and the joker as named (analyze --dd, docs/dd.md), on every deal or a fixed sample "
+            "(--dd-sample: the same hands in every run of the seed); rates carry Wilson intervals, tricks "
+            "and points against DD a cluster-by-game interval. With --dd par every seat is also solved in "
+            "every denomination (heuristic.v1's kitty exchange) and the bidding is compared with the par "
+            "contract."
         ),
         figures=(FigureSlot("dd", dd_chart),),
         tables=(TableSlot("dd_success", dd_tables_html),),

@@ -3,8 +3,9 @@
 Built only from the statistics tables the sweep wrote (``sweep_effects``, ``sweep_variants``, and
 ``overview`` for the counts): at the top one table and one forest plot of every variant's paired
 effect on the headline metrics with its multiplicity-adjusted interval, sorted by size; then one
-section per variant with the rule difference from the base in words, the bots that played and its
-effects; the variants that were skipped, with the reason.
+section per variant with the rule difference from the base in words, the bots that played, its
+effects and (with ``sweep --dd-sample``) its double-dummy view from ``sweep_dd_effects``; the variants
+that were skipped, with the reason.
 """
 
 from __future__ import annotations
@@ -178,8 +179,42 @@ def _variant_section(t: Tables, row: dict[str, Any], base: dict[str, Any]) -> st
             '<p class="nodata">Not paired with the base (another table deals other cards from the same '
             "seed): see the table_comparison statistics.</p>"
         )
+    out.append(_dd_view(t, row))
     out.append("</section>")
     return "\n".join(out)
+
+
+def _dd_view(t: Tables, row: dict[str, Any]) -> str:
+    """The variant's double-dummy view: its paired effects on DD makeability and misère DD viability
+    (``sweep_dd_effects``), or why there is none."""
+    if "sweep_dd_effects" not in t:
+        return '<p class="nodata" data-dd="none">No double-dummy view (run the sweep with --dd-sample N).</p>'
+    name = str(row["name"])
+    eff = t["sweep_dd_effects"].filter(pl.col("name") == name)
+    if eff.height == 0:
+        return (
+            '<p class="nodata" data-dd="none">No double-dummy view: the variant is not paired with the base, '
+            "or no sampled pair played the contracts compared.</p>"
+        )
+    n = eff.get_column("paired_n").max()
+    cols = [
+        Col("double-dummy metric", "label"),
+        Col("pairs", "paired_n", num),
+        Col("base", "paired_base_mean", lambda x: num(x, 3)),
+        Col("variant", "paired_mean", lambda x: num(x, 3)),
+        Col("difference (95%)", "diff_mean", lambda x: signed(x, 3), "diff_lo", "diff_hi"),
+        Col("difference (adjusted)", "diff_mean", lambda x: signed(x, 3), "adj_lo", "adj_hi"),
+        Col("Holm p (DD family)", "p_holm", _p),
+    ]
+    caption = (
+        f"{name} − base under double-dummy play, paired over the DD sample's deals both runs played "
+        f"(up to {num(n)}); rates as shares; adjusted over every DD effect of the sweep"
+    )
+    intro = (
+        '<p class="dd-view">What the contracts bid make with all hands open and both sides perfect: a '
+        "view of the rule's effect that does not depend on the bots' card play, only on what they bid.</p>"
+    )
+    return intro + html_table(eff, "sweep_dd_effects", cols, caption=caption, run=row["run_id"])
 
 
 def _skipped_table(t: Tables) -> str:
@@ -201,7 +236,20 @@ def _intro(t: Tables, var: pl.DataFrame, base: dict[str, Any]) -> str:
         f"deals in {num(base['games'])} games.</p>"
         f'<p class="bots" data-bots="1"><b>Bots that played</b> (strategies per seat): '
         f"<code>{html.escape(str(base['strategies']))}</code>. Other bots bid and play other hands: the "
-        "effects are properties of these bots under these rules, not of the game itself.</p>"
+        "effects are properties of these bots under these rules, not of the game itself.</p>" + _dd_intro(t)
+    )
+
+
+def _dd_intro(t: Tables) -> str:
+    """One paragraph on the DD sample behind each variant's double-dummy view (none without one)."""
+    if "dd_sample" not in t or t["dd_sample"].height == 0:
+        return ""
+    r = t["dd_sample"].row(0, named=True)
+    size = "every deal" if r["sample"] is None else f"a sample of {num(r['sampled'])} deals"
+    return (
+        f'<p class="dd-sample"><b>Double dummy:</b> {size} of the base ({num(r["solved"])} contracts) and '
+        "the same hands of every variant were solved with all hands open; each variant's section gives its "
+        "paired effect on the DD makeability of the contracts bid and on misère DD viability.</p>"
     )
 
 

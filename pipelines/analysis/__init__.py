@@ -18,16 +18,28 @@ import polars as pl
 
 from fivehundred.pipelines.analysis import bids, games, misere, strategies, tidy, variants
 from fivehundred.pipelines.analysis.batches import deal_frames, with_pairing
+from fivehundred.pipelines.analysis.dd import check_sample
 from fivehundred.pipelines.analysis.frame import Frame
 from fivehundred.pipelines.analysis.io import AnalysisError, Run, open_run, write_tables
 from fivehundred.pipelines.outputs import check_output_dir
 from fivehundred.pipelines.rundir import RunLog
 from fivehundred.strategies.base import StrategyConfigError, check_spec
 
-#: ``analyze --dd`` analyses: the contract as played (``par`` is not built yet).
+#: ``analyze --dd`` analyses: the contract as played; ``par`` adds every seat's DD tricks in every
+#: denomination and the par contract (docs/dd.md).
 DD_CONTRACT = "contract"
+DD_PAR = "par"
 
-__all__ = ["AnalysisError", "Frame", "Run", "analyze", "build_tables", "open_run", "write_tables"]
+__all__ = [
+    "AnalysisError",
+    "Frame",
+    "Run",
+    "analyze",
+    "build_tables",
+    "dd_analysis",
+    "open_run",
+    "write_tables",
+]
 
 
 def build_tables(frames: Sequence[Frame]) -> dict[str, pl.DataFrame]:
@@ -62,6 +74,7 @@ def analyze(
     seat_strategy: str | None = None,
     sample: int = 1000,
     dd: str | None = None,
+    dd_sample: int | None = None,
     workers: int | None = 0,
     address: str | None = None,
     progress: Callable[[str], None] | None = None,
@@ -73,17 +86,22 @@ def analyze(
     replay tables for ``sample`` deals of each run played by ``seat_strategy`` (default
     ``heuristic`` when registered, else ``random``).  ``dd="contract"`` adds the double-dummy tables
     (each run's DD sidecar ``RUN/dd/`` computed where missing, on ``workers`` Ray workers, 0: in this
-    process; ``dd_progress(run, parts done, parts)`` after each part).  ``progress`` (optional) is
-    told each phase in words (``reading 2 runs``); it never changes a table.  Returns the tables by
-    name.
+    process; ``dd_progress(run, parts done, parts)`` after each part; ``dd="par"`` also the par
+    tables, docs/dd.md); ``dd_sample`` solves only the first ``dd_sample`` deals of the first run in
+    the sample order and the same hands of the others (docs/dd.md), None: every deal.  ``progress``
+    (optional) is told each phase in words (``reading 2 runs``); it never changes a table.  Returns
+    the tables by name.
     """
     say = progress or (lambda _phase: None)
     if not run_dirs:
         raise AnalysisError("no run directory given")
     if what_if not in (None, "misere"):
         raise AnalysisError(f"unknown --what-if analysis {what_if!r} (known: misere)")
-    if dd not in (None, DD_CONTRACT):
-        raise AnalysisError(f"unknown --dd analysis {dd!r} (known: {DD_CONTRACT})")
+    if dd not in (None, DD_CONTRACT, DD_PAR):
+        raise AnalysisError(f"unknown --dd analysis {dd!r} (known: {DD_CONTRACT}, {DD_PAR})")
+    check_sample(dd_sample)
+    if dd_sample is not None and dd is None:
+        raise AnalysisError("--dd-sample needs --dd")
     if workers is not None and workers < 0:
         raise AnalysisError(f"--workers must be 0 or more, got {workers}")
     if what_if is not None and sample < 1:
@@ -118,27 +136,47 @@ def analyze(
         say(f"replaying {sample:,} deals per run with a forced misère ...")
         tables.update(tidy.finish(misere_whatif(frames, seat_strategy, sample), frames))
     if dd is not None:
-        say("double-dummy solving the contracts as played ...")
-        tables.update(tidy.finish(_dd_tables(frames, workers, address, dd_progress), frames))
+        some = "" if dd_sample is None else f" (a sample of {dd_sample:,} deals per run)"
+        what = "the contracts as played" + (" and every seat's par" if dd == DD_PAR else "")
+        say(f"double-dummy solving {what}{some} ...")
+        tables.update(tidy.finish(dd_analysis(frames, workers, address, dd_progress, dd_sample, dd), frames))
     say(f"writing {len(tables)} tables to {out} ...")
     write_tables(tables, out)
     return tables
 
 
-def _dd_tables(
+def dd_analysis(
     frames: Sequence[Frame],
     workers: int | None,
     address: str | None,
     progress: Callable[[str, int, int], None] | None,
+    sample: int | None = None,
+    kind: str = DD_CONTRACT,
 ) -> dict[str, pl.DataFrame]:
-    from fivehundred.pipelines.analysis.dd import dd_sidecar, dd_tables
+    """The ``dd_`` tables of the runs (each run's sidecar solved where missing, on ``workers``; with
+    ``sample``, only the first ``sample`` deals of the first run in the sample order and every other
+    run's deals up to the same key: the same hands); ``kind`` ``par`` adds the par sidecar
+    ``RUN/dd_par/`` and its tables; ``progress(run, done, parts)`` (``run`` ends ``(par)`` for the
+    par sidecar's parts)."""
+    from fivehundred.pipelines.analysis.dd import dd_sidecar, dd_tables, sample_cut
     from fivehundred.pipelines.analysis.whatif import rules_of
+
+    cut = None if sample is None else sample_cut(frames[0], sample)  # every run samples the same hands
 
     sidecars = []
     for f in frames:
         report = None if progress is None else (lambda done, total, p=f.run.path: progress(p, done, total))
-        sidecars.append(dd_sidecar(f, rules_of(f), workers, address, report))
-    return dd_tables([f.with_deals(s["deal_id"]) for f, s in zip(frames, sidecars, strict=True)], sidecars)
+        sidecars.append(dd_sidecar(f, rules_of(f), workers, address, report, cut))
+    tables = dd_tables(frames, sidecars, sample, cut)
+    if kind == DD_PAR:
+        from fivehundred.pipelines.analysis.ddpar import par_kind, par_tables
+
+        pars = []
+        for f in frames:
+            report = None if progress is None else (lambda d, t, p=f"{f.run.path} (par)": progress(p, d, t))
+            pars.append(dd_sidecar(f, rules_of(f), workers, address, report, cut, par_kind()))
+        tables.update(par_tables(frames, [rules_of(f) for f in frames], pars))
+    return tables
 
 
 def progress_of(say: Callable[[str], None]) -> Callable[[int, int], None]:

@@ -1,14 +1,15 @@
 """Double-dummy (DD) results of the contracts as played (``analyze --dd``), docs/dd.md.
 
-For every deal with a contract, :func:`opening_fields` builds the position at the opening lead from
-the facts the engine logged (the declarer's hand as dealt plus the kitty minus its ``discards``,
-the sitting-out partners' hands empty, the first seat of ``play_seats`` to lead, ``joker_suit`` as the
-declarer named it) and :func:`sim.dd.dd_tricks` solves it.  The results are a per-deal sidecar of the
-run, ``RUN/dd/part-NNNNN.parquet``: the deals with a contract in deal-id order, :data:`CHUNK_DEALS` per
-part, each part solved by one task (on Ray with the shared scheduler of :mod:`pipelines.chunks`, or in
-this process) and written atomically as it comes back, so an interrupted analysis resumes where it
-stopped.  A part whose deal ids, seeds and :data:`DD_VERSION` match the log is reused; the bytes
-depend only on the log (never on the number of workers).
+For every deal with a contract, :func:`opening_fields` builds the position at the opening lead from the facts
+the engine logged (the declarer's hand as dealt plus the kitty minus its ``discards``, the sitting-out
+partners' hands empty, the first seat of ``play_seats`` to lead, ``joker_suit`` as the declarer named it) and
+:func:`sim.dd.dd_tricks` solves it.  The results are a per-deal sidecar of the run,
+``RUN/dd/part-NNNNN.parquet``: the deals with a contract in :func:`sample_order` (a hash of each deal's seed,
+so that a sample of ``N`` deals is the first ``N`` of that order and the same hands in every run of one master
+seed), :data:`CHUNK_DEALS` per part, each part solved by one task (on Ray with the shared scheduler of
+:mod:`pipelines.chunks`, or in this process) and written atomically as it comes back, so an interrupted
+analysis resumes where it stopped.  A part whose deal ids, seeds and :data:`DD_VERSION` match the log is
+reused; the bytes depend only on the log (never on the number of workers).
 
 :func:`dd_tables` turns the sidecars into the ``dd_`` statistics tables.
 """
@@ -31,6 +32,7 @@ from fivehundred.pipelines.analysis.io import AnalysisError
 from fivehundred.pipelines.rundir import encode_parquet
 from fivehundred.sim.dd import Position, dd_tricks
 from fivehundred.sim.rules import Rules
+from fivehundred.sim.seeding import derive
 
 #: The sidecar's version: what a DD value means and how the position is built from the log.  The
 #: solver is exact, so a faster solver keeps it; a change of definition bumps it (and re-solves).
@@ -38,6 +40,8 @@ DD_VERSION = "dd.v1"
 #: Deals solved per task and per part file (fixed: the parts, and their bytes, do not depend on workers).
 CHUNK_DEALS = 64
 DD_DIR = "dd"
+#: The sample order's own stream: a deal's place is ``derive(deal seed, SAMPLE_KEY)``.
+SAMPLE_KEY = 0x44445341  # "DDSA"
 #: Log columns the positions are built from.
 LOG_COLUMNS = (
     "deal_id",
@@ -64,9 +68,31 @@ SIDECAR_SCHEMA = pa.schema(
 )
 
 
-def part_name(index: int) -> str:
+def check_sample(value: object, low: int = 1, error: type[Exception] = AnalysisError) -> None:
+    """Refuse a ``--dd-sample`` that is not an integer of at least ``low`` (None passes) with ``error``."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
+        bound = "at least 1" if low == 1 else f"{low} or more"
+        raise error(f"--dd-sample must be {bound}, got {value!r}")
+
+
+def sample_key(deal_seed: int) -> int:
+    """A deal's place in the sample order: a hash of its seed (which the master seed, the game and the
+    hand fix, so hand ``j`` of game ``g`` has the same place in every run of one sweep)."""
+    return derive(deal_seed, SAMPLE_KEY)
+
+
+def sample_order(log: pl.DataFrame, cut: int | None = None) -> pl.DataFrame:
+    """The deals of ``log`` (columns ``deal_id``, ``seed``, ...) in sample order (:func:`sample_key`,
+    ties by ``deal_id``) with the key, column ``sample_key``; those whose key is at most ``cut`` (all
+    when ``None``)."""
+    keys = pl.Series("sample_key", [sample_key(s) for s in log["seed"].to_list()], dtype=pl.UInt64)
+    ordered = log.with_columns(keys).sort("sample_key", "deal_id")
+    return ordered if cut is None else ordered.filter(pl.col("sample_key") <= cut)
+
+
+def part_name(index: int, folder: str = DD_DIR) -> str:
     """The sidecar part file of chunk ``index``, relative to the run."""
-    return f"{DD_DIR}/part-{index:05d}.parquet"
+    return f"{folder}/part-{index:05d}.parquet"
 
 
 def opening_fields(row: dict[str, Any]) -> dict[str, Any]:
@@ -119,7 +145,7 @@ def solve_chunk(chunk: DDChunk) -> bytes:
     return encode_parquet(pa.table(cols, schema=SIDECAR_SCHEMA))
 
 
-def _part_matches(data: bytes | None, ids: list[int], seeds: list[int]) -> bool:
+def _part_matches(data: bytes | None, ids: list[int], seeds: list[int], version: str = DD_VERSION) -> bool:
     if data is None:
         return False
     try:
@@ -129,8 +155,38 @@ def _part_matches(data: bytes | None, ids: list[int], seeds: list[int]) -> bool:
     return (
         t.column("deal_id").to_pylist() == ids
         and t.column("seed").to_pylist() == seeds
-        and set(t.column("dd_version").to_pylist()) == {DD_VERSION}
+        and set(t.column("dd_version").to_pylist()) == {version}
     )
+
+
+def sampled_ids(frame: Frame, cut: int | None = None) -> pl.DataFrame:
+    """``deal_id``, ``seed``, ``contract`` and ``sample_key`` of the run's sampled deals (those whose
+    :func:`sample_key` is at most ``cut``; all deals when ``None``), in sample order, with or without
+    a contract."""
+    ids = frame.run.scan.select("deal_id", "seed", "contract").collect()
+    return sample_order(ids, cut)
+
+
+def sample_cut(frame: Frame, sample: int) -> int:
+    """The key of the ``sample``-th deal of ``frame`` in sample order (its last deal's when the run
+    is shorter): the first run's sample size becomes the key every run samples up to."""
+    keys = sampled_ids(frame)["sample_key"]
+    return int(keys[min(sample, keys.len()) - 1]) if keys.len() else 0
+
+
+@dataclass(frozen=True)
+class SidecarKind:
+    """What a per-deal sidecar of the run holds: its folder, version (the ``dd_version`` column),
+    schema, the log columns its tasks read, whether only deals with a contract are solved, the task
+    (a module-level function: chunk -> the part's bytes) and the deals per part."""
+
+    folder: str
+    version: str
+    schema: pa.Schema
+    log_columns: tuple[str, ...]
+    contracts_only: bool
+    task: Callable[[DDChunk], bytes]
+    chunk_deals: int
 
 
 def dd_sidecar(
@@ -139,52 +195,67 @@ def dd_sidecar(
     workers: int | None = 0,
     address: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    cut: int | None = None,
+    kind: SidecarKind | None = None,
 ) -> pl.DataFrame:
-    """The run's DD sidecar (computed where missing or stale, else read), one row per deal with a contract.
+    """The run's DD sidecar (computed where missing or stale, else read), one row per deal with a
+    contract (of the sampled deals up to the key ``cut``, :func:`sampled_ids`; of every deal when
+    ``None``), in ``deal_id`` order; another sidecar with ``kind`` (the par sidecar,
+    :func:`pipelines.analysis.ddpar.par_kind`).
 
-    ``workers`` 0: in this process; otherwise on Ray (``None``: all cores, or ``address``'s cluster).
+    Parts hold the deals in sample order, :attr:`SidecarKind.chunk_deals` each; a part whose deal
+    ids, seeds and version match is reused, parts beyond the request are removed.  ``workers`` 0: in
+    this process; otherwise on Ray (``None``: all cores, or ``address``'s cluster).
     ``progress(parts done, parts)`` is called after each part.
     """
+    if kind is None:
+        kind = SidecarKind(DD_DIR, DD_VERSION, SIDECAR_SCHEMA, LOG_COLUMNS, True, solve_chunk, CHUNK_DEALS)
     run = frame.run
     rundir = run.log.dir
-    log = run.scan.filter(pl.col("contract").is_not_null()).select(LOG_COLUMNS).sort("deal_id").collect()
-    rows = log.to_dicts()
-    chunks = [rows[i : i + CHUNK_DEALS] for i in range(0, len(rows), CHUNK_DEALS)]
+    order = sampled_ids(frame, cut)
+    if kind.contracts_only:
+        order = order.filter(pl.col("contract").is_not_null())
+    order = order.select("deal_id")
+    log = run.scan.filter(pl.col("deal_id").is_in(order["deal_id"].implode())).select(kind.log_columns)
+    rows = order.join(log.collect(), on="deal_id", how="left", maintain_order="left").to_dicts()
+    size = kind.chunk_deals
+    chunks = [rows[i : i + size] for i in range(0, len(rows), size)]
     parts: list[bytes | None] = []
     for i, chunk in enumerate(chunks):
-        data = rundir.read(part_name(i))
-        ids = [r["deal_id"] for r in chunk]
-        ok = _part_matches(data, ids, [r["seed"] for r in chunk])
+        data = rundir.read(part_name(i, kind.folder))
+        ok = _part_matches(data, [r["deal_id"] for r in chunk], [r["seed"] for r in chunk], kind.version)
         parts.append(data if ok else None)
-    wanted = {part_name(i) for i in range(len(chunks))}
-    for rel in rundir.files(DD_DIR):  # parts of an earlier, longer log
+    wanted = {part_name(i, kind.folder) for i in range(len(chunks))}
+    for rel in rundir.files(kind.folder):  # parts of an earlier, longer log or sample
         if rel not in wanted:
             rundir.delete(rel)
     todo = [DDChunk(i, rules, tuple(chunks[i])) for i, p in enumerate(parts) if p is None]
     done = len(chunks) - len(todo)
-    for key, data in _solve(todo, workers, address):
-        rundir.write(part_name(key), data)
+    for key, data in _solve(todo, workers, address, kind.task):
+        rundir.write(part_name(key, kind.folder), data)
         parts[key] = data
         done += 1
         if progress is not None:
             progress(done, len(chunks))
     tables = [pq.read_table(io.BytesIO(p)) for p in parts if p is not None]
     if not tables:
-        return pl.DataFrame(schema=pl.from_arrow(SIDECAR_SCHEMA.empty_table()).schema)
-    return pl.from_arrow(pa.concat_tables(tables))  # type: ignore[return-value]
+        return pl.DataFrame(schema=pl.from_arrow(kind.schema.empty_table()).schema)
+    return pl.from_arrow(pa.concat_tables(tables)).sort("deal_id")  # type: ignore[union-attr]
 
 
-def _solve(todo: Sequence[DDChunk], workers: int | None, address: str | None) -> Iterator[tuple[int, bytes]]:
+def _solve(
+    todo: Sequence[DDChunk], workers: int | None, address: str | None, task: Callable[[DDChunk], bytes]
+) -> Iterator[tuple[int, bytes]]:
     from fivehundred.pipelines.chunks import RayPool, run_chunks
 
     if not todo:
         return
     if workers == 0 and address is None:
-        for done in run_chunks(todo, None, task=solve_chunk):
+        for done in run_chunks(todo, None, task=task):
             yield done.chunk.key, done.table
         return
-    with RayPool(workers=workers, address=address, task=solve_chunk) as pool:
-        with closing(run_chunks(todo, pool, task=solve_chunk)) as stream:
+    with RayPool(workers=workers, address=address, task=task) as pool:
+        with closing(run_chunks(todo, pool, task=task)) as stream:
             for done in stream:
                 yield done.chunk.key, done.table
 
@@ -337,12 +408,137 @@ def dd_trick_gain(deals: Sequence[pl.DataFrame], teams: Sequence[int]) -> pl.Dat
     return pl.DataFrame(rows, schema=GAIN_SCHEMA)
 
 
-def dd_tables(frames: Sequence[Frame], sidecars: Sequence[pl.DataFrame]) -> dict[str, pl.DataFrame]:
-    """The ``dd_`` tables of the runs' frames and their DD sidecars (no I/O)."""
+SAMPLE_SCHEMA: dict[str, Any] = {
+    "run_id": pl.String,
+    "variant": pl.String,
+    **dict.fromkeys(("deals", "sample", "sampled", "solved"), pl.Int64),
+}
+
+
+def dd_sample_table(
+    frames: Sequence[Frame], sidecars: Sequence[pl.DataFrame], sample: int | None, cut: int | None
+) -> pl.DataFrame:
+    """``dd_sample``: per run, its deals, the sample asked for (null: every deal), the deals sampled
+    (up to the first run's ``sample``-th key ``cut``) and the contracts among them solved (the ``n``
+    every other ``dd_`` table is a part of)."""
+    rows: dict[str, list[Any]] = {k: [] for k in SAMPLE_SCHEMA}
+    for f, side in zip(frames, sidecars, strict=True):
+        n = f.count("deals")
+        for k, v in (
+            ("run_id", f.run.run_id),
+            ("variant", f.run.variant),
+            ("deals", n),
+            ("sample", sample),
+            ("sampled", n if cut is None else sampled_ids(f, cut).height),
+            ("solved", side.height),
+        ):
+            rows[k].append(v)
+    return pl.DataFrame(rows, schema=SAMPLE_SCHEMA)
+
+
+def dd_tables(
+    frames: Sequence[Frame],
+    sidecars: Sequence[pl.DataFrame],
+    sample: int | None = None,
+    cut: int | None = None,
+) -> dict[str, pl.DataFrame]:
+    """The ``dd_`` tables of the runs' frames and their DD sidecars (no I/O); ``sample`` is the
+    ``--dd-sample`` the sidecars were solved for and ``cut`` its key (``None``: every deal)."""
     deals = [dd_deals(f, s) for f, s in zip(frames, sidecars, strict=True)]
-    return {
+    out = {"dd_sample": dd_sample_table(frames, sidecars, sample, cut)}
+    if len(frames) > 1:
+        sampled = [dd_sampled_deals(f, s, cut) for f, s in zip(frames, sidecars, strict=True)]
+        out["dd_variant_effects"] = dd_variant_effects(frames, sampled)
+    return out | {
         "dd_success": dd_success(deals),
         "dd_by_level": dd_by_level(deals),
         "dd_misere": dd_misere(deals),
         "dd_trick_gain": dd_trick_gain(deals, [f.teams for f in frames]),
     }
+
+
+# ------------------------------------------------------------------------ paired effects (runs 2..)
+
+#: The paired DD effects of a compared run, per deal of the sampled deals both runs played (1/0):
+#: the metric and what it is in words.  ``dd_rate``/``dd_misere_rate`` are over the pairs where both
+#: runs played a suit or NT contract (a misère) only.
+DD_EFFECTS: tuple[tuple[str, str], ...] = (
+    ("dd_makeable", "deals with a DD-makeable suit or NT contract"),
+    ("dd_defeated", "deals with a suit or NT contract DD play defeats"),
+    ("dd_rate", "DD-makeable share of the suit and NT contracts bid"),
+    ("dd_misere_viable", "deals with a DD-viable misère"),
+    ("dd_misere_doomed", "deals with a misère DD play defeats"),
+    ("dd_misere_rate", "DD-viable share of the misères bid"),
+)
+_CONDITIONAL = {"dd_rate": "dd_suit", "dd_misere_rate": "dd_mis"}
+
+
+def dd_sampled_deals(frame: Frame, sidecar: pl.DataFrame, cut: int | None) -> pl.DataFrame:
+    """Per sampled deal (with or without a contract), keyed by (``game_id``, ``hand_no``): the 0/1
+    metrics of :data:`DD_EFFECTS` (null where a conditional one does not apply), ``seed`` and
+    ``dealer`` (to check the pairing)."""
+    ids = sampled_ids(frame, cut).select("deal_id")
+    d = frame.df.join(ids, on="deal_id", how="semi").join(
+        sidecar.select("deal_id", "dd_tricks"), on="deal_id", how="left"
+    )
+    has = pl.col("contract").is_not_null()
+    suit = has & ~pl.col("is_mis").fill_null(False)
+    mis = has & pl.col("is_mis").fill_null(False)
+    ok = pl.when(mis).then(pl.col("dd_tricks") == 0).otherwise(pl.col("dd_tricks") >= pl.col("level_n"))
+    return d.select(
+        "game_id",
+        "hand_no",
+        "seed",
+        "dealer",
+        (suit & ok).fill_null(False).cast(pl.Int8).alias("dd_makeable"),
+        (suit & ~ok).fill_null(False).cast(pl.Int8).alias("dd_defeated"),
+        pl.when(suit).then(ok.cast(pl.Int8)).alias("dd_rate"),
+        (mis & ok).fill_null(False).cast(pl.Int8).alias("dd_misere_viable"),
+        (mis & ~ok).fill_null(False).cast(pl.Int8).alias("dd_misere_doomed"),
+        pl.when(mis).then(ok.cast(pl.Int8)).alias("dd_misere_rate"),
+    ).sort("game_id", "hand_no")
+
+
+def dd_variant_effects(frames: Sequence[Frame], sampled: Sequence[pl.DataFrame]) -> pl.DataFrame:
+    """``dd_variant_effects``: for runs 2.. on the first run's table, each :data:`DD_EFFECTS` metric's
+    paired difference (run − base) over the sampled deals both runs played (the conditional rates:
+    over the pairs where both played such a contract), with the columns and intervals of
+    ``variant_effects`` and Holm's adjustment within each run."""
+    from fivehundred.pipelines.analysis.multiplicity import with_adjusted
+    from fivehundred.pipelines.analysis.variants import EFFECT_COLUMNS, _joint, _paired_rows, unpairable
+
+    base, bd = frames[0], sampled[0]
+    rows: list[dict[str, Any]] = []
+    for other, od in zip(frames[1:], sampled[1:], strict=True):
+        if unpairable(base, other) is not None:
+            continue
+        joined = bd.join(od, on=["game_id", "hand_no"], how="inner", suffix="_o").sort("game_id", "hand_no")
+        bad = joined.filter((pl.col("seed") != pl.col("seed_o")) | (pl.col("dealer") != pl.col("dealer_o")))
+        if bad.height:
+            raise AnalysisError(
+                f"runs {base.run.path} and {other.run.path}: the DD samples cannot be paired "
+                "(the deals differ: different master seeds?)"
+            )
+        key = (base.run.run_id, other.run.run_id, "dd")
+        metrics = [m for m, _ in DD_EFFECTS]
+        for m in metrics:
+            pairs = joined.filter(pl.col(m).is_not_null() & pl.col(f"{m}_o").is_not_null())
+            if pairs.height == 0:
+                continue
+            for r in _paired_rows(_joint(pairs, [m]), [m], "deal", "dd_effects", key, (bd.height, od.height)):
+                r.update(
+                    base_run=base.run.run_id,
+                    run_id=other.run.run_id,
+                    base_variant=base.run.variant,
+                    variant=other.run.variant,
+                )
+                rows.append(r)
+    columns = [c for c in EFFECT_COLUMNS if c not in ("base_lineup", "lineup")]  # tidy.finish adds them
+    schema: dict[str, Any] = {c: pl.Float64 for c in columns if c not in ("p_holm", "holm_significant")}
+    schema.update({c: pl.String for c in columns[: columns.index("method") + 1]})
+    schema.update({c: pl.Int64 for c in ("base_n", "run_n", "paired_n")})
+    df = pl.DataFrame(rows, schema=schema) if rows else pl.DataFrame(schema=schema)
+    df = with_adjusted(
+        df.fill_nan(None), "p_value", "p_holm", "holm", ["base_run", "run_id"], "holm_significant"
+    )
+    return df.select(columns)

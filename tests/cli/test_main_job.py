@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import polars as pl
 import pytest
 from typer.testing import CliRunner
 
@@ -19,6 +20,7 @@ pytestmark = pytest.mark.slow  # starts Ray or long-running processes: `-m 'not 
 def test_run_makes_runs_statistics_and_report(tmp_path: Path) -> None:
     out = tmp_path / "job"
     args = ["run", "--deals", "150", "--out", str(out), "--workers", "0", "--what-if-sample", "20"]
+    args += ["--dd-sample", "30"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     assert f"report: {out / 'report.html'}" in result.output
@@ -30,13 +32,16 @@ def test_run_makes_runs_statistics_and_report(tmp_path: Path) -> None:
     assert compare_manifest["totals"]["games"] == main_manifest["totals"]["games"]
     assert compare_manifest["master_seed"] == main_manifest["master_seed"]
     assert compare_manifest["variant"] == "club-004"
-    for name in ("overview", "contracts", "variant_effects", "misere_whatif"):
+    for name in ("overview", "contracts", "variant_effects", "misere_whatif", "dd_success", "dd_sample"):
         assert (out / "stats" / f"{name}.parquet").exists()
+    sample = pl.read_parquet(out / "stats" / "dd_sample.parquet")
+    assert sample["sample"].to_list() == [30, 30] and sample["sampled"].to_list() == [30, 30]
+    assert len(list((main / "dd").glob("part-*.parquet"))) == 1  # 30 deals: one part of each run
     html = (out / "report.html").read_text()
-    # Every figure but the unpaired table comparison (both runs are on the 4-player table: paired) and
-    # the double-dummy one (the main job does not analyse with --dd).
-    assert html.count('<figure id="fig-') == len(figure_keys()) - 2 and 'class="failed"' not in html
-    assert '<li class="empty" data-empty="dd">Double dummy — no data' in html
+    # Every figure but the unpaired table comparison (both runs are on the 4-player table: paired);
+    # the double-dummy section shows the DD sample.
+    assert html.count('<figure id="fig-') == len(figure_keys()) - 1 and 'class="failed"' not in html
+    assert '<section id="dd">' in html and "a sample of 30 of" in html
     assert '<li class="empty" data-empty="tables">Comparing tables — no data' in html  # hidden: one line
     assert '<section id="tables"' not in html
     assert (out / "report.pdf").read_bytes().startswith(b"%PDF")

@@ -7,6 +7,7 @@ seed and its logged calls, discards and namings applied through the engine, then
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -59,6 +60,21 @@ def _direct(run: Path) -> dict[int, int]:
     return out
 
 
+def count_solves(
+    monkeypatch: pytest.MonkeyPatch, module: Any = ddmod, task: str = "solve_chunk"
+) -> list[int]:
+    """Replace ``module.task`` by a wrapper that records each chunk it solves; returns the record."""
+    solved: list[int] = []
+    real = getattr(module, task)
+
+    def counting(chunk: ddmod.DDChunk) -> bytes:
+        solved.append(chunk.key)
+        return real(chunk)
+
+    monkeypatch.setattr(module, task, counting)
+    return solved
+
+
 def _sidecar(run: Path, workers: int | None = 0) -> pl.DataFrame:
     frame = deal_frame(open_run(run))
     return ddmod.dd_sidecar(frame, rules_of(frame), workers=workers)
@@ -82,8 +98,8 @@ def test_sidecar_matches_the_engine_replay_and_its_parts(
     assert list(parts) == [f"part-{i:05d}.parquet" for i in range((len(direct) + 3) // 4)]
     # each part is its chunk's bytes, whatever order (or worker) solved it
     frame = deal_frame(open_run(r))
-    log = frame.run.scan.filter(pl.col("contract").is_not_null()).select(ddmod.LOG_COLUMNS).sort("deal_id")
-    rows = log.collect().to_dicts()
+    log = frame.run.scan.filter(pl.col("contract").is_not_null()).select(ddmod.LOG_COLUMNS).collect()
+    rows = ddmod.sample_order(log).drop("sample_key").to_dicts()  # the parts hold the deals in sample order
     for i in reversed(range(len(parts))):
         chunk = ddmod.DDChunk(i, rules_of(frame), tuple(rows[4 * i : 4 * i + 4]))
         assert ddmod.solve_chunk(chunk) == parts[f"part-{i:05d}.parquet"]
@@ -100,14 +116,7 @@ def test_resume_reuses_good_parts_and_redoes_missing_stale_and_extra(
     (r / "dd" / "part-00000.parquet").unlink()  # an interrupted analysis
     (r / "dd" / "part-00001.parquet").write_bytes(b"torn")  # not Parquet
     (r / "dd" / "part-00099.parquet").write_bytes(good["part-00002.parquet"])  # from a longer log
-    solved: list[int] = []
-    real = ddmod.solve_chunk
-
-    def counting(chunk: ddmod.DDChunk) -> bytes:
-        solved.append(chunk.key)
-        return real(chunk)
-
-    monkeypatch.setattr(ddmod, "solve_chunk", counting)
+    solved = count_solves(monkeypatch)
     _sidecar(r)
     assert solved == [0, 1]
     assert _parts(r) == good
@@ -188,6 +197,11 @@ def test_unknown_dd_analysis_fails_before_any_work(run: Path, tmp_path: Path) ->
     r = _copy(run, tmp_path / "r")
     with pytest.raises(AnalysisError, match="unknown --dd analysis 'nope'"):
         analyze([r], tmp_path / "s", dd="nope")
+    for bad in (0, -1, True, 2.5):
+        with pytest.raises(AnalysisError, match="--dd-sample must be at least 1"):
+            analyze([r], tmp_path / "s", dd="contract", dd_sample=bad)  # type: ignore[arg-type]
+    with pytest.raises(AnalysisError, match="--dd-sample needs --dd"):
+        analyze([r], tmp_path / "s", dd_sample=5)
     with pytest.raises(AnalysisError, match="--workers must be 0 or more"):
         analyze([r], tmp_path / "s", dd="contract", workers=-2)
     assert not (r / "dd").exists() and not (tmp_path / "s").exists()
@@ -217,3 +231,92 @@ def test_report_has_the_dd_section(run: Path, tmp_path: Path) -> None:
     plain = {k: v for k, v in tables.items() if not k.startswith("dd_")}
     without = build_report([r], tmp_path / "plain.html", tables=plain)
     assert without.sections["dd"].startswith("no data: no double-dummy tables")
+
+
+def _keys(df: pl.DataFrame) -> list[int]:
+    return [ddmod.sample_key(s) for s in df["seed"].to_list()]
+
+
+def test_sample_is_the_first_deals_of_the_hash_order(run: Path, tmp_path: Path) -> None:
+    r = _copy(run, tmp_path / "r")
+    log = pl.read_parquet(f"{r}/deals/*.parquet")
+    ranked = sorted(zip(_keys(log), log["deal_id"].to_list(), strict=True))
+    frame = deal_frame(open_run(r))
+    for n in (1, 5, log.height, log.height + 10):
+        cut = ddmod.sample_cut(frame, n)
+        assert cut == ranked[min(n, log.height) - 1][0]
+        ids = ddmod.sampled_ids(frame, cut)["deal_id"].to_list()
+        assert ids == [d for _, d in ranked[:n]]
+    # the key is the deal seed's: the master seed and (game, hand) fix it, whatever the deal's id
+    assert ddmod.sample_key(log["seed"][3]) == ddmod.sample_key(int(log["seed"][3]))
+    assert ddmod.sample_key(1) != ddmod.sample_key(2)
+
+
+def test_dd_sample_solves_only_the_sampled_contracts_and_says_its_n(run: Path, tmp_path: Path) -> None:
+    r = _copy(run, tmp_path / "r")
+    log = pl.read_parquet(f"{r}/deals/*.parquet")
+    tables = analyze([r], tmp_path / "stats", dd="contract", dd_sample=6)
+    frame = deal_frame(open_run(r))
+    sampled = ddmod.sampled_ids(frame, ddmod.sample_cut(frame, 6))
+    want = sorted(sampled.filter(pl.col("contract").is_not_null())["deal_id"].to_list())
+    side = pl.read_parquet(f"{r}/dd/*.parquet")
+    assert sorted(side["deal_id"].to_list()) == want and 0 < len(want) <= 6
+    direct = _direct(r)
+    assert dict(zip(side["deal_id"], side["dd_tricks"], strict=True)) == {d: direct[d] for d in want}
+    info = tables["dd_sample"].row(0, named=True)
+    assert (info["deals"], info["sample"], info["sampled"], info["solved"]) == (log.height, 6, 6, len(want))
+    assert info["strategies"] == "heuristic.v1,random.v1,heuristic.v1,random.v1"
+    n = tables["dd_success"]["n"].sum() + tables["dd_misere"]["n"].sum()
+    assert n == len(want)
+    # all deals: the sample says null and every contract is solved
+    full = analyze([r], tmp_path / "stats2", dd="contract")
+    info = full["dd_sample"].row(0, named=True)
+    assert info["sample"] is None and info["sampled"] == log.height
+    assert info["solved"] == log.filter(pl.col("contract").is_not_null()).height
+
+
+def test_a_larger_sample_reuses_the_smaller_ones_parts(
+    run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ddmod, "CHUNK_DEALS", 2)
+    r = _copy(run, tmp_path / "r")
+    frame = deal_frame(open_run(r))
+    rules = rules_of(frame)
+    cut = ddmod.sample_cut(frame, 7)
+    small = ddmod.dd_sidecar(frame, rules, cut=cut)
+    k = small.height // 2  # whole parts of the small sample
+    solved = count_solves(monkeypatch)
+    big = ddmod.dd_sidecar(frame, rules)  # every deal: the sample's whole parts are a prefix
+    assert min(solved) == k and len(solved) == len(_parts(r)) - k
+    assert set(small["deal_id"]) <= set(big["deal_id"])
+    assert big.filter(pl.col("deal_id").is_in(small["deal_id"].implode())).equals(small)
+    solved.clear()
+    again = ddmod.dd_sidecar(frame, rules, cut=cut)  # back to the sample: nothing to solve but its tail
+    assert again.equals(small) and solved == ([k] if small.height % 2 else [])
+
+
+def test_every_run_of_one_seed_samples_the_same_hands(tmp_path: Path) -> None:
+    """The second run samples up to the first run's key: every sampled hand of the first that the
+    second also played is sampled in the second, and nothing else is."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    run_simulation(make_config(None, strategies="heuristic", seed=5, games=3, workers=0, out=str(a)))
+    run_simulation(
+        make_config(None, variant="club-004", strategies="heuristic", seed=5, games=3, workers=0, out=str(b))
+    )
+    tables = analyze([a, b], tmp_path / "stats", dd="contract", dd_sample=12)
+    la, lb = (pl.read_parquet(f"{x}/deals/*.parquet") for x in (a, b))
+    fa, fb = deal_frame(open_run(a)), deal_frame(open_run(b))
+    cut = ddmod.sample_cut(fa, 12)
+    hand_a = {r["deal_id"]: (r["game_id"], r["hand_no"]) for r in la.iter_rows(named=True)}
+    hand_b = {r["deal_id"]: (r["game_id"], r["hand_no"]) for r in lb.iter_rows(named=True)}
+    pick_a = {hand_a[d] for d in ddmod.sampled_ids(fa, cut)["deal_id"]}
+    pick_b = {hand_b[d] for d in ddmod.sampled_ids(fb, cut)["deal_id"]}
+    assert len(pick_a) == 12
+    assert pick_b == pick_a & set(hand_b.values())
+    assert len(pick_b) >= 6
+    info = tables["dd_sample"]
+    assert info["sampled"].to_list() == [12, len(pick_b)] and info["sample"].to_list() == [12, 12]
+    # the paired DD effects are over exactly those common hands
+    eff = tables["dd_variant_effects"].filter(pl.col("metric") == "dd_makeable")
+    assert eff["paired_n"].to_list() == [len(pick_b)]
+    assert set(eff.columns) >= {"base_lineup", "lineup", "p_holm", "diff_lo", "diff_hi"}

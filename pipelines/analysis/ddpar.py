@@ -1,0 +1,325 @@
+"""Double-dummy par (``analyze --dd par``), docs/dd.md.
+
+For each sampled deal (the DD sample order of :mod:`~pipelines.analysis.dd`, with or without a
+contract) and each seat, :func:`seat_tricks` solves every denomination the variant's ladder has (the
+four suits, no trumps, misère) with that seat as the declarer: the kitty exchange and the joker
+naming are ``heuristic.v1``'s for that contract (:func:`pipelines.hand.play_position`, the rule
+``fivehundred hand`` uses), the position solved from the opening lead.  :func:`par_of` then finds the
+par contract: the outcome of an auction in which both sides see every card, may bid any contract of
+the ladder over the last one (passing does not stop a side from bidding again) and score under DD
+play by :meth:`Rules.declarer_points` — the contract neither side can profitably outbid.  Tables:
+:func:`par_tables` (``dd_par``, ``dd_par_by_strategy``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+
+from fivehundred.pipelines.analysis.dd import SIDECAR_SCHEMA, DDChunk, SidecarKind
+from fivehundred.pipelines.analysis.frame import Frame
+from fivehundred.pipelines.analysis.intervals import cluster_mean, wilson_interval
+from fivehundred.pipelines.analysis.io import AnalysisError
+from fivehundred.pipelines.hand import denomination_of, play_position
+from fivehundred.pipelines.rundir import encode_parquet
+from fivehundred.sim.dd import dd_tricks
+from fivehundred.sim.notation import MISERE, NT_TEXT, SUITS, parse_cards
+from fivehundred.sim.rules import Bid, Rules
+
+#: What a par row means (the exchange rule, the auction model): a change re-solves.
+PAR_VERSION = "par.v1"
+PAR_DIR = "dd_par"
+#: Deals per part: each deal is (seats x denominations) solves, so fewer than the contract sidecar's.
+PAR_CHUNK_DEALS = 16
+#: Denominations in the sidecar's column order (``dd_S`` ... ``dd_MIS``).
+DENOMINATIONS = (*SUITS, NT_TEXT, MISERE)
+PAR_LOG_COLUMNS = ("deal_id", "seed", "dealer", "hands", "kitty")
+PAR_SCHEMA = pa.schema(
+    [SIDECAR_SCHEMA.field(c) for c in ("deal_id", "seed")]
+    + [("dealer", pa.int8())]
+    + [(f"dd_{d}", pa.list_(pa.int8())) for d in DENOMINATIONS]
+    + [("par_contract", pa.string()), ("par_declarer", pa.int8()), ("par_team", pa.int8())]
+    + [("par_points", pa.int32()), SIDECAR_SCHEMA.field("dd_version")]
+)
+
+
+def par_bids(rules: Rules) -> tuple[Bid, ...]:
+    """The ladder the par auction uses: every bid of the rules' ladder but the blind ones (a blind
+    bid is made before its bidder sees a card, which has no meaning with every hand open)."""
+    return tuple(b for b in rules.ladder if not b.blind)
+
+
+def denominations(rules: Rules) -> tuple[tuple[str, str], ...]:
+    """(denomination, the contract forced to solve it): the lowest bid of each denomination of
+    :func:`par_bids` (a denomination's tricks do not depend on the level), in :data:`DENOMINATIONS`
+    order."""
+    first: dict[str, str] = {}
+    for b in par_bids(rules):
+        first.setdefault(denomination_of(b.code), b.code)
+    return tuple((d, first[d]) for d in DENOMINATIONS if d in first)
+
+
+def _mask(rules: Rules, cards: Sequence[str]) -> int:
+    m = 0
+    for c in parse_cards(rules.deck, " ".join(cards)):
+        m |= 1 << c
+    return m
+
+
+def seat_tricks(rules: Rules, row: dict[str, Any]) -> dict[str, list[int]]:
+    """Per denomination of :func:`denominations`, each seat's DD tricks as declarer (its side's; in a
+    misère 0 when it can avoid every trick, else 1), from the logged hands, kitty and dealer."""
+    hands = [_mask(rules, h) for h in row["hands"]]
+    kitty = _mask(rules, row["kitty"])
+    out: dict[str, list[int]] = {}
+    for den, code in denominations(rules):
+        out[den] = [
+            dd_tricks(play_position(rules, hands, kitty, row["dealer"], seat, code))
+            for seat in range(rules.players)
+        ]
+    return out
+
+
+@dataclass(frozen=True)
+class Par:
+    """A deal's par: the contract (None: every side passes), its declarer and side, the declaring
+    side's DD points."""
+
+    contract: str | None
+    declarer: int | None
+    team: int | None
+    points: int
+
+
+def par_of(rules: Rules, dealer: int, tricks: dict[str, list[int]]) -> Par | None:
+    """The par of a deal from each seat's DD tricks (:func:`seat_tricks`); None with more than two
+    sides (par is a two-sided notion).
+
+    A side's value of declaring bid ``b`` is the best of its seats' ``declarer_points(b, tricks)``
+    (ties: the seat that speaks first).  The auction is solved backwards over :func:`par_bids`: the
+    side holding ``b`` keeps that value unless the other side does better for itself by bidding a
+    higher bid (which the first side may overbid in turn, and so on).  The side of the first bidder
+    (left of the dealer) opens the contract that is best for it, or passes when passing is at least
+    as good (then the other side opens or passes; every side passing scores 0).  A side goes on only
+    when that is strictly better for it, and picks the lowest of equally good bids.  Returns the
+    contract reached on that line.
+    """
+    if rules.teams != 2:
+        return None
+    bids = par_bids(rules)
+    n, players = len(bids), rules.players
+    order = [(dealer + 1 + k) % players for k in range(players)]  # auction order: first bidder first
+    best: list[list[tuple[int, int]]] = [[], []]  # side -> per bid (points, declarer)
+    for b in bids:
+        den = denomination_of(b.code)
+        for side in (0, 1):
+            seats = [s for s in order if rules.team_of(s) == side]
+            points, _, seat = max(
+                (rules.declarer_points(b, tricks[den][s]), -k, s) for k, s in enumerate(seats)
+            )
+            best[side].append((points, seat))
+    # g[side][i]: the side's net (its points minus the other's) when it holds bid i, the other to answer
+    g = [[0] * n for _ in range(2)]
+    answer: list[list[int | None]] = [[None] * n for _ in range(2)]  # the other side's best overbid
+    for i in reversed(range(n)):
+        for side in (0, 1):
+            other = 1 - side
+            stop = best[side][i][0]
+            j = min(range(i + 1, n), key=lambda j: (-g[other][j], j), default=None)
+            if j is not None and -g[other][j] < stop:
+                g[side][i], answer[side][i] = -g[other][j], j
+            else:
+                g[side][i] = stop
+    first = rules.team_of(order[0])
+    second = 1 - first
+
+    def opening(side: int) -> int | None:
+        return max(range(n), key=lambda i: (g[side][i], -i), default=None)
+
+    o1, o2 = opening(first), opening(second)
+    pass_value = -max(0, g[second][o2]) if o2 is not None else 0
+    if o1 is not None and g[first][o1] > pass_value:
+        side, i = first, o1
+    elif o2 is not None and g[second][o2] > 0:
+        side, i = second, o2
+    else:
+        return Par(None, None, None, 0)
+    while (j := answer[side][i]) is not None:
+        side, i = 1 - side, j
+    points, declarer = best[side][i]
+    return Par(bids[i].code, declarer, side, points)
+
+
+def solve_par_chunk(chunk: DDChunk) -> bytes:
+    """The par part file's bytes of a chunk: each deal's DD tricks per seat and denomination and its
+    par (a Ray task)."""
+    rules = chunk.rules
+    cols: dict[str, list[Any]] = {f.name: [] for f in PAR_SCHEMA}
+    for row in chunk.rows:
+        try:
+            tricks = seat_tricks(rules, row)
+        except ValueError as exc:
+            raise AnalysisError(f"deal {row['deal_id']}: no DD par from the log ({exc})") from None
+        par = par_of(rules, row["dealer"], tricks)
+        cols["deal_id"].append(row["deal_id"])
+        cols["seed"].append(row["seed"])
+        cols["dealer"].append(row["dealer"])
+        for d in DENOMINATIONS:
+            cols[f"dd_{d}"].append(tricks.get(d))
+        cols["par_contract"].append(None if par is None else par.contract)
+        cols["par_declarer"].append(None if par is None else par.declarer)
+        cols["par_team"].append(None if par is None else par.team)
+        cols["par_points"].append(None if par is None else par.points)
+        cols["dd_version"].append(PAR_VERSION)
+    return encode_parquet(pa.table(cols, schema=PAR_SCHEMA))
+
+
+def par_kind() -> SidecarKind:
+    """The par sidecar ``RUN/dd_par/`` for :func:`pipelines.analysis.dd.dd_sidecar`: one row per
+    sampled deal, with or without a contract."""
+    return SidecarKind(
+        PAR_DIR, PAR_VERSION, PAR_SCHEMA, PAR_LOG_COLUMNS, False, solve_par_chunk, PAR_CHUNK_DEALS
+    )
+
+
+# ------------------------------------------------------------------------------------------ tables
+
+
+def landing(frame: Frame, rules: Rules, par: pl.DataFrame) -> pl.DataFrame:
+    """Per sampled deal and side: where the bidding landed against par.
+
+    ``net`` is the side's DD points minus the other side's for the contract the bots reached (valued
+    with the par sidecar's tricks of its declarer: the bidding's effect alone) and ``par_net`` the
+    same for the par contract; ``at_par`` the deal ended in the par contract by the par side;
+    ``overbid`` the side bought a contract above par (or any contract when par is to pass);
+    ``underbid`` the side holds par and the deal ended below it (lower, or passed out);
+    ``level_diff`` the side's contract's level minus par's when the side declared and both are suit
+    or NT contracts.
+    """
+    rank = rules.bid_index  # ladder order (the par bids are a part of it)
+    d = frame.df.select("deal_id", "game_id", "contract", "declarer", "strategies").join(
+        par, on="deal_id", how="inner"
+    )
+    rows: dict[str, list[Any]] = {
+        k: []
+        for k in ("deal_id", "game_id", "side", "strategy", "net", "par_net", "at_par", "overbid", "underbid",
+                  "level_diff")
+    }  # fmt: skip
+    for r in d.iter_rows(named=True):
+        if r["par_team"] is None:
+            continue
+        c, pc = r["contract"], r["par_contract"]
+        points = 0
+        if c is not None:
+            points = rules.declarer_points(rules.bid(c), r[f"dd_{denomination_of(c)}"][r["declarer"]])
+        dteam = None if c is None else rules.team_of(r["declarer"])
+        here = -1 if c is None else rank[c]
+        there = -1 if pc is None else rank[pc]
+        for side in (0, 1):
+            seats = [s for s in range(rules.players) if rules.team_of(s) == side]
+            net = 0 if dteam is None else (points if dteam == side else -points)
+            par_net = 0 if pc is None else (r["par_points"] if r["par_team"] == side else -r["par_points"])
+            level = None
+            if dteam == side and c is not None and pc is not None:
+                mine, best_bid = rules.bid(c), rules.bid(pc)
+                if not mine.misere and not best_bid.misere:
+                    level = mine.tricks - best_bid.tricks
+            for k, v in (
+                ("deal_id", r["deal_id"]),
+                ("game_id", r["game_id"]),
+                ("side", side),
+                ("strategy", "+".join(sorted({r["strategies"][s] for s in seats}))),
+                ("net", net),
+                ("par_net", par_net),
+                ("at_par", c == pc and dteam == r["par_team"]),
+                ("overbid", dteam == side and here > there),
+                ("underbid", r["par_team"] == side and here < there),
+                ("level_diff", level),
+            ):
+                rows[k].append(v)
+    schema = {"deal_id": pl.Int64, "game_id": pl.Int64, "side": pl.Int8, "strategy": pl.String,
+              "net": pl.Int64, "par_net": pl.Int64, "at_par": pl.Boolean, "overbid": pl.Boolean,
+              "underbid": pl.Boolean, "level_diff": pl.Int64}  # fmt: skip
+    return pl.DataFrame(rows, schema=schema)
+
+
+_INT, _FLOAT = pl.Int64, pl.Float64
+PAR_TABLE_SCHEMA: dict[str, Any] = {
+    "run_id": pl.String,
+    "variant": pl.String,
+    **dict.fromkeys(("n", "par_passed"), _INT),
+    "par_points_mean": _FLOAT,
+    "at_par": _INT,
+    **dict.fromkeys(("at_par_rate", "at_par_lo", "at_par_hi"), _FLOAT),
+    **dict.fromkeys(("above_par", "below_par", "par_other_side"), _INT),
+}
+BY_STRATEGY_SCHEMA: dict[str, Any] = {
+    **dict.fromkeys(("run_id", "variant", "strategy"), pl.String),
+    **dict.fromkeys(("n", "games", "at_par", "overbid", "underbid"), _INT),
+    **dict.fromkeys(("overbid_rate", "underbid_rate"), _FLOAT),
+    "level_n": _INT,
+    **dict.fromkeys(("level_diff_mean", *(f"points_vs_par_{k}" for k in ("mean", "lo", "hi", "se"))), _FLOAT),
+}
+
+
+def _nan_null(v: float) -> float | None:
+    return None if v != v else v
+
+
+def par_tables(
+    frames: Sequence[Frame], rules: Sequence[Rules], sidecars: Sequence[pl.DataFrame]
+) -> dict[str, pl.DataFrame]:
+    """``dd_par`` (per run: how often the bidding reached par, went above or below it) and
+    ``dd_par_by_strategy`` (per run and side's strategies: points against par, over- and under-bids,
+    the level difference), from the runs' par sidecars (no I/O)."""
+    runs: dict[str, list[Any]] = {k: [] for k in PAR_TABLE_SCHEMA}
+    strat: dict[str, list[Any]] = {k: [] for k in BY_STRATEGY_SCHEMA}
+    for f, r, par in zip(frames, rules, sidecars, strict=True):
+        land = landing(f, r, par)
+        if land.height == 0:
+            continue
+        deals = land.filter(pl.col("side") == 0)
+        par2 = par.filter(pl.col("par_team").is_not_null())
+        played = f.df.select("deal_id", "contract", "declarer").join(par2, on="deal_id", how="inner")
+        other = played.filter(
+            (pl.col("contract") == pl.col("par_contract"))
+            & ((pl.col("declarer") % r.teams) != pl.col("par_team"))
+        ).height
+        n = deals.height
+        at = int(deals["at_par"].sum())
+        above = int(land.filter("overbid")["deal_id"].n_unique())
+        below = int(land.filter("underbid")["deal_id"].n_unique())
+        lo, hi = wilson_interval(at, n)
+        for k, v in (
+            ("run_id", f.run.run_id), ("variant", f.run.variant), ("n", n),
+            ("par_passed", par2.filter(pl.col("par_contract").is_null()).height),
+            ("par_points_mean", math.fsum(par2["par_points"].to_list()) / n),
+            ("at_par", at), ("at_par_rate", at / n), ("at_par_lo", lo), ("at_par_hi", hi),
+            ("above_par", above), ("below_par", below), ("par_other_side", other),
+        ):  # fmt: skip
+            runs[k].append(v)
+        land = land.with_columns((pl.col("net") - pl.col("par_net")).alias("y"))
+        for (name,), g in sorted(land.partition_by("strategy", as_dict=True).items()):
+            per_game = g.group_by("game_id").agg(pl.col("y").sum(), pl.len().alias("m")).sort("game_id")
+            mean, lo, hi, se, games = cluster_mean(per_game["y"].to_list(), per_game["m"].to_list())
+            lv = g["level_diff"].drop_nulls()
+            m = g.height
+            for k, v in (
+                ("run_id", f.run.run_id), ("variant", f.run.variant), ("strategy", name), ("n", m),
+                ("games", games), ("at_par", int(g["at_par"].sum())), ("overbid", int(g["overbid"].sum())),
+                ("underbid", int(g["underbid"].sum())), ("overbid_rate", g["overbid"].mean()),
+                ("underbid_rate", g["underbid"].mean()), ("level_n", lv.len()),
+                ("level_diff_mean", math.fsum(lv.to_list()) / lv.len() if lv.len() else None),
+                ("points_vs_par_mean", _nan_null(mean)), ("points_vs_par_lo", _nan_null(lo)),
+                ("points_vs_par_hi", _nan_null(hi)), ("points_vs_par_se", _nan_null(se)),
+            ):  # fmt: skip
+                strat[k].append(v)
+    return {
+        "dd_par": pl.DataFrame(runs, schema=PAR_TABLE_SCHEMA),
+        "dd_par_by_strategy": pl.DataFrame(strat, schema=BY_STRATEGY_SCHEMA),
+    }
