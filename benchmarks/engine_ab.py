@@ -13,6 +13,12 @@ this tree (the order swapped every round, so a change of the machine's load betw
 weighs on both alike), and prints deals per CPU second of each and their ratio.  The last lines
 give, per strategy, the median ratio over the rounds and the total deals over total CPU time of
 each side.  A ratio of 0.95 means this tree plays 5% fewer deals per CPU second than the base.
+
+``--count GAMES --side base|now`` plays games ``0 .. GAMES-1`` (master seed 7) with one side only and
+prints the deals: a fixed workload for counting instructions, which the load of a shared machine
+does not change (``valgrind --tool=callgrind --collect-atstart=no
+--toggle-collect=CPyDef_game___play_game python benchmarks/engine_ab.py ...``: both trees' compiled
+``play_game`` have that C name, and only the side asked for runs).
 """
 
 from __future__ import annotations
@@ -76,10 +82,20 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=1.0, help="CPU seconds per slice")
     ap.add_argument("--strategies", default="random,heuristic", help="comma-separated strategy specs")
     ap.add_argument("--variant", default="pagat-au")
+    ap.add_argument("--count", type=int, default=0, help="play this many games with --side only")
+    ap.add_argument("--side", choices=("base", "now"), default="now")
     args = ap.parse_args()
 
     base = base_side(args.base.resolve())
     now = Side("this tree", load_rules, play_game, make, core())
+    if args.count:
+        side = base if args.side == "base" else now
+        for spec in [s.strip() for s in args.strategies.split(",") if s.strip()]:
+            rules = side.load(args.variant)
+            bots = [side.build(spec) for _ in range(rules.players)]
+            deals = sum(len(side.play(rules, bots, 7, game)) for game in range(args.count))
+            print(f"{side.label} {spec}: {args.count} games, {deals} deals")
+        return
     for side in (base, now):
         print(f"{side.label}: core {side.info['core']}")
     specs = [s.strip() for s in args.strategies.split(",") if s.strip()]
