@@ -43,8 +43,6 @@ MAX_DEALS: Final = 100_000
 #: The bot whose kitty discard and joker naming the analysis uses, and the bots asked to bid.
 DISCARD_BOT: Final = "heuristic.v1"
 BIDDERS: Final = ("heuristic.v1", "heuristic.v2")
-#: Denominations in ladder order; ``MIS`` stands for every misère bid (they play alike double dummy).
-DENOMINATIONS: Final = (*SUITS, NT_TEXT, MISERE)
 _HAND_KEY: Final = 0x48414E44  # "HAND": the analysis's own seed stream
 
 
@@ -101,11 +99,6 @@ class HandAnalysis:
     def bid(self, code: str) -> BidValue:
         """The :class:`BidValue` of a bid code."""
         return next(b for b in self.bids if b.code == code)
-
-    def best_of(self, name: str) -> BidValue | None:
-        """The bid of a denomination with the highest expected points (misère: every misère bid)."""
-        mine = [b for b in self.bids if denomination_of(b.code) == name]
-        return max(mine, key=lambda b: b.expected_points) if mine else None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: the inputs, per denomination the tricks of each deal, their

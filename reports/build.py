@@ -901,11 +901,6 @@ def sections(ctx: Context) -> list[Section]:
     return [build(ctx) for build in SECTION_BUILDERS]
 
 
-def figure_keys() -> list[str]:
-    """Every figure key of the report, in order (for a context with no data)."""
-    return [f.key for sec in sections(Context({}, ())) for f in sec.figures]
-
-
 def _banner(sec: Section) -> str:
     """The banner of a section: which bots played the runs whose figures follow."""
     if not sec.strategies:

@@ -11,8 +11,7 @@ ten and the jack (RULES.md section 11).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
 from typing import Final
 
 from fivehundred.sim._mypyc import mypyc_attr
@@ -23,57 +22,56 @@ SUIT_NAMES: Final = ("spades", "clubs", "diamonds", "hearts")
 #: the 6-player pack orders correctly.
 RANK_ORDER: Final[dict[str, int]] = {r: i + 2 for i, r in enumerate(RANKS)}
 JACK = RANK_ORDER["J"]
-ACE = RANK_ORDER["A"]
 #: Suit of the same colour: spades<->clubs, diamonds<->hearts (the left bower's suit).
 SAME_COLOUR: Final = (1, 0, 3, 2)
 
 
-@mypyc_attr(native_class=False)  # a plain Python class even when compiled: pickles, caches properties
+@mypyc_attr(native_class=False)  # a plain Python class even when compiled: pickles
 @dataclass(frozen=True)
 class Deck:
     """An ordered set of cards: names, suits and ranks as parallel tuples, jokers last.
 
     ``suit[c]`` is the printed suit (``-1`` for a joker); ``rank[c]`` the rank strength from
     :data:`RANK_ORDER` (jokers get ``100 - joker_number`` so that joker 1 ranks above joker 2).
+    The derived tables (:attr:`index`, :attr:`jokers`, the masks) are built once, with the deck:
+    compiled by mypyc, ``functools.cached_property`` became a plain property here and rebuilt them
+    at every read (about 2.7 µs for ``jokers``).
     """
 
     names: tuple[str, ...]
     suit: tuple[int, ...]
     rank: tuple[int, ...]
+    #: Card name -> card int.
+    index: dict[str, int] = field(init=False, repr=False, compare=False)
+    #: Card ints of the jokers, highest first.
+    jokers: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    #: Bitmask of all jokers.
+    joker_mask: int = field(init=False, repr=False, compare=False)
+    #: Bitmask of the whole deck.
+    full_mask: int = field(init=False, repr=False, compare=False)
+    #: Bitmask of each printed suit (jokers excluded).
+    printed_suit_masks: tuple[int, int, int, int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        jokers = tuple(c for c, s in enumerate(self.suit) if s < 0)
+        masks = [0, 0, 0, 0]
+        for c, s in enumerate(self.suit):
+            if s >= 0:
+                masks[s] |= 1 << c
+        derived = {
+            "index": {n: i for i, n in enumerate(self.names)},
+            "jokers": jokers,
+            "joker_mask": mask_of(jokers),
+            "full_mask": (1 << len(self.names)) - 1,
+            "printed_suit_masks": (masks[0], masks[1], masks[2], masks[3]),
+        }
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)  # a frozen dataclass
 
     @property
     def size(self) -> int:
         """Number of cards in the deck."""
         return len(self.names)
-
-    @cached_property
-    def index(self) -> dict[str, int]:
-        """Card name -> card int."""
-        return {n: i for i, n in enumerate(self.names)}
-
-    @cached_property
-    def jokers(self) -> tuple[int, ...]:
-        """Card ints of the jokers, highest first."""
-        return tuple(c for c in range(self.size) if self.suit[c] < 0)
-
-    @cached_property
-    def joker_mask(self) -> int:
-        """Bitmask of all jokers."""
-        return mask_of(self.jokers)
-
-    @cached_property
-    def full_mask(self) -> int:
-        """Bitmask of the whole deck."""
-        return (1 << self.size) - 1
-
-    @cached_property
-    def printed_suit_masks(self) -> tuple[int, int, int, int]:
-        """Bitmask of each printed suit (jokers excluded)."""
-        masks = [0, 0, 0, 0]
-        for c, s in enumerate(self.suit):
-            if s >= 0:
-                masks[s] |= 1 << c
-        return (masks[0], masks[1], masks[2], masks[3])
 
     def card(self, name: str) -> int:
         """Return the card int for a name such as ``TH`` or ``JK``; ``KeyError`` names the card."""

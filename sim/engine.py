@@ -43,7 +43,6 @@ KITTY: Final = 1
 JOKER: Final = 2
 PLAY: Final = 3
 DONE: Final = 4
-PHASE_NAMES: Final = ("auction", "kitty", "joker", "play", "done")
 
 # The action space's constants (JOKER_LEAD, NAME_SUIT, NAME_NONE, PASS, BID) belong to the
 # notation (sim/notation.py), which writes and reads actions; they are re-exported here.
@@ -156,6 +155,8 @@ class CompiledRules:
         ladder = rules.ladder
         self.n = rules.players
         self.no_named = tuple(-1 for _ in rules.deck.jokers)
+        self.all_seats = (1 << self.n) - 1  # the mask of every seat
+        self.open_bids: tuple[bool, ...] = tuple(bool(b.open) for b in ladder)  # per ladder index
         # The switches the state machine reads at every step, copied once (fast attributes).
         self.teams: int = rules.teams
         self.hand_size: int = rules.hand_size
@@ -628,6 +629,45 @@ def step(state: State, action: int) -> State:
     return new
 
 
+def _flag_mask(flags: list[bool]) -> int:
+    """A list of flags as a bitmask (bit ``i`` = ``flags[i]``)."""
+    m = 0
+    for i, f in enumerate(flags):
+        if f:
+            m |= 1 << i
+    return m
+
+
+def _mask_flags(m: int, n: int) -> tuple[bool, ...]:
+    """The ``n`` flags of a bitmask made by :func:`_flag_mask`."""
+    return tuple([m >> i & 1 == 1 for i in range(n)])
+
+
+def _pack(values: list[int], offset: int) -> int:
+    """Small non-negative ints (after adding ``offset``) as one int, 8 bits each."""
+    m = 0
+    shift = 0
+    for v in values:
+        m |= (v + offset) << shift
+        shift += 8
+    return m
+
+
+def _unpack(m: int, n: int, offset: int) -> tuple[int, ...]:
+    """The ``n`` values of an int made by :func:`_pack` with the same ``offset``."""
+    return tuple([(m >> (8 * i) & 255) - offset for i in range(n)])
+
+
+def _own_copy(t: tuple[Any, ...]) -> Any:
+    """A new tuple equal to ``t`` (``tuple(t)`` would return ``t`` itself); its items as objects,
+    so that compiled code copies references instead of unboxing and boxing ints."""
+    if len(t) == 2:
+        return (t[0], t[1])
+    if len(t) == 3:
+        return (t[0], t[1], t[2])
+    return tuple(list(t))
+
+
 class SeatView:
     """The information state of one seat at one decision (OpenSpiel's information state, as an object).
 
@@ -639,16 +679,22 @@ class SeatView:
     and public (the rules, the contract's bid, the contract tables): nothing reachable from it
     leads to the state, to another seat's view or hand, to a random stream or to a seed.
     docs/strategies.md says what that does and does not protect against in-process.
+
+    A snapshot is taken at every decision, so it copies as little as it can: the per-seat flags
+    (:attr:`passed`, :attr:`active`) and :attr:`jokers_named` are kept as ints, the current
+    :attr:`trick` as its length (it is the tail of :attr:`plays`) and :attr:`tricks_won` as
+    :attr:`trick_winners`; those properties build their tuples when read.
     """
 
     __slots__ = (
+        "_active",
         "_high",
+        "_named",
         "_pairs",
+        "_passed",
         "_play_seats",
         "_plays",
-        "_trick",
-        "_trick_seats",
-        "active",
+        "_trick_len",
         "bid_seats",
         "bids",
         "contract",
@@ -659,11 +705,9 @@ class SeatView:
         "hand",
         "hand_no",
         "high_bidder",
-        "jokers_named",
         "kitty",
         "led_suit",
         "led_suits",
-        "passed",
         "phase",
         "played",
         "rules",
@@ -671,7 +715,6 @@ class SeatView:
         "seat",
         "tables",
         "trick_winners",
-        "tricks_won",
         "turn",
     )  # fmt: skip
 
@@ -697,8 +740,6 @@ class SeatView:
     bid_seats: tuple[int, ...]
     #: Seat of the highest bid so far, or -1.
     high_bidder: int
-    #: Which seats have passed in the auction.
-    passed: tuple[bool, ...]
     #: The contract, once the auction is over.
     contract: Bid | None
     #: The declarer's seat, or -1.
@@ -707,12 +748,8 @@ class SeatView:
     kitty: int | None
     #: The declarer's discards: known to the declarer only.
     discards: int | None
-    #: The suit named for each joker by the declarer (-1: none), public once play starts.
-    jokers_named: tuple[int, ...]
     #: The contract's card tables (effective suits, powers); None before play.
     tables: ContractTables | None
-    #: Which seats take part in the play (a misère declarer's partners sit out).
-    active: tuple[bool, ...]
     #: The effective suit led to the current trick, or -1.
     led_suit: int
     #: Bitmask (bit = suit) of the suits led so far in this deal.
@@ -721,8 +758,6 @@ class SeatView:
     played: int
     #: The winner of each completed trick.
     trick_winners: tuple[int, ...]
-    #: Tricks won so far by each seat.
-    tricks_won: tuple[int, ...]
     #: The open-misère declarer's remaining hand, exposed to all after the first trick.
     exposed: int | None
 
@@ -734,14 +769,14 @@ class SeatView:
         self.phase = phase
         self.dealer = s.dealer
         self.turn = s.turn
-        self.scores = tuple(list(s.scores))
+        self.scores = _own_copy(s.scores)
         self.hand_no = s.hand_no
         self.hand = s.hands[seat] ^ 0  # a new int: nothing else refers to this one
         self.bids = tuple(s.bids)
         self.bid_seats = tuple(s.bid_seats)
         self._high = s.high
         self.high_bidder = s.high_bidder
-        self.passed = tuple(s.passed)
+        self._passed = _flag_mask(s.passed) if s.n_passed else 0
         contract = s.contract
         declarer = s.declarer
         self.contract = contract
@@ -752,14 +787,10 @@ class SeatView:
         else:
             self.kitty = None
             self.discards = None
-        if phase >= PLAY:
-            self.jokers_named = tuple(s.jokers_named)
-        else:
-            self.jokers_named = tuple(list(s.comp.no_named))
+        self._named = _pack(s.jokers_named, 1) if phase >= PLAY else 0
         self.tables = s.tables
-        self.active = tuple(s.active)
-        self._trick = tuple(s.trick)
-        self._trick_seats = tuple(s.trick_seats)
+        self._active = s.comp.all_seats if s.n_active == s.comp.n else _flag_mask(s.active)
+        self._trick_len = len(s.trick)
         self.led_suit = s.led if s.trick else -1
         self.led_suits = s.led_suits
         self._plays = tuple(s.plays)
@@ -767,8 +798,7 @@ class SeatView:
         self._pairs: tuple[tuple[int, int], ...] | None = None
         self.played = s.played ^ 0
         self.trick_winners = tuple(s.trick_winners)
-        self.tricks_won = tuple(s.tricks_won)
-        if contract is not None and contract.open and s.tricks_played >= 1 and phase == PLAY:
+        if phase == PLAY and s.tricks_played >= 1 and s.comp.open_bids[s.high]:
             self.exposed = s.hands[declarer] ^ 0
         else:
             self.exposed = None
@@ -779,9 +809,40 @@ class SeatView:
         return self.rules.ladder[self._high] if self._high >= 0 else None
 
     @property
+    def passed(self) -> tuple[bool, ...]:
+        """Which seats have passed in the auction."""
+        return _mask_flags(self._passed, self.rules.players)
+
+    @property
+    def active(self) -> tuple[bool, ...]:
+        """Which seats take part in the play (a misère declarer's partners sit out)."""
+        return _mask_flags(self._active, self.rules.players)
+
+    @property
+    def tricks_won(self) -> tuple[int, ...]:
+        """Tricks won so far by each seat."""
+        won = [0] * self.rules.players
+        for w in self.trick_winners:
+            won[w] += 1
+        return tuple(won)
+
+    @property
+    def jokers_named(self) -> tuple[int, ...]:
+        """The suit named for each joker by the declarer (-1: none), public once play starts."""
+        return _unpack(self._named, len(self.rules.deck.jokers), 1)
+
+    @property
     def trick(self) -> tuple[tuple[int, int], ...]:
-        """The current trick as (seat, card) pairs."""
-        return tuple(zip(self._trick_seats, self._trick))  # noqa: B905 (equal lengths by construction)
+        """The current trick as (seat, card) pairs (a led suitless joker as its card)."""
+        plays, seats = self._plays, self._play_seats
+        end = len(plays)
+        out = []
+        for i in range(end - self._trick_len, end):
+            a = plays[i]
+            if a >= JOKER_LEAD:  # a led suitless joker: its card
+                a = self.rules.deck.jokers[(a - JOKER_LEAD) >> 2]
+            out.append((seats[i], a))
+        return tuple(out)
 
     @property
     def plays(self) -> tuple[tuple[int, int], ...]:
@@ -793,7 +854,7 @@ class SeatView:
         return pairs
 
 
-#: The fields of :meth:`SeatView.fields`, in order (the isolation mode's wire format).
+#: The fields of :func:`view_fields`, in order (the isolation mode's wire format).
 VIEW_FIELDS: Final = (
     "seat",
     "phase",
@@ -812,15 +873,13 @@ VIEW_FIELDS: Final = (
     "discards",
     "jokers_named",
     "active",
-    "_trick",
-    "_trick_seats",
+    "_trick_len",
     "led_suit",
     "led_suits",
     "_plays",
     "_play_seats",
     "played",
     "trick_winners",
-    "tricks_won",
     "exposed",
 )
 
@@ -846,15 +905,13 @@ def view_fields(view: SeatView) -> list[Any]:
         view.discards,
         list(view.jokers_named),
         list(view.active),
-        list(view._trick),
-        list(view._trick_seats),
+        view._trick_len,
         view.led_suit,
         view.led_suits,
         list(view._plays),
         list(view._play_seats),
         view.played,
         list(view.trick_winners),
-        list(view.tricks_won),
         view.exposed,
     ]
 
@@ -881,27 +938,26 @@ class PlainView(SeatView):
         self.bid_seats = tuple(int(x) for x in f[8])
         self._high = int(f[9])
         self.high_bidder = int(f[10])
-        self.passed = tuple(bool(x) for x in f[11])
+        self._passed = _flag_mask([bool(x) for x in f[11]])
         self.declarer = int(f[12])
         self.kitty = None if f[13] is None else int(f[13])
         self.discards = None if f[14] is None else int(f[14])
-        self.jokers_named = tuple(int(x) for x in f[15])
-        self.active = tuple(bool(x) for x in f[16])
-        self._trick = tuple(int(x) for x in f[17])
-        self._trick_seats = tuple(int(x) for x in f[18])
-        self.led_suit = int(f[19])
-        self.led_suits = int(f[20])
-        self._plays = tuple(int(x) for x in f[21])
-        self._play_seats = tuple(int(x) for x in f[22])
+        named = tuple(int(x) for x in f[15])
+        self._named = _pack(list(named), 1)
+        self._active = _flag_mask([bool(x) for x in f[16]])
+        self._trick_len = int(f[17])
+        self.led_suit = int(f[18])
+        self.led_suits = int(f[19])
+        self._plays = tuple(int(x) for x in f[20])
+        self._play_seats = tuple(int(x) for x in f[21])
         self._pairs = None
-        self.played = int(f[23])
-        self.trick_winners = tuple(int(x) for x in f[24])
-        self.tricks_won = tuple(int(x) for x in f[25])
-        self.exposed = None if f[26] is None else int(f[26])
+        self.played = int(f[22])
+        self.trick_winners = tuple(int(x) for x in f[23])
+        self.exposed = None if f[24] is None else int(f[24])
         contract = rules.ladder[self._high] if self.declarer >= 0 and self._high >= 0 else None
         self.contract = contract
         if contract is not None and self.phase >= PLAY:
-            self.tables = contract_tables(rules.deck, contract.trump, self.jokers_named)
+            self.tables = contract_tables(rules.deck, contract.trump, named)
         else:
             self.tables = None
 

@@ -92,49 +92,70 @@ def play_deal(
     back after), so nothing it is handed is held by the runner: no list of every seat's views or
     generators to find with ``gc.get_referrers``.  ``rngs`` should be a list made for this deal,
     with a generator per seat that nothing else refers to (as :func:`play_game` makes it); another
-    sequence is copied into a list first.
+    sequence is copied into a list first.  A strategy that declares ``asked_when_forced = False``
+    is not asked when only one action is legal: the runner takes it (no view, no call).
     """
-    held: list[Any] = rngs if isinstance(rngs, list) else list(rngs)
+    _play_deal(state, strategies, _seat_plan(strategies), rngs, game_id, labels)
+
+
+#: The builtin called as a function, not compiled inline: a missing attribute then gives the default
+#: without an AttributeError being raised and caught (about 10,000 instructions a lookup).
+_lookup: Final = getattr
+
+
+def _seat_plan(strategies: Sequence[Any]) -> tuple[list[Any], list[Any], list[Any], list[bool]]:
+    """What :func:`play_deal` needs of each seat's strategy, looked up once (per game in
+    :func:`play_game`): its four decision methods, its ``play``, a blank view when it declares
+    ``uses_view = False`` (random.v1: no snapshot) else None, and whether it is asked for a forced
+    action (not when it declares ``asked_when_forced = False``, as heuristic.v1 does)."""
     methods = [(st.bid, st.discard, st.name_joker, st.play) for st in strategies]
     plays = [st.play for st in strategies]
-    # A strategy that declares ``uses_view = False`` (random.v1) gets a blank view: no snapshot.
-    blank = [None if getattr(st, "uses_view", True) else BlankView(s) for s, st in enumerate(strategies)]
+    blank = [None if _lookup(st, "uses_view", True) else BlankView(s) for s, st in enumerate(strategies)]
+    ask_forced = [bool(_lookup(st, "asked_when_forced", True)) for st in strategies]
+    return methods, plays, blank, ask_forced
+
+
+def _play_deal(
+    state: State,
+    strategies: Sequence[Any],
+    plan: tuple[list[Any], list[Any], list[Any], list[bool]],
+    rngs: Sequence[Rng],
+    game_id: int,
+    labels: Sequence[str] | None,
+) -> None:
+    """:func:`play_deal` with the seats' :func:`_seat_plan` made already."""
+    methods, plays, blank, ask_forced = plan
+    held: list[Any] = rngs if isinstance(rngs, list) else list(rngs)
     legal_actions, apply = state.legal_actions, state.apply
     legal_plays, play_card = state._legal_plays, state._play
     while True:
         phase = state.phase
-        if phase == PLAY:  # the hot path: straight to the play-phase methods
-            seat = state.turn
-            legal = legal_plays()
-            mine = held[seat]
-            held[seat] = None  # out of the runner's list while the bot holds it
-            try:
-                view = blank[seat] or SeatView(state, seat)
-                action = plays[seat](view, legal, mine)
-            except Exception as exc:  # a bot's own failure: report it with where it happened
-                held[seat] = mine
-                raise _bot_failed(state, _label(strategies, labels, seat), game_id, seat, exc) from exc
-            held[seat] = mine
-            if action not in legal:
-                raise _bot_illegal(state, _label(strategies, labels, seat), game_id, seat, action)
-            play_card(action)
-        elif phase == DONE:
+        if phase == DONE:
             return
+        seat = state.turn
+        if phase == PLAY:  # the hot path: straight to the play-phase methods
+            legal = legal_plays()
+            ask = plays[seat]
+            act = play_card
         else:
-            seat = state.turn
             legal = legal_actions()
-            mine = held[seat]
-            held[seat] = None
-            try:
-                view = blank[seat] or SeatView(state, seat)
-                action = methods[seat][phase](view, legal, mine)
-            except Exception as exc:
-                held[seat] = mine
-                raise _bot_failed(state, _label(strategies, labels, seat), game_id, seat, exc) from exc
+            ask = methods[seat][phase]
+            act = apply
+        if len(legal) == 1 and not ask_forced[seat]:
+            act(legal[0])
+            continue
+        mine = held[seat]
+        held[seat] = None  # out of the runner's list while the bot holds it
+        try:
+            view = blank[seat] or SeatView(state, seat)
+            action = ask(view, legal, mine)
+        except Exception as exc:  # a bot's own failure: report it with where it happened
             held[seat] = mine
-            if action not in legal:
-                raise _bot_illegal(state, _label(strategies, labels, seat), game_id, seat, action)
-            apply(action)
+            raise _bot_failed(state, _label(strategies, labels, seat), game_id, seat, exc) from exc
+        held[seat] = mine
+        if action not in legal:
+            raise _bot_illegal(state, _label(strategies, labels, seat), game_id, seat, action)
+        act(action)
 
 
 def _label(strategies: Sequence[Any], labels: Sequence[str] | None, seat: int) -> str:
@@ -312,7 +333,8 @@ def play_game(
     scores = [0] * rules.teams
     records: list[dict[str, Any]] = []
     first = first_dealer(master_seed, game_id, n)
-    needs_rng = [getattr(s, "uses_rng", True) for s in strategies]
+    needs_rng = [_lookup(s, "uses_rng", True) for s in strategies]
+    plan = _seat_plan(strategies)
     for hand_no in range(rules.deal_limit):
         seed = deal_seed(master_seed, game_id, hand_no)
         state = State.deal(rules, seed, (first + hand_no) % n)
@@ -323,7 +345,7 @@ def play_game(
             bot_rng(seed, s, rng_keys[s] if rng_keys else 0) if needs_rng[s] else _NO_RNG.fork()
             for s in range(n)
         ]
-        play_deal(state, strategies, rngs, game_id, labels)
+        _play_deal(state, strategies, plan, rngs, game_id, labels)
         delta, scores, over, winner, reason = settle(rules, scores, state)
         if not over and hand_no == rules.deal_limit - 1:
             over, reason = True, DEAL_LIMIT

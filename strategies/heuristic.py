@@ -101,6 +101,8 @@ class HeuristicStrategy:
 
     #: Deterministic: it never draws from its RNG, so the game runner need not build one per deal.
     uses_rng: ClassVar[bool] = False
+    #: Its answer to a forced action is that action (nothing is learnt or kept): the runner need not ask.
+    asked_when_forced: ClassVar[bool] = False
 
     #: Tunable parameters: name -> validator (returns an error message or None).
     PARAMS: ClassVar[dict[str, Any]] = {
@@ -157,7 +159,8 @@ class HeuristicStrategy:
         self.defend_together = bool(defend_together)
         self._memo: dict[tuple[Any, ...], Any] = {}
         self._menus: dict[int, Any] = {}  # id(legal bid tuple) -> (tuple, menu)
-        # id(view) -> [view, plays seen, shown voids, suit led, active seats]: voids kept up to date.
+        # seat -> [plays seen, how many, shown voids, suit led, active seats, contract tables, rules]:
+        # the voids kept up to date while the plays of later views extend the plays seen.
         self._void_cache: dict[int, list[Any]] = {}
         # seat -> the deal's fixed facts in play, with what they were derived from (views are snapshots)
         self._deals: dict[int, tuple[Any, ...]] = {}
@@ -638,15 +641,23 @@ class HeuristicStrategy:
     def _voids(self, view: SeatView) -> list[int]:
         """:func:`~strategies.sampling.shown_voids`, updated with the plays since the last call."""
         plays = view.plays
-        hit = self._void_cache.get(id(view))
-        if hit is None or hit[0] is not view or hit[1] > len(plays):
-            if len(self._void_cache) > 64:
-                self._void_cache.clear()
-            hit = [view, 0, [0] * view.rules.players, -1, sum(view.active)]
-            self._void_cache[id(view)] = hit
-        _, done, voids, led, active = hit
         tables = view.tables
         assert tables is not None
+        active = sum(view.active)
+        # The voids follow from the plays, the effective suits and the seats in play alone: a cached
+        # result stands for any view whose plays begin with the plays it was worked out from.
+        hit = self._void_cache.get(view.seat)
+        rules = view.rules
+        if (
+            hit is None
+            or hit[5] is not tables
+            or hit[6] is not rules
+            or hit[4] != active
+            or plays[: hit[1]] != hit[0]
+        ):
+            hit = [(), 0, [0] * rules.players, -1, active, tables, rules]
+            self._void_cache[view.seat] = hit
+        done, voids, led = hit[1], hit[2], hit[3]
         eff = tables.eff_suit
         for i in range(done, len(plays)):
             seat, a = plays[i]
@@ -654,6 +665,7 @@ class HeuristicStrategy:
                 led = led_suit_of_action(a) if a >= JOKER_LEAD else eff[a]
             elif a >= JOKER_LEAD or eff[a] != led:
                 voids[seat] |= 1 << led
+        hit[0] = plays
         hit[1] = len(plays)
         hit[3] = led
         return voids

@@ -71,21 +71,6 @@ def elo_from_score(score: float) -> float:
     return 0.0 - 400.0 * math.log10(1.0 / score - 1.0)  # 0.0 - x: no "-0.0" at score 0.5
 
 
-def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float]:
-    """The mean of ``values`` and the half-width of its Student-t interval (sample sd, ``ddof=1``,
-    ``n - 1`` degrees of freedom: sound for a handful of pairs, the normal interval for many).
-
-    For paired data pass the per-pair differences.  The half-width is ``nan`` with fewer than 2 values.
-    """
-    x = np.asarray(values, dtype=float)
-    if x.size == 0:
-        return math.nan, math.nan
-    mean = float(x.mean())
-    if x.size < 2:
-        return mean, math.nan
-    return mean, t_value(confidence, x.size) * float(x.std(ddof=1)) / math.sqrt(x.size)
-
-
 def ratio_ci(
     numerators: Sequence[float], denominators: Sequence[float], confidence: float = 0.95
 ) -> tuple[float, float]:
@@ -131,11 +116,6 @@ class ScoreSummary:
     los: float  # likelihood of superiority, P(true score > 0.5)
     score_low: float = math.nan  # the interval of the score (asymmetric when it is Wilson's)
     score_high: float = math.nan
-
-    @property
-    def elo_half(self) -> float:
-        """Half the width of the Elo interval (it is asymmetric; this is what `±` shows)."""
-        return (self.elo_high - self.elo_low) / 2
 
 
 def penta_summary(counts: Sequence[int], confidence: float = 0.95) -> ScoreSummary:
@@ -238,23 +218,6 @@ def gsprt_llr(counts: Sequence[int], s0: float, s1: float) -> float:
         return 0.0
     reg = [c if c > 0 else REGULARIZE for c in counts]
     return llr_pdf(PENTA_SCORES, reg, s0, s1)
-
-
-def llr_normal(counts: Sequence[int], s0: float, s1: float) -> float:
-    """The normal approximation of the GSPRT LLR: ``N (s1 - s0) (2 x̄ - s0 - s1) / (2 σ²)``.
-
-    ``x̄`` and ``σ²`` are the mean and variance of the per-pair mean score.  Used as a cross-check.
-    """
-    c = np.asarray(counts, dtype=float)
-    n = float(c.sum())
-    if n == 0:
-        return 0.0
-    a = np.asarray(PENTA_SCORES)
-    mean = float((c * a).sum() / n)
-    var = float((c * (a - mean) ** 2).sum() / n)
-    if var == 0:
-        return math.copysign(math.inf, (s1 - s0) * (2 * mean - s0 - s1))
-    return n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
 
 
 @dataclass(frozen=True)

@@ -12,15 +12,12 @@ which must never be called) and a few others run as a real process to prove the 
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import math
 import os
 import shutil
 import subprocess
 import sys
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,9 +26,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from fivehundred.cli.main import main
 from fivehundred.pipelines.runconfig import make_config
 from fivehundred.pipelines.simulate import run_simulation
+from tests.cli.helpers import in_process
 from tests.pipelines.test_dd_positions import GOLDEN
 
 REPO = Path(__file__).resolve().parents[2]
@@ -1030,27 +1027,6 @@ def _fill(args: list[str], tmp: Path, runs: tuple[Path, Path]) -> list[str]:
     ]
 
 
-def _in_process(args: list[str]) -> tuple[int, str, str]:
-    """``fivehundred ARGS`` through the entry point, as the installed command runs it."""
-    out, err = io.StringIO(), io.StringIO()
-    argv = sys.argv
-    sys.argv = ["fivehundred", *args]
-    status: int = 0
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                main()
-            except SystemExit as exc:
-                code = exc.code
-                status = code if isinstance(code, int) else (0 if code is None else 1)
-            except Exception:  # what the real process would print as a traceback, exit 1
-                traceback.print_exc(file=err)
-                status = 1
-    finally:
-        sys.argv = argv
-    return status, out.getvalue(), err.getvalue()
-
-
 def _check(status: int, stdout: str, stderr: str) -> None:
     lines = stderr.splitlines()
     assert "Traceback" not in stdout + stderr, stderr[-2000:]
@@ -1091,7 +1067,7 @@ def test_bad_input(
     before = _snapshot(tmp_path, *runs)
     modules = set(sys.modules)
     try:
-        status, stdout, stderr = _in_process(_fill(args, tmp_path, runs))
+        status, stdout, stderr = in_process(_fill(args, tmp_path, runs))
     finally:
         for name in set(sys.modules) - modules:
             if name.startswith("bot_"):
@@ -1167,7 +1143,7 @@ def test_messages_say_what_and_where(
             _prepare(tmp, runs, setup, m)
             m.syspath_prepend(str(tmp))
             m.setattr(sys, "dont_write_bytecode", True)
-            status, _, stderr = _in_process(_fill(args, tmp, runs))
+            status, _, stderr = in_process(_fill(args, tmp, runs))
         assert status == 2 and words in stderr, (cid, stderr)
 
 
@@ -1178,7 +1154,7 @@ def test_a_run_that_never_committed_a_chunk_does_not_block_a_retry(tmp_path: Pat
 
     out = tmp_path / "run"
     args = ["simulate", "--games", "2", "--seed", "1", "--strategies", "random", "--out", str(out)]
-    status, _, stderr = _in_process([*args, "--address", "127.0.0.1:1"])
+    status, _, stderr = in_process([*args, "--address", "127.0.0.1:1"])
     assert status == 2 and "127.0.0.1:1" in stderr and not out.exists()
     stale = make_config(strategies="random", seed=1, games=2, out=str(out), workers=0)
     RunDir(str(out)).write_manifest(new_manifest(stale))  # what the failed start used to leave

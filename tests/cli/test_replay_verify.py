@@ -17,6 +17,7 @@ from fivehundred.pipelines.verify import RunError, replay_deal, verify_run
 from fivehundred.sim import available_variants, load_rules, play_game
 from fivehundred.sim.engine import PASS, State, parse_action
 from fivehundred.strategies import make
+from tests.cli.helpers import in_process
 
 MASTER = 7
 runner = CliRunner()
@@ -297,22 +298,10 @@ def test_verify_accepts_every_shipped_variant(variant: str, tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize("command", ["verify", "replay"])
-def test_cli_missing_run_is_one_line(
-    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    import sys
-
-    from fivehundred.cli.main import main
-
+def test_cli_missing_run_is_one_line(command: str, tmp_path: Path) -> None:
     args = [command, str(tmp_path / "nope")] + (["3"] if command == "replay" else [])
-    argv, sys.argv = sys.argv, ["fivehundred", *args]
-    try:
-        with pytest.raises(SystemExit) as exit_info:
-            main()
-    finally:
-        sys.argv = argv
-    assert exit_info.value.code == 2
-    err = capsys.readouterr().err
+    status, _, err = in_process(args)
+    assert status == 2
     assert err == f"error: run directory {tmp_path / 'nope'} does not exist\n"
 
 

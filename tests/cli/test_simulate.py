@@ -54,31 +54,10 @@ def test_mistakes_are_one_line_with_exit_status_2(tmp_path: Path) -> None:
     bad = _cli("--games", "0", "--seed", "1", "--strategies", "random", "--out", str(tmp_path / "x"))
     assert bad.returncode == 2
     assert bad.stderr == "error: command line: key 'games' = 0: must be >= 1\n"
-    ok = _cli(
-        "--games",
-        "5",
-        "--seed",
-        "1",
-        "--strategies",
-        "random",
-        "--workers",
-        "0",
-        "--out",
-        str(tmp_path / "r"),
-    )
+    run = ("--games", "5", "--strategies", "random", "--workers", "0", "--out", str(tmp_path / "r"))
+    ok = _cli(*run, "--seed", "1")
     assert ok.returncode == 0, ok.stderr
-    other = _cli(
-        "--games",
-        "5",
-        "--seed",
-        "2",
-        "--strategies",
-        "random",
-        "--workers",
-        "0",
-        "--out",
-        str(tmp_path / "r"),
-    )
+    other = _cli(*run, "--seed", "2")
     assert other.returncode == 2 and other.stderr.count("\n") == 1
     assert "seed: 1 in the run, 2 now" in other.stderr and "--overwrite" in other.stderr
 

@@ -30,6 +30,7 @@ def fill(rules: Rules, hands: list[str], kitty: str = "", dealer: int = 3) -> St
     k = deck.mask(kitty)
     used = k
     for m in masks:
+        assert used & m == 0, f"card given twice: {deck.names_of(used & m)}"
         used |= m
     free = [c for c in range(deck.size) if not used >> c & 1]
     for s in range(rules.players):

@@ -24,15 +24,14 @@ from fivehundred.sim import (
     Rules,
     RulesError,
     State,
-    action_name,
     load_rules,
     settle,
 )
-from fivehundred.sim import parse_action as parse
 from fivehundred.sim.game import FELL_TO_LOSS, REACHED_WIN, deal_record, play_game
 from fivehundred.sim.notation import played_card
 from fivehundred.sim.seeding import shuffled
 from fivehundred.strategies.base import make
+from tests.sim.helpers import act, fill, legal
 
 THREE = load_rules("three-player")
 SIX = load_rules("six-player")
@@ -47,32 +46,10 @@ def build(rules: Rules, hands: list[str], kitty: str, dealer: int = 0) -> State:
 
     The cards nobody was given go, in deck order, to fill the hands up to 10.
     """
-    deck = rules.deck
-    masks = [deck.mask(h) for h in hands]
-    k = deck.mask(kitty)
-    assert k.bit_count() == rules.kitty_size
-    used = k
-    for m in masks:
-        assert used & m == 0, "a card given twice"
-        used |= m
-    free = [c for c in range(deck.size) if not used >> c & 1]
-    for s in range(rules.players):
-        while masks[s].bit_count() < rules.hand_size:
-            masks[s] |= 1 << free.pop(0)
-    assert not free and all(m.bit_count() == 10 for m in masks)
-    return State(rules, masks, k, dealer)
-
-
-def act(state: State, text: str) -> State:
-    """Apply space-separated actions in log notation, each checked for legality."""
-    for word in text.split():
-        state.apply_checked(parse(state.rules, word, state.phase))
+    assert rules.deck.mask(kitty).bit_count() == rules.kitty_size
+    state = fill(rules, hands, kitty, dealer)
+    assert all(m.bit_count() == 10 for m in state.hands)
     return state
-
-
-def legal(state: State) -> set[str]:
-    """The legal actions of the seat to act, in log notation."""
-    return {action_name(state.rules, a) for a in state.legal_actions()}
 
 
 def start(

@@ -94,6 +94,14 @@ def test_never_trumps_a_partners_sure_winner() -> None:
     assert checked > 20
 
 
+def _assert_plays_the_extreme(state, cards: list[int], pick) -> None:  # type: ignore[no-untyped-def]
+    """The bot, to act in ``state``, plays one of ``cards``: the one ``pick`` (min/max) chooses by
+    trick strength."""
+    card = BOT.play(state.view(state.turn), state.legal_actions(), random.Random(1))
+    assert card in cards
+    assert _trick_strength(state, card) == pick(_trick_strength(state, c) for c in cards)
+
+
 def test_last_hand_wins_as_cheaply_as_possible() -> None:
     checked = 0
     for state in _forced_points(SUITS, 150):
@@ -109,9 +117,7 @@ def test_last_hand_wins_as_cheaply_as_possible() -> None:
         winning = [c for c in legal if _trick_strength(state, c) > bs]
         if not winning:
             continue
-        card = BOT.play(state.view(seat), legal, random.Random(1))
-        assert card in winning
-        assert _trick_strength(state, card) == min(_trick_strength(state, c) for c in winning)
+        _assert_plays_the_extreme(state, winning, min)
         checked += 1
     assert checked > 50
 
@@ -211,9 +217,7 @@ def test_misere_declarer_ducks(code: str) -> None:
         losing = [c for c in legal if _trick_strength(state, c) < best]
         if not losing:
             continue
-        card = BOT.play(state.view(seat), legal, random.Random(1))
-        assert card in losing
-        assert _trick_strength(state, card) == max(_trick_strength(state, c) for c in losing)
+        _assert_plays_the_extreme(state, losing, max)
         checked += 1
     assert checked > 10
 

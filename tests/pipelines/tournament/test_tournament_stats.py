@@ -16,9 +16,7 @@ from fivehundred.pipelines.tournament.stats import (
     bt_ratings,
     elo_from_score,
     gsprt_llr,
-    llr_normal,
     llr_pdf,
-    mean_ci,
     mle_pdf,
     penta_counts,
     penta_summary,
@@ -57,12 +55,6 @@ def test_llr_two_point_distribution_by_hand() -> None:
     assert q == pytest.approx([0.8, 0.2])
 
 
-def test_llr_normal_approximation_by_hand() -> None:
-    # Counts 1,2,3,2,2 on 0, .25, .5, .75, 1: N = 10, mean 0.55, variance 0.975/10 = 0.0975.
-    # s0 = 0.5, s1 = 0.55: LLR = 10 * 0.05 * (1.1 - 1.05) / (2 * 0.0975) = 0.128205...
-    assert llr_normal([1, 2, 3, 2, 2], 0.5, 0.55) == pytest.approx(0.025 / 0.195)
-
-
 def test_gsprt_mle_is_the_constrained_maximum() -> None:
     counts = np.array([3, 7, 20, 9, 5], dtype=float)
     p = counts / counts.sum()
@@ -84,7 +76,13 @@ def test_gsprt_mle_is_the_constrained_maximum() -> None:
 def test_gsprt_matches_normal_approximation_for_many_pairs() -> None:
     counts = [400, 1600, 4000, 1800, 440]
     s0, s1 = score_from_elo(0.0), score_from_elo(10.0)
-    exact, approx = gsprt_llr(counts, s0, s1), llr_normal(counts, s0, s1)
+    # The normal approximation: N (s1 - s0) (2 mean - s0 - s1) / (2 var), mean and var of the pair scores.
+    c, a = np.asarray(counts, dtype=float), np.asarray(PENTA_SCORES)
+    n = c.sum()
+    mean = (c * a).sum() / n
+    var = (c * (a - mean) ** 2).sum() / n
+    approx = n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
+    exact = gsprt_llr(counts, s0, s1)
     assert exact == pytest.approx(approx, rel=0.02)
     assert gsprt_llr([0, 0, 0, 0, 0], s0, s1) == 0.0
 
@@ -96,18 +94,12 @@ def test_sprt_decisions() -> None:
     assert sprt.decide(sprt.llr([0, 0, 300, 0, 0])) == "H0"  # every pair split
 
 
-def test_paired_mean_interval_by_hand() -> None:
-    mean, half = mean_ci([1, 2, 3, 4, 5])
-    assert mean == 3.0
-    assert half == pytest.approx(2.7764451052 * math.sqrt(2.5) / math.sqrt(5))  # t(4 df): 1.963243
-    assert math.isnan(mean_ci([1.0])[1])
-
-
 def test_ratio_interval_reduces_to_the_mean_with_equal_denominators() -> None:
     x = [10.0, -20.0, 35.0, 5.0]
     ratio, half = ratio_ci(x, [2, 2, 2, 2])
-    mean, mhalf = mean_ci([v / 2 for v in x])
-    assert ratio == pytest.approx(mean) and half == pytest.approx(mhalf)
+    halves = np.asarray(x) / 2  # the mean of x / 2 and its Student-t half-width (3 df: 3.1824463053)
+    assert ratio == pytest.approx(halves.mean())
+    assert half == pytest.approx(3.1824463053 * halves.std(ddof=1) / math.sqrt(4))
     assert ratio_ci([3.0, 9.0], [1, 3])[0] == pytest.approx(3.0)
 
 
