@@ -56,9 +56,10 @@ def interrupted_text(exc: BaseException) -> str:
         where += _plural(open_chunks, "chunk")
     lost = getattr(exc, "lost_games", 0)
     redo = f"; {lost:,} games finished in chunks still in flight will be played again" if lost else ""
+    deals = exc.deals  # type: ignore[attr-defined]
     return (
-        f"interrupted: kept {exc.deals:,} deals in {kept:,} games ({where}){redo}; "  # type: ignore[attr-defined]
-        "run the same command again to resume after them"
+        f"interrupted: kept {deals:,} {_plural(deals, 'deal')} in {kept:,} {_plural(kept, 'game')} "
+        f"({where}){redo}; run the same command again to resume after them"
     )
 
 

@@ -229,6 +229,8 @@ def play_chunk(chunk: GameChunk) -> pa.Table:
                     if halted:
                         break
             tables.append(records_to_chunk_table(records))
+            if halted:  # the rows stay those of consecutive games from the chunk's start
+                break
         if push is not None and games:
             push(games, deals)
         if len(tables) == 1:

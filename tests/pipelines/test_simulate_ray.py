@@ -13,14 +13,11 @@ from fivehundred.pipelines.chunks import GameChunk, RayPool, play_chunk, run_chu
 from fivehundred.pipelines.runconfig import SeatSpec, make_config
 from fivehundred.pipelines.simulate import run_simulation
 from fivehundred.sim import StrategyError, load_rules
+from tests.pipelines.runs import parts
 
 REPO = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.slow
-
-
-def parts(run_dir: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted((run_dir / "deals").glob("*.parquet"))}
 
 
 def test_one_and_two_workers_and_in_process_write_identical_files(tmp_path: Path) -> None:
