@@ -96,26 +96,34 @@ class SimulationInterrupted(KeyboardInterrupt):
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Progress:
     """Where a run stands: reported after every committed chunk and, while chunks play, every
     quarter second with the games the workers have finished (``played_*``; on Ray through a small
     counter actor, in-process per game)."""
 
     deals: int
+    """Deals committed (in the deal log's part files)."""
     games: int
-    target_deals: int | None
-    target_games: int | None
+    """Games committed."""
     session_deals: int
+    """Deals this session added to the deal log (kept games of an earlier session not counted)."""
     elapsed: float
-    #: Deals and games finished in this session, committed or still in a chunk in flight.
+    """Seconds since :func:`run_simulation` was called."""
+    target_deals: int | None
+    """The run's ``deals`` target (``None`` in ``games`` mode)."""
+    target_games: int | None
+    """The run's ``games`` target (``None`` in ``deals`` mode)."""
     played_deals: int = 0
+    """Deals finished in this session, committed or still in a chunk in flight."""
     played_games: int = 0
-    #: Seconds since the first chunk was started (Ray's start-up excluded); the rate's clock.
+    """Games finished in this session, committed or still in a chunk in flight."""
     playing: float = 0.0
-    #: Deals and games committed before this session (a resumed run).
+    """Seconds since the first chunk was started (Ray's start-up excluded): the rate's clock."""
     resumed_deals: int = 0
+    """Deals kept before this session (a resumed run): committed, and of unfinished chunks."""
     resumed_games: int = 0
+    """Games kept before this session."""
 
     @property
     def deals_done(self) -> int:
