@@ -282,12 +282,17 @@ def _descendants(root: int) -> set[int]:
 
 
 def _terminate_when(
-    proc: subprocess.Popen[str], manifest: Path, chunks: int, signums: tuple[int, ...] = (signal.SIGTERM,)
+    proc: subprocess.Popen[str],
+    manifest: Path,
+    chunks: int,
+    signums: tuple[int, ...] = (signal.SIGTERM,),
+    settle: float = 0.0,
 ) -> set[int]:
-    """Signal the command (``signums``, 50 ms apart) once its manifest lists ``chunks`` chunks; the
-    Ray processes it had then."""
+    """Signal the command (``signums``, 50 ms apart) ``settle`` seconds after its manifest lists
+    ``chunks`` chunks; the Ray processes it had then."""
     helpers: set[int] = set()
     wait_for_chunks(proc, manifest, chunks, timeout=120, each=lambda: helpers.update(_descendants(proc.pid)))
+    time.sleep(settle)
     assert proc.poll() is None, "the run ended before the signal: the test proved nothing"
     for i, signum in enumerate(signums):
         if i:
@@ -351,16 +356,9 @@ def test_ctrl_c_under_ray_keeps_the_games_in_flight_and_resumes_to_the_same_file
     proc = subprocess.Popen(
         cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint
     )
-    helpers: set[int] = set()
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:  # wait until the workers play
-        helpers |= _descendants(proc.pid)
-        if len(helpers) >= 4 and (out / "manifest.json").exists() and _ray_workers_busy(helpers):
-            break
-        time.sleep(0.1)
-    time.sleep(1.5)
     signums = (signal.SIGINT, signal.SIGINT) if twice else (signal.SIGINT,)
-    helpers |= _terminate_when(proc, out / "manifest.json", 0, signums)
+    # Once the first chunk is committed (and the next ones have played a second): Ctrl-C.
+    helpers = _terminate_when(proc, out / "manifest.json", 1, signums, settle=1.0)
     started = time.monotonic()
     _assert_stopped_like_ctrl_c(proc, helpers)
     assert time.monotonic() - started < 30
@@ -375,18 +373,6 @@ def test_ctrl_c_under_ray_keeps_the_games_in_flight_and_resumes_to_the_same_file
     again = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
     assert parts(out) == parts(reference(tmp_path, strategies=LONG, seed=6, games=16000, chunk_size=4000))
-
-
-def _ray_workers_busy(pids: set[int]) -> bool:
-    """Whether two of the processes are Ray workers running a chunk (their title names the task)."""
-    busy = 0
-    for pid in pids:
-        try:
-            title = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
-        except OSError:
-            continue
-        busy += "play_chunk_counted" in title
-    return busy >= 2
 
 
 TOURNAMENT = """
