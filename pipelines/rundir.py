@@ -5,6 +5,7 @@ or a configured :class:`pyarrow.fs.FileSystem`).  Simulation and tournament runs
 
     RUN_DIR/manifest.json            the run's :class:`Manifest` (atomic writes; the commit point)
     RUN_DIR/deals/<part>.parquet     the deal log, one file per finished chunk (never partially visible)
+    RUN_DIR/partial/<part>.parquet   games of chunks an interrupted simulation kept (not in the deal log)
     RUN_DIR/.tmp/                    files being written; renamed into place, then removed
 
 (a tournament adds ``pairs/`` and ``tables/``).  On a local or shared POSIX filesystem a file is

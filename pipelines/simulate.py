@@ -10,9 +10,12 @@
 How a run is laid out (see :mod:`pipelines.rundir`): chunk ``k`` holds games ``k*G .. k*G+G-1``
 (``G`` = ``chunk_size``) and becomes ``deals/part-<k>.parquet``.  Chunks are committed strictly in
 order, so ``deal_id`` runs 0..N-1 in game-id order whatever finished first; results that arrive
-early wait in Ray's object store.  After each commit the manifest is rewritten atomically with the
-chunk's game range, deal count and first deal id, so a run killed at any moment resumes from its
-committed chunks (the rows being deterministic, a half-done chunk is simply played again).
+early wait in Ray's object store.  On Ray a chunk is played as tasks of :func:`task_games` games (so
+that every worker gets work), which changes no byte.  After each commit the manifest is rewritten
+atomically with the chunk's game range, deal count and first deal id, so a run killed at any moment
+resumes from its committed chunks (the rows being deterministic, a half-done chunk is simply played
+again).  Ctrl-C does better: the games finished in the chunks in flight are kept under ``partial/``
+(:class:`SimulationInterrupted` says how many), and the resumed run plays only the rest.
 
 ``deals=N`` plays the fewest whole games, in game-id order, whose deals reach N: the chunk in which
 the N-th deal falls is cut after the game holding it, and nothing after it is played.
