@@ -394,7 +394,7 @@ class _Reporting:
         """Count finished games; report at most every quarter second; whether to stop."""
         halted = self.live.add(games, deals)
         now = time.perf_counter()
-        if now - self.last >= 0.25:
+        if games and now - self.last >= 0.25:  # not a chunk's start (0 games): it would hide the next
             self.last = now
             self.report()
         return halted
