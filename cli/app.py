@@ -223,7 +223,13 @@ app.command = _command_with_all_missing  # type: ignore[method-assign]
 
 
 def _terminate(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
+    """SIGTERM does what Ctrl-C does now: Python's default raises KeyboardInterrupt; a run that
+    halts gracefully on the first Ctrl-C (``run_simulation``) does the same on SIGTERM."""
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler) and handler is not _terminate:
+        handler(signal.SIGINT, frame)
+    else:
+        raise KeyboardInterrupt
 
 
 @contextmanager

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-import time
 from pathlib import Path
 from typing import Annotated
 
@@ -18,15 +16,13 @@ def dd_cmd(
     out: Annotated[Path, typer.Option("--out", help="Output JSON lines: each object with dd_tricks added.")],
 ) -> None:
     """The declaring side's tricks under double-dummy play (misère: 0 = the declarer avoids every trick)."""
+    from fivehundred.cli.progress import StatusLine
     from fivehundred.pipelines.dd import solve_positions
 
-    last = [time.monotonic(), 0.0]  # the last line's time; whether one was printed
+    with StatusLine() as status:
 
-    def progress(done: int, total: int) -> None:  # a line every 2 s, and the last if any was printed
-        now = time.monotonic()
-        if now - last[0] >= 2.0 or (done == total and last[1]):
-            last[0], last[1] = now, 1.0
-            print(f"dd: {done}/{total} positions solved", file=sys.stderr, flush=True)
+        def progress(done: int, total: int) -> None:
+            status.update(f"dd: {done:,}/{total:,} positions solved")
 
-    results = solve_positions(positions, out, progress=progress)
+        results = solve_positions(positions, out, progress=progress)
     typer.echo(f"{len(results)} positions solved, written to {out}")

@@ -101,6 +101,14 @@ class StatusLine:
         stops at a mistake, prints nothing but its result or its one ``error:`` line)."""
         self.update(text, force=self.tty)
 
+    def log(self, text: str) -> None:
+        """Print ``text`` as a line that stays (a finished step), above the live line on a terminal
+        (which the next :meth:`update` draws again) and as a plain line elsewhere."""
+        self._write((CLEAR if self.tty and self.shown else "") + text + "\n")
+        self.shown = False
+        if not self.tty:
+            self._last_plain = time.monotonic()
+
     def close(self) -> None:
         """Erase the live line (a terminal only)."""
         if self.tty and self.shown:

@@ -13,7 +13,7 @@ from fivehundred.cli.app import app, sigterm_as_ctrl_c
 from fivehundred.cli.progress import StatusLine, format_duration
 
 if TYPE_CHECKING:
-    from fivehundred.pipelines.simulate import Progress
+    from fivehundred.pipelines.simulate import Progress, RunSummary
 
 
 class SimulationBar:
@@ -42,16 +42,40 @@ class SimulationBar:
 
 
 def interrupted_text(exc: BaseException) -> str:
-    """What Ctrl-C kept: the committed deals and games (a resumed run starts after them)."""
+    """What Ctrl-C kept: the committed chunks' deals and games, and the games finished in chunks
+    that were in flight (a resumed run plays only the rest)."""
     kept = getattr(exc, "games", None)
     if kept is None:
         return "interrupted: run the same command again to resume from the finished chunks"
+    chunks = exc.chunks  # type: ignore[attr-defined]
+    where = f"{chunks:,} whole {_plural(chunks, 'chunk')}"
+    partial = getattr(exc, "partial_games", 0)
+    if partial:
+        open_chunks = exc.partial_chunks  # type: ignore[attr-defined]
+        where += f" and {partial:,} {_plural(partial, 'game')} of {open_chunks:,} unfinished "
+        where += _plural(open_chunks, "chunk")
     lost = getattr(exc, "lost_games", 0)
     redo = f"; {lost:,} games finished in chunks still in flight will be played again" if lost else ""
+    deals = exc.deals  # type: ignore[attr-defined]
     return (
-        f"interrupted: kept {exc.deals:,} deals in {kept:,} games ({exc.chunks:,} chunks){redo}; "  # type: ignore[attr-defined]
-        "run the same command again to resume after them"
+        f"interrupted: kept {deals:,} {_plural(deals, 'deal')} in {kept:,} {_plural(kept, 'game')} "
+        f"({where}){redo}; run the same command again to resume after them"
     )
+
+
+def _resumed_text(summary: RunSummary) -> str:
+    """`` (3 chunks and 120 games of unfinished chunks were already done)``, or nothing."""
+    done, games = summary.resumed_chunks, summary.resumed_partial_games
+    kept = [f"{done:,} {_plural(done, 'chunk')}"] if done else []
+    if games:
+        kept.append(f"{games:,} {_plural(games, 'game')} of unfinished chunks")
+    if not kept:
+        return ""
+    return f" ({' and '.join(kept)} {'was' if kept == ['1 chunk'] else 'were'} already done)"
+
+
+def _plural(n: int, word: str) -> str:
+    return word if n == 1 else word + "s"
 
 
 @contextmanager
@@ -131,7 +155,7 @@ def simulate_cmd(
     )
     with simulation_bar() as bar:
         summary = run_simulation(cfg, progress=bar, overwrite=overwrite)
-    resumed = f" ({summary.resumed_chunks} chunks were already done)" if summary.resumed_chunks else ""
+    resumed = _resumed_text(summary)
     if summary.session_deals == 0:
         typer.echo(f"run already complete: {summary.deals:,} deals in {summary.games:,} games{resumed}")
         typer.echo(f"deal log: {summary.deals_glob}")
@@ -139,8 +163,10 @@ def simulate_cmd(
     if cfg.deals is not None:
         typer.echo(f"asked for at least {cfg.deals:,} deals: played {summary.deals:,} (whole games)")
     typer.echo(
-        f"{summary.deals:,} deals in {summary.games:,} games, {summary.chunks} chunks{resumed}\n"
+        f"{summary.deals:,} deals in {summary.games:,} games, {summary.chunks:,} "
+        f"{_plural(summary.chunks, 'part file')}{resumed}\n"
         f"this session: {summary.session_deals:,} deals in {summary.elapsed:.1f} s "
-        f"({summary.deals_per_second:,.0f} deals/s, {summary.workers})\n"
+        f"({summary.deals_per_second:,.0f} deals/s, {summary.workers}, {summary.tasks:,} "
+        f"{_plural(summary.tasks, 'task')})\n"
         f"deal log: {summary.deals_glob}"
     )

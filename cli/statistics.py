@@ -90,7 +90,5 @@ def make_report(
             **tournament_tables(runs[0]),
             **load_statistics(runs, Path(stats_dir) if stats_dir else None),
         }
-    say("drawing the figures and writing the report" + (" and the PDF ..." if pdf else " ..."))
-    return build_report(
-        [r.path for r in runs], out_html, pdf, tables=tables, manifests=[r.manifest for r in runs]
-    )
+    paths, manifests = [r.path for r in runs], [r.manifest for r in runs]
+    return build_report(paths, out_html, pdf, tables=tables, manifests=manifests, progress=say)

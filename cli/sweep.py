@@ -6,8 +6,6 @@ command only parses its flags and prints what it returns.  See docs/sweep.md.
 
 from __future__ import annotations
 
-import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from fivehundred.cli.app import app, sigterm_as_ctrl_c
-from fivehundred.cli.progress import format_duration
+from fivehundred.cli.progress import StatusLine, format_duration
 from fivehundred.cli.simulate import AddressOption, WorkersOption
 
 if TYPE_CHECKING:
@@ -77,22 +75,17 @@ def sweep_job(
 
 
 class _SweepBar:
-    """Progress of the whole sweep on stderr: one line per finished run; a live bar on a terminal."""
+    """Progress of the whole sweep on the command's :class:`~cli.progress.StatusLine`: a line that
+    stays per finished run, and the live line (run, deals, ETA) meanwhile."""
 
-    def __init__(self) -> None:
-        self.tty = sys.stderr.isatty()
-        self.last = 0.0
+    def __init__(self, status: StatusLine | None = None) -> None:
+        self.status = status or StatusLine()
 
     def __call__(self, p: SweepProgress) -> None:
-        now = time.monotonic()
-        if not self.tty or now - self.last < 0.3:
-            return
-        self.last = now
-        sys.stderr.write(
-            f"\r[run {p.runs_done + 1}/{p.runs}] {p.current:38.38s} {p.deals:,}/{p.target_deals:,} deals  "
-            f"ETA {format_duration(p.eta)} "
+        self.status.update(
+            f"[run {p.runs_done + 1}/{p.runs}] {p.current} {p.deals:,}/{p.target_deals:,} deals  "
+            f"ETA {format_duration(p.eta)}"
         )
-        sys.stderr.flush()
 
     def dd_done(self, run: str, done: int, total: int) -> None:
         """One DD part of a run solved: a live line on a terminal, one line per finished run."""
@@ -104,17 +97,15 @@ class _SweepBar:
 
     def run_done(self, run: SweepRun, summary: RunSummary, p: SweepProgress) -> None:
         what = "reused" if summary.session_deals == 0 else f"{summary.elapsed:.1f} s"
-        prefix = "\r" if self.tty else ""
         eta = (
             "analysing the runs, then the report"
             if p.runs_done == p.runs
             else f"ETA {format_duration(p.eta)}"
         )
-        sys.stderr.write(
-            f"{prefix}[{p.runs_done}/{p.runs}] {run.name}: {summary.deals:,} deals in "
-            f"{summary.games:,} games ({what}); sweep {p.deals:,}/{p.target_deals:,} deals, {eta}\n"
+        self.status.log(
+            f"[{p.runs_done}/{p.runs}] {run.name}: {summary.deals:,} deals in "
+            f"{summary.games:,} games ({what}); sweep {p.deals:,}/{p.target_deals:,} deals, {eta}"
         )
-        sys.stderr.flush()
 
 
 @app.command("sweep")
@@ -147,12 +138,12 @@ def sweep_cmd(
     """Play the base and every one-switch variant on the same deals; report the paired effects."""
     bar = _SweepBar()
     try:
-        with sigterm_as_ctrl_c():
+        with sigterm_as_ctrl_c(), bar.status:
             outcome = sweep_job(
                 out, base, switches, variants, deals, seed, strategies, workers, address, pdf,
                 progress=bar, on_run=bar.run_done, dd_sample=dd_sample, dd_progress=bar.dd_done,
             )  # fmt: skip
     except KeyboardInterrupt:
-        typer.echo("\ninterrupted: run the same command again to reuse the finished runs", err=True)
+        typer.echo("interrupted: run the same command again to reuse the finished runs", err=True)
         raise typer.Exit(130) from None
     typer.echo(outcome.summary())

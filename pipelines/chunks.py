@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import itertools
 import logging
 import os
 import signal
@@ -36,7 +37,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pyarrow as pa
@@ -77,8 +78,39 @@ class GameChunk:
     master_seed: int
     game_ids: Sequence[int]
     #: Where finished games are counted while the chunk plays (a :class:`LiveCounter` or its Ray
-    #: actor), for progress only: it never changes a row.
+    #: actor): it never changes a row, but when its ``add`` answers true (the run is being halted)
+    #: the chunk stops after the game it finished and returns the games played so far.
     counter: Any = None
+    #: Games an earlier session played (a run interrupted mid-chunk): ``(position, games, rows)``
+    #: per run of consecutive games, ``position`` counted in ``game_ids``.  They are not played
+    #: again; the rows returned hold theirs in place, exactly as if every game were played now.
+    played: tuple[tuple[int, int, Any], ...] = ()
+
+    def segments(self) -> list[tuple[Sequence[int], Any]]:
+        """The chunk's games in order, as (game ids, their rows if already played else ``None``)."""
+        out: list[tuple[Sequence[int], Any]] = []
+        pos = 0
+        for start, games, rows in sorted(self.played, key=lambda p: p[0]):
+            if start > pos:
+                out.append((self.game_ids[pos:start], None))
+            out.append((self.game_ids[start : start + games], rows))
+            pos = start + games
+        if pos < len(self.game_ids):
+            out.append((self.game_ids[pos:], None))
+        return out
+
+    def split(self, size: int) -> list[GameChunk]:
+        """The chunk as consecutive pieces (one Ray task each): every run of games already played,
+        and at most ``size`` games to play.  Rows depend only on the games, so playing the pieces
+        and concatenating their tables gives the chunk's table."""
+        pieces: list[GameChunk] = []
+        for ids, rows in self.segments():
+            if rows is not None:
+                pieces.append(replace(self, game_ids=ids, played=((0, len(ids), rows),)))
+                continue
+            for a in range(0, len(ids), size):
+                pieces.append(replace(self, game_ids=ids[a : a + size], played=()))
+        return pieces
 
 
 #: Seconds between two pushes of a worker's finished games to the live counter.
@@ -86,29 +118,59 @@ LIVE_INTERVAL = 0.2
 
 
 class LiveCounter:
-    """Games and deals finished by the workers, counted as they finish (progress only).
+    """Games and deals finished by the workers, counted as they finish, and the run's halt flag.
 
     In-process it is called directly; on Ray it runs as a small actor (no CPU reserved) to which
-    every chunk pushes its finished games every :data:`LIVE_INTERVAL` seconds.
+    every chunk pushes its finished games every :data:`LIVE_INTERVAL` seconds (and once when it
+    starts); the answer says whether the run is being halted (Ctrl-C), and then the chunk returns
+    the games it has finished.
     """
 
     def __init__(self) -> None:
         self.games = 0
         self.deals = 0
+        self.halted = False
 
-    def add(self, games: int, deals: int) -> None:
-        """Count ``games`` more finished games holding ``deals`` deals."""
+    def add(self, games: int, deals: int) -> bool:
+        """Count ``games`` more finished games holding ``deals`` deals; whether to stop playing."""
         self.games += games
         self.deals += deals
+        return self.halted
+
+    def halt(self) -> None:
+        """Ask every chunk to stop after its current game (a signal handler may call this)."""
+        self.halted = True
 
     def read(self) -> tuple[int, int]:
         """(games, deals) finished so far."""
         return self.games, self.deals
 
 
-def _push(counter: Any, games: int, deals: int) -> None:
-    add = counter.add
-    getattr(add, "remote", add)(games, deals)  # a Ray actor's method, or the counter's own
+class _Pusher:
+    """A chunk's pushes to its counter.  In-process the answer (halted?) comes at once; to a Ray
+    actor each push is sent without waiting, and the answer to the previous one is read if it has
+    arrived (so a slow or starting actor never holds a chunk up)."""
+
+    def __init__(self, counter: Any) -> None:
+        self.counter = counter
+        self.remote = getattr(counter.add, "remote", None)
+        self.pending: Any = None
+
+    def __call__(self, games: int, deals: int) -> bool:
+        """Count finished games; whether the run is halted (as far as is known now)."""
+        if self.remote is None:
+            return bool(self.counter.add(games, deals))
+        import ray
+
+        halted = False
+        try:
+            if self.pending is not None:
+                ready, _ = ray.wait([self.pending], timeout=0)
+                halted = bool(ray.get(ready[0])) if ready else False
+            self.pending = self.remote(games, deals)
+        except ray.exceptions.RayError:  # progress and halting are never worth failing a chunk for
+            self.pending = None
+        return halted
 
 
 @dataclass(frozen=True)
@@ -129,7 +191,9 @@ class ChunkResult:
 
 
 def play_chunk(chunk: GameChunk) -> pa.Table:
-    """Play every game of a chunk (in its order) with freshly built bots; the rows as a table.
+    """Play the games of a chunk (in its order; those already played are taken as they are) with
+    freshly built bots; the rows as a table.  A halted run (see :class:`LiveCounter`) ends it early:
+    the table then holds the games finished from the chunk's start on.
 
     Python's cyclic garbage collector is paused meanwhile: the records are many small lists that
     hold no cycles, and the collector kept walking them all (a sixth of a random chunk's time).
@@ -139,42 +203,62 @@ def play_chunk(chunk: GameChunk) -> pa.Table:
 
     bots = [seat.build(chunk.rules) for seat in chunk.seats]
     labels = [seat.label for seat in chunk.seats]
-    records: list[dict[str, Any]] = []
+    tables: list[pa.Table] = []
     collecting = gc.isenabled()
     gc.disable()
-    counter, last, games, deals = chunk.counter, time.monotonic(), 0, 0
+    last, games, deals = time.monotonic(), 0, 0
+    push = _Pusher(chunk.counter) if chunk.counter is not None else None
     try:
-        for game_id in chunk.game_ids:
-            played = play_game(chunk.rules, bots, chunk.master_seed, game_id, labels)
-            records.extend(played)
-            if counter is not None:
+        halted = push is not None and push(0, 0)  # started after a halt: play nothing
+        for ids, rows in chunk.segments():
+            if rows is not None:
+                tables.append(rows)
+                continue
+            if halted:
+                break
+            records: list[dict[str, Any]] = []
+            for game_id in ids:
+                played = play_game(chunk.rules, bots, chunk.master_seed, game_id, labels)
+                records.extend(played)
+                if push is None:
+                    continue
                 games, deals = games + 1, deals + len(played)
                 if time.monotonic() - last >= LIVE_INTERVAL:
-                    _push(counter, games, deals)
+                    halted = push(games, deals)
                     games, deals, last = 0, 0, time.monotonic()
-        if counter is not None and games:
-            _push(counter, games, deals)
-        return records_to_chunk_table(records)
+                    if halted:
+                        break
+            tables.append(records_to_chunk_table(records))
+            if halted:  # the rows stay those of consecutive games from the chunk's start
+                break
+        if push is not None and games:
+            push(games, deals)
+        if len(tables) == 1:
+            return tables[0]
+        return pa.concat_tables(tables) if tables else records_to_chunk_table([])
     finally:
         close_all(bots)  # isolated seats: their processes end with the chunk
         if collecting:
             gc.enable()
 
 
+def game_counts(table: pa.Table) -> list[int]:
+    """The deals of each game of a chunk table, in order (a game's deals are consecutive rows)."""
+    return [len(list(run)) for _, run in itertools.groupby(table.column("game_id").to_pylist())]
+
+
 def play_chunk_counted(chunk: GameChunk) -> tuple[list[int], pa.Table]:
-    """:func:`play_chunk`, plus the number of deals of each game (two Ray objects: the driver
-    fetches only the counts, and the table goes from the object store to :func:`encode_part`)."""
+    """:func:`play_chunk`, plus the number of deals of each game finished (two Ray objects: the
+    driver fetches only the counts, and the table goes from the object store to :func:`encode_part`).
+    Fewer counts than games: the run was halted and the chunk returned early."""
     table = play_chunk(chunk)
-    games = table.column("game_id").to_pylist()
-    where = {g: i for i, g in enumerate(chunk.game_ids)}
-    counts = [0] * len(where)
-    for g in games:
-        counts[where[g]] += 1
-    return counts, table
+    return game_counts(table), table
 
 
-def encode_part(table: pa.Table, run_id: str, first_deal_id: int, keep: int) -> bytes:
-    """The Parquet bytes of a chunk's first ``keep`` rows with the run columns (on a worker)."""
+def encode_part(run_id: str, first_deal_id: int, keep: int, *tables: pa.Table) -> bytes:
+    """The Parquet bytes of the first ``keep`` rows of a chunk's tables (its pieces, in order) with
+    the run columns (on a worker).  The same rows give the same bytes however they were split."""
+    table = tables[0] if len(tables) == 1 else pa.concat_tables(tables)
     return encode_parquet(with_run_columns(table.slice(0, keep), run_id, first_deal_id))
 
 
@@ -201,6 +285,8 @@ class RayPool:
         self.max_retries = max_retries
         self.object_store_memory = object_store_memory
         self.window = 2
+        #: CPUs the chunks run on (the instance's, or ``workers`` on a cluster); set on entry.
+        self.cpus = 1
         self._started = False
         self._env_restore: dict[str, str | None] = {}
         self._sigterm: Any = None
@@ -217,6 +303,15 @@ class RayPool:
 
         if self._live is None:
             self._live = ray.remote(num_cpus=0)(LiveCounter).remote()
+
+    def halt(self) -> None:
+        """Ask the chunks playing to stop after their current game and return what they finished
+        (they read the live counter's flag every :data:`LIVE_INTERVAL` s); a no-op without one."""
+        import ray
+
+        if self._live is not None:
+            with contextlib.suppress(ray.exceptions.RayError):
+                ray.get(self._live.halt.remote(), timeout=2.0)
 
     def live_totals(self) -> tuple[int, int] | None:
         """(games, deals) the workers have finished so far (chunks played again count twice), or
@@ -242,10 +337,10 @@ class RayPool:
         finally:
             self._keep_sigterm()
         if self.address and self.workers:
-            self.window = self.workers
+            self.window = self.cpus = self.workers
         else:
-            cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
-            self.window = max(2, 2 * cpus)
+            self.cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
+            self.window = max(2, 2 * self.cpus)
         self._remote = self._task_remote(self.task)
         return self
 
@@ -322,11 +417,11 @@ class RayPool:
         counts, table = self._counted.remote(chunk)
         return counts, table
 
-    def submit_encode(self, table: Any, run_id: str, first_deal_id: int, keep: int) -> Any:
-        """Start :func:`encode_part` on a table in the object store; returns the bytes' ref."""
+    def submit_encode(self, tables: Sequence[Any], run_id: str, first_deal_id: int, keep: int) -> Any:
+        """Start :func:`encode_part` on a chunk's tables in the object store; returns the bytes' ref."""
         if self._encode is None:
             self._encode = self._task_remote(encode_part)
-        return self._encode.remote(table, run_id, first_deal_id, keep)
+        return self._encode.remote(run_id, first_deal_id, keep, *tables)
 
     def _restore_env(self) -> None:
         for key, value in self._env_restore.items():
@@ -508,18 +603,68 @@ class PartResult:
     data: bytes
 
 
-@dataclass
-class _Entry:
-    """One chunk in the scheduler's window: what has come back for it so far."""
+@dataclass(frozen=True)
+class Unfinished:
+    """What a halted run had played of a chunk it could not commit: a run of consecutive games from
+    ``first_game`` on, the deals of each, and their rows (:data:`~pipelines.schema.CHUNK_SCHEMA`)."""
 
     chunk: Any
-    table: Any = None  # run_parts: the ref of the played table (it stays in the object store)
+    first_game: int
+    counts: list[int]
+    table: pa.Table
+
+
+#: Seconds a halted run waits for its chunks in flight to hand back the games they finished.
+HALT_TIMEOUT = 10.0
+
+
+@dataclass
+class _Piece:
+    """One task of a chunk: all of it (:func:`run_chunks`), or a piece of its games (:func:`run_parts`)."""
+
+    entry: _Entry
+    chunk: Any
     counts: list[int] | None = None
+    table: Any = None  # the ref of the played table (it stays in the object store)
+    started: bool = False
+    lost: int = 0
+
+
+@dataclass
+class _Entry:
+    """One chunk in the scheduler's window: its pieces and what has come back for it so far."""
+
+    chunk: Any
+    pieces: list[_Piece] = field(default_factory=list)
     plan: PartPlan | None = None
     result: Any = None
     done: bool = False
     failed: _Failed | None = None
     lost: int = 0
+
+    def counts(self) -> list[int] | None:
+        """The deals of every game once each piece has been played in full, else ``None``."""
+        if any(p.counts is None for p in self.pieces):
+            return None
+        counts = [c for p in self.pieces for c in p.counts or ()]
+        return counts if len(counts) == len(self.chunk.game_ids) else None
+
+    def finished(self) -> list[tuple[int, list[int], list[Any]]]:
+        """The runs of consecutive finished games: (first game, deals of each, the tables)."""
+        runs: list[tuple[int, list[int], list[Any]]] = []
+        open_run = False  # whether the next piece may extend the last run
+        for piece in self.pieces:
+            if piece.counts is None:
+                open_run = False
+                continue
+            if piece.counts:
+                if open_run:
+                    runs[-1][1].extend(piece.counts)
+                    runs[-1][2].append(piece.table)
+                else:
+                    runs.append((piece.chunk.game_ids[0], list(piece.counts), [piece.table]))
+            open_run = len(piece.counts) == len(piece.chunk.game_ids)  # else halted in this piece
+        return runs
 
 
 Plan = Callable[[Any, list[int]], PartPlan | None]
@@ -539,131 +684,294 @@ def run_chunks(
         for chunk in chunks:
             yield ChunkResult(chunk, task(chunk))
         return
-    for entry in _schedule(chunks, pool):
-        yield ChunkResult(entry.chunk, entry.result)
+    scheduler = _Scheduler(chunks, pool)
+    try:
+        for entry in scheduler.run():
+            yield ChunkResult(entry.chunk, entry.result)
+    finally:
+        scheduler.close()
 
 
-def local_parts(chunks: Iterable[Any], run_id: str, plan: Plan) -> Iterator[PartResult]:
+class LocalParts:
+    """:func:`run_parts` in this process, without Ray (the same bytes); ``halted()`` says when to
+    stop starting chunks (the chunk playing then returns early through its counter)."""
+
+    def __init__(
+        self, chunks: Iterable[Any], run_id: str, plan: Plan, halted: Callable[[], bool] = lambda: False
+    ) -> None:
+        self.chunks, self.run_id, self.plan, self.halted = chunks, run_id, plan, halted
+        self.tasks = 0
+        self._left: list[Unfinished] = []
+
+    def __iter__(self) -> Iterator[PartResult]:
+        for chunk in self.chunks:
+            if self.halted():
+                return
+            self.tasks += 1
+            counts, table = play_chunk_counted(chunk)
+            if len(counts) < len(chunk.game_ids):
+                if counts:
+                    self._left.append(Unfinished(chunk, chunk.game_ids[0], counts, table))
+                return
+            where = self.plan(chunk, counts)
+            if where is None:
+                return
+            yield PartResult(chunk, where, encode_part(self.run_id, where.first_deal_id, where.keep, table))
+
+    def unfinished(self) -> list[Unfinished]:
+        """The games from the start of the chunk a halt stopped midway (if it finished any)."""
+        return self._left
+
+    def halt(self) -> None:
+        """Nothing to do here: the chunk playing reads the halt through its counter."""
+
+    def close(self) -> None:
+        """Nothing runs in the background."""
+
+
+class PartStream:
+    """The chunks of :func:`run_parts` as they are committed, and what a halt leaves unfinished.
+
+    Iterate it for the :class:`PartResult` of each chunk, in order; :meth:`halt` asks the chunks in
+    flight to stop after their current game, and the iteration ends once each has handed back its
+    games (at most :data:`HALT_TIMEOUT` s; complete chunks that can be placed are still yielded);
+    :meth:`unfinished` then fetches what was played of the chunks not yielded.  ``close()`` cancels
+    whatever still runs.
+    """
+
+    def __init__(self, scheduler: _Scheduler) -> None:
+        self.scheduler = scheduler
+
+    @property
+    def tasks(self) -> int:
+        """Play tasks started so far (pieces of chunks, retries after a lost result included)."""
+        return self.scheduler.tasks
+
+    def __iter__(self) -> Iterator[PartResult]:
+        for entry in self.scheduler.run():
+            assert entry.plan is not None
+            yield PartResult(entry.chunk, entry.plan, entry.result)
+
+    def halt(self) -> None:
+        """Stop starting chunks and ask those playing to return the games they finished."""
+        self.scheduler.halt()
+
+    def unfinished(self) -> list[Unfinished]:
+        """For each chunk not yielded, in order, its runs of finished games (fetched now)."""
+        return self.scheduler.unfinished()
+
+    def close(self) -> None:
+        """Cancel what is still in flight."""
+        self.scheduler.close()
+
+
+def local_parts(
+    chunks: Iterable[Any], run_id: str, plan: Plan, halted: Callable[[], bool] = lambda: False
+) -> LocalParts:
     """:func:`run_parts` in this process, without Ray (the same bytes)."""
-    for chunk in chunks:
-        counts, table = play_chunk_counted(chunk)
-        where = plan(chunk, counts)
-        if where is None:
-            return
-        yield PartResult(chunk, where, encode_part(table, run_id, where.first_deal_id, where.keep))
+    return LocalParts(chunks, run_id, plan, halted)
 
 
-def run_parts(chunks: Iterable[Any], pool: RayPool, run_id: str, plan: Plan) -> Iterator[PartResult]:
+def run_parts(
+    chunks: Iterable[Any], pool: RayPool, run_id: str, plan: Plan, piece_games: int | None = None
+) -> PartStream:
     """Play chunks and encode each as Parquet bytes, both on Ray workers; yield them in order.
 
-    A chunk runs as two tasks: :func:`play_chunk_counted` (the driver fetches only the deals per
-    game; the table stays in the object store) and :func:`encode_part`, submitted once ``plan``
-    has placed the chunk.  ``plan(chunk, deals_per_game)`` is called exactly once per chunk, in
-    chunk order, so it may keep a running count (the first deal id of the next chunk); it returns
-    ``None`` when the chunk is not needed, and then the stream ends after the chunks already
-    placed.  So the driver only writes bytes, and the encoding runs on the workers' CPUs.  Faults
-    are handled as in :func:`run_chunks` (the same scheduler): a result lost with its node (the
-    counts, the bytes, or the table before it was encoded) plays the chunk again; errors are
-    raised in their turn.
+    A chunk runs as tasks of :func:`play_chunk_counted`, one per piece of at most ``piece_games``
+    games (default: the whole chunk; :meth:`GameChunk.split`), so that a few large chunks still
+    keep every worker busy; the driver fetches only the deals per game (the tables stay in the
+    object store).  Once every piece is played, ``plan`` places the chunk and :func:`encode_part`
+    turns its pieces' tables into one part file's bytes on a worker.  ``plan(chunk,
+    deals_per_game)`` is called exactly once per chunk, in chunk order, so it may keep a running
+    count (the first deal id of the next chunk); it returns ``None`` when the chunk is not needed,
+    and then the stream ends after the chunks already placed.  So the driver only writes bytes, and
+    the encoding runs on the workers' CPUs.  Faults are handled as in :func:`run_chunks` (the same
+    scheduler): a result lost with its node (the counts, the bytes, or a table before it was
+    encoded) plays that piece (or the chunk) again; errors are raised in their turn.
     """
-    for entry in _schedule(chunks, pool, (run_id, plan)):
-        assert entry.plan is not None
-        yield PartResult(entry.chunk, entry.plan, entry.result)
+    return PartStream(_Scheduler(chunks, pool, (run_id, plan), piece_games))
 
 
-def _schedule(
-    chunks: Iterable[Any], pool: RayPool, parts: tuple[str, Plan] | None = None
-) -> Iterator[_Entry]:
-    """The one in-order scheduler: keep ``pool.window`` chunks in flight, yield them in order.
+class _Scheduler:
+    """The one in-order scheduler: keep ``pool.window`` chunks (and tasks) in flight, yield in order.
 
     Without ``parts`` each chunk is one task (``pool.submit``) whose result is the chunk's.  With
-    ``parts = (run_id, plan)`` each chunk is played (:func:`play_chunk_counted`), placed by ``plan``
-    in chunk order, then encoded (:func:`encode_part`); the bytes are its result.  A result lost with
-    its node plays the chunk again (at most ``pool.max_retries`` times); a failure is raised in the
-    chunk's turn; closing the generator cancels what is still in flight.
+    ``parts = (run_id, plan)`` each chunk is played in pieces (:func:`play_chunk_counted`), placed
+    by ``plan`` in chunk order, then encoded (:func:`encode_part`); the bytes are its result.  A
+    result lost with its node plays it again (at most ``pool.max_retries`` times); a failure is
+    raised in the chunk's turn; :meth:`close` cancels what is still in flight.
     """
-    source = iter(chunks)
-    order: deque[_Entry] = deque()
-    inflight: dict[Any, tuple[_Entry, str]] = {}
-    exhausted = stopped = False
 
-    def start(entry: _Entry) -> None:
-        if parts is None:
-            inflight[pool.submit(entry.chunk)] = (entry, "result")
+    def __init__(
+        self,
+        chunks: Iterable[Any],
+        pool: RayPool,
+        parts: tuple[str, Plan] | None = None,
+        piece_games: int | None = None,
+    ) -> None:
+        self.source = iter(chunks)
+        self.pool, self.parts, self.piece_games = pool, parts, piece_games
+        self.order: deque[_Entry] = deque()
+        self.inflight: dict[Any, tuple[_Piece | _Entry, str]] = {}
+        self.exhausted = self.stopped = False
+        self.halted_at: float | None = None
+        self.tasks = 0
+
+    # submitting --------------------------------------------------------------------------------
+    def _playing(self) -> int:
+        return sum(1 for _, kind in self.inflight.values() if kind != "bytes")
+
+    def _fill(self) -> None:
+        """Take chunks from the source (up to the window) and start their pieces in order."""
+        if self.halted_at is not None or self.stopped:
             return
-        counts, table = pool.submit_counted(entry.chunk)
-        entry.table = table
-        inflight[counts] = (entry, "counts")
+        while not (self.exhausted or self.stopped) and len(self.order) < self.pool.window:
+            chunk = next(self.source, None)
+            if chunk is None:
+                self.exhausted = True
+                break
+            entry = _Entry(chunk)
+            split = self.parts is not None and self.piece_games
+            entry.pieces = [_Piece(entry, c) for c in (chunk.split(self.piece_games) if split else [chunk])]
+            self.order.append(entry)
+        playing = self._playing()
+        for entry in self.order:
+            for piece in entry.pieces:
+                if playing >= self.pool.window:
+                    return
+                if not piece.started:
+                    self._start(piece)
+                    playing += 1
 
-    def encode(entry: _Entry) -> None:
-        assert entry.plan is not None and parts is not None
-        ref = pool.submit_encode(entry.table, parts[0], entry.plan.first_deal_id, entry.plan.keep)
-        inflight[ref] = (entry, "result")
+    def _start(self, piece: _Piece) -> None:
+        piece.started, piece.counts = True, None
+        self.tasks += 1
+        if self.parts is None:
+            self.inflight[self.pool.submit(piece.chunk)] = (piece, "result")
+            return
+        counts, table = self.pool.submit_counted(piece.chunk)
+        piece.table = table
+        self.inflight[counts] = (piece, "counts")
 
-    try:
+    def _encode(self, entry: _Entry) -> None:
+        assert entry.plan is not None and self.parts is not None
+        tables = [p.table for p in entry.pieces]
+        ref = self.pool.submit_encode(tables, self.parts[0], entry.plan.first_deal_id, entry.plan.keep)
+        self.inflight[ref] = (entry, "bytes")
+
+    # receiving ---------------------------------------------------------------------------------
+    def _receive(self, ref: Any) -> None:
+        item, kind = self.inflight.pop(ref)
+        entry = item.entry if isinstance(item, _Piece) else item
+        try:
+            # Fetch at once: a result left on a node that dies later would be lost.
+            result = self.pool.get(ref, entry.chunk)
+        except ResultLost as exc:
+            item.lost += 1
+            if item.lost > self.pool.max_retries:
+                entry.failed = _Failed(ChunkFailed(f"{exc} (lost {item.lost} times)"))
+            elif isinstance(item, _Piece):
+                self._start(item)
+            else:  # the bytes, or a table they were made of: play every piece again, same plan
+                for piece in entry.pieces:
+                    self._start(piece)
+            return
+        except (ChunkFailed, UserError) as exc:
+            entry.failed = _Failed(exc)
+            return
+        if kind == "bytes" or self.parts is None:
+            entry.result, entry.done = result, True
+            for piece in entry.pieces:
+                piece.table = None
+            return
+        assert isinstance(item, _Piece)
+        item.counts = result
+        if entry.plan is not None and entry.counts() is not None and not self._encoding(entry):
+            self._encode(entry)  # played again after a loss: same rows, same plan
+
+    def _encoding(self, entry: _Entry) -> bool:
+        return any(e is entry and kind == "bytes" for e, kind in self.inflight.values())
+
+    def _place(self) -> None:
+        """Place the played chunks in order (``plan`` is stateful), up to the first not played."""
+        assert self.parts is not None
+        for entry in self.order:
+            if entry.plan is not None:
+                continue
+            counts = entry.counts()
+            if entry.failed is not None or self.stopped or counts is None:
+                break
+            where = self.parts[1](entry.chunk, counts)
+            if where is None:
+                self.stopped = True
+                break
+            entry.plan = where
+            self._encode(entry)
+
+    # the loop ----------------------------------------------------------------------------------
+    def run(self) -> Iterator[_Entry]:
+        """Yield the chunks' entries in order (see the class docstring)."""
+        pool = self.pool
         while True:
-            while not (exhausted or stopped) and len(order) < pool.window:
-                chunk = next(source, None)
-                if chunk is None:
-                    exhausted = True
-                    break
-                entry = _Entry(chunk)
-                order.append(entry)
-                start(entry)
-            while order and (order[0].done or order[0].failed is not None):
-                head = order.popleft()
+            self._fill()
+            while self.order and (self.order[0].done or self.order[0].failed is not None):
+                head = self.order.popleft()
                 if head.failed is not None:  # raised in order: every earlier chunk was yielded
                     raise head.failed.error
                 yield head
-            if stopped:  # the chunks not placed are not needed: the run is complete without them
-                while order and order[-1].plan is None:
-                    order.pop()
-                unneeded = [ref for ref, (e, _) in inflight.items() if e.plan is None]
-                pool.cancel(unneeded)
-                for ref in unneeded:
-                    del inflight[ref]
-            if not order:
-                if exhausted or stopped:
+            if self.stopped:  # the chunks not placed are not needed: the run is complete without them
+                while self.order and self.order[-1].plan is None:
+                    self.order.pop()
+                self._cancel([ref for ref, (item, _) in self.inflight.items() if _entry(item).plan is None])
+            if not self.order:
+                if self.exhausted or self.stopped or self.halted_at is not None:
                     return
                 continue  # everything so far was yielded: submit more
+            if self.halted_at is not None and (
+                not self.inflight or time.monotonic() - self.halted_at > HALT_TIMEOUT
+            ):
+                return  # every chunk in flight handed back its games (or took too long)
             on_wait = getattr(pool, "on_wait", None)
-            ready = pool.wait(list(inflight), timeout=1.0 if on_wait is None else 0.25)
+            ready = pool.wait(list(self.inflight), timeout=1.0 if on_wait is None else 0.25)
             if on_wait is not None:
                 on_wait()
             for ref in ready:
-                entry, kind = inflight.pop(ref)
-                try:
-                    # Fetch at once: a result left on a node that dies later would be lost.
-                    result = pool.get(ref, entry.chunk)
-                except ResultLost as exc:
-                    entry.lost += 1
-                    if entry.lost > pool.max_retries:
-                        entry.failed = _Failed(ChunkFailed(f"{exc} (lost {entry.lost} times)"))
-                    else:
-                        start(entry)
-                    continue
-                except (ChunkFailed, UserError) as exc:
-                    entry.failed = _Failed(exc)
-                    continue
-                if kind == "result":
-                    entry.result, entry.table, entry.done = result, None, True
-                elif entry.plan is not None:
-                    encode(entry)  # played again after a loss: same rows, same plan
-                else:
-                    entry.counts = result
-            if parts is None:
+                self._receive(ref)
+            if self.parts is not None:
+                self._place()
+
+    def halt(self) -> None:
+        """Start nothing more; the pieces playing stop after their current game (their counter)."""
+        if self.halted_at is None:
+            self.halted_at = time.monotonic()
+            self.pool.halt()
+
+    def unfinished(self) -> list[Unfinished]:
+        """The runs of finished games of each chunk not yielded, fetched from the workers."""
+        import ray
+
+        left: list[Unfinished] = []
+        for entry in self.order:
+            if entry.failed is not None:
                 continue
-            # Place the played chunks in order (plan is stateful), up to the first one still playing.
-            for entry in order:
-                if entry.plan is not None:
+            for first, counts, tables in entry.finished():
+                try:
+                    fetched = ray.get(tables, timeout=HALT_TIMEOUT)
+                except (ray.exceptions.RayError, TimeoutError):  # lost with its node: played again later
                     continue
-                if entry.failed is not None or stopped or entry.counts is None:
-                    break
-                where = parts[1](entry.chunk, entry.counts)
-                if where is None:
-                    stopped = True
-                    break
-                entry.plan = where
-                encode(entry)
-    finally:
-        pool.cancel(inflight)
+                table = fetched[0] if len(fetched) == 1 else pa.concat_tables(fetched)
+                left.append(Unfinished(entry.chunk, first, counts, table))
+        return left
+
+    def _cancel(self, refs: list[Any]) -> None:
+        self.pool.cancel(refs)
+        for ref in refs:
+            del self.inflight[ref]
+
+    def close(self) -> None:
+        """Cancel whatever is still in flight."""
+        self._cancel(list(self.inflight))
+
+
+def _entry(item: _Piece | _Entry) -> _Entry:
+    return item.entry if isinstance(item, _Piece) else item

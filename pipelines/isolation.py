@@ -27,6 +27,7 @@ import json
 import os
 import pickle
 import select
+import signal
 import subprocess
 import sys
 import tempfile
@@ -225,6 +226,9 @@ def _serve() -> None:
     from fivehundred.sim.rng import NoRng, Rng
     from fivehundred.strategies.base import make
 
+    # A terminal's Ctrl-C reaches the whole process group: the parent decides (it halts the run and
+    # keeps the games finished); this process ends when the parent closes its stdin.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     proto = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # the bot's prints go to stderr, never into the protocol
     sys.stdout = sys.stderr

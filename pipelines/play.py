@@ -25,16 +25,21 @@ line, Ctrl-C) also leaves the finished games and a manifest marked ``stopped``, 
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from fivehundred.pipelines.runconfig import MAX_SEED, RunConfigError, SeatSpec, jsonable
+from fivehundred.pipelines.runconfig import (
+    MAX_SEED,
+    RunConfigError,
+    SeatSpec,
+    identity_hash,
+    jsonable,
+    rows_identity,
+)
 from fivehundred.pipelines.rundir import Manifest, RunDir, encode_parquet, package_versions
-from fivehundred.pipelines.schema import SCHEMA_VERSION, records_to_table
-from fivehundred.sim.engine import AUCTION, ENGINE_VERSION, JOKER, KITTY, PLAY, SeatView, State
+from fivehundred.pipelines.schema import records_to_table
+from fivehundred.sim.engine import AUCTION, JOKER, KITTY, PLAY, SeatView, State
 from fivehundred.sim.errors import StrategyError, UserError
 from fivehundred.sim.game import DEAL_LIMIT, new_deal, play_game, settle
 from fivehundred.sim.rng import NoRng, Rng
@@ -189,27 +194,19 @@ class PlayConfig:
 
     def identity(self) -> dict[str, Any]:
         """What defines the session's games (with the person's choices): its run id is a hash of it."""
+        specs = [
+            [s.spec, jsonable(dict(s.params))] if s is not None else ["human", {}] for s in self.seat_specs()
+        ]
         return {
             "kind": "play",
-            "schema_version": SCHEMA_VERSION,
-            "engine_version": ENGINE_VERSION,
-            "variant": self.rules.name,
-            "rules": jsonable({k: v for k, v in self.rules.as_dict().items() if k != "description"}),
-            "strategies": self.labels,
-            "strategy_specs": [
-                [s.spec, jsonable(dict(s.params))] if s is not None else ["human", {}]
-                for s in self.seat_specs()
-            ],
+            **rows_identity(self.rules, list(self.labels), specs, self.seed, self.games),
             "human_seat": self.seat,
-            "seed": self.seed,
-            "games": self.games,
         }
 
     @property
     def run_id(self) -> str:
         """A deterministic id of the session's config (as simulate's run ids are)."""
-        blob = json.dumps(self.identity(), sort_keys=True, separators=(",", ":")).encode()
-        return hashlib.sha256(blob).hexdigest()[:16]
+        return identity_hash(self.identity())
 
 
 def make_play_config(

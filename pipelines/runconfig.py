@@ -139,18 +139,9 @@ class RunConfig:
 
     def identity(self) -> dict[str, Any]:
         """Everything that determines the rows and files: equal identities make a resumable run."""
-        from fivehundred.pipelines.schema import SCHEMA_VERSION
-        from fivehundred.sim.engine import ENGINE_VERSION
-
+        specs = [[s.spec, jsonable(dict(s.params))] for s in self.seats]
         return {
-            "schema_version": SCHEMA_VERSION,
-            "engine_version": ENGINE_VERSION,
-            "variant": self.rules.name,
-            "rules": jsonable({k: v for k, v in self.rules.as_dict().items() if k != "description"}),
-            "strategies": [s.label for s in self.seats],
-            "strategy_specs": [[s.spec, jsonable(dict(s.params))] for s in self.seats],
-            "seed": self.seed,
-            "games": self.games,
+            **rows_identity(self.rules, [s.label for s in self.seats], specs, self.seed, self.games),
             "deals": self.deals,
             "chunk_size": self.chunk_size,
         }
@@ -158,8 +149,7 @@ class RunConfig:
     @cached_property
     def run_id(self) -> str:
         """A deterministic id of the run (a hash of :meth:`identity`), written in every row."""
-        blob = json.dumps(self.identity(), sort_keys=True, separators=(",", ":")).encode()
-        return hashlib.sha256(blob).hexdigest()[:16]
+        return identity_hash(self.identity())
 
     def as_dict(self) -> dict[str, Any]:
         """The full config as plain data (for the manifest)."""
@@ -181,6 +171,32 @@ class RunConfig:
             "isolate": self.isolate,
             "dd_sample": self.dd_sample,
         }
+
+
+def rows_identity(
+    rules: Rules, labels: list[str], specs: list[list[Any]], seed: int, games: int | None
+) -> dict[str, Any]:
+    """What every kind of run's identity holds: the rows' schema and engine versions, the rules (not
+    their description), the strategies' ids and specs, the seed and the games."""
+    from fivehundred.pipelines.schema import SCHEMA_VERSION
+    from fivehundred.sim.engine import ENGINE_VERSION
+
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "engine_version": ENGINE_VERSION,
+        "variant": rules.name,
+        "rules": jsonable({k: v for k, v in rules.as_dict().items() if k != "description"}),
+        "strategies": labels,
+        "strategy_specs": specs,
+        "seed": seed,
+        "games": games,
+    }
+
+
+def identity_hash(identity: dict[str, Any]) -> str:
+    """The run id of an identity: 16 hex digits of the SHA-256 of its canonical JSON."""
+    blob = json.dumps(identity, sort_keys=True, separators=(",", ":")).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
 
 
 def jsonable(value: Any) -> Any:

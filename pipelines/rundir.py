@@ -5,6 +5,7 @@ or a configured :class:`pyarrow.fs.FileSystem`).  Simulation and tournament runs
 
     RUN_DIR/manifest.json            the run's :class:`Manifest` (atomic writes; the commit point)
     RUN_DIR/deals/<part>.parquet     the deal log, one file per finished chunk (never partially visible)
+    RUN_DIR/partial/<part>.parquet   games of chunks an interrupted simulation kept (not in the deal log)
     RUN_DIR/.tmp/                    files being written; renamed into place, then removed
 
 (a tournament adds ``pairs/`` and ``tables/``).  On a local or shared POSIX filesystem a file is
@@ -39,6 +40,8 @@ from fivehundred.sim.engine import ENGINE_VERSION
 from fivehundred.sim.errors import UserError
 
 DEALS_DIR = "deals"
+#: Games finished in chunks that an interrupted run could not commit (not part of the deal log).
+PARTIAL_DIR = "partial"
 TMP_DIR = ".tmp"
 MANIFEST = "manifest.json"
 LOCK = ".lock"
@@ -141,6 +144,10 @@ class Manifest:
     versions: dict[str, str] = field(default_factory=dict)
     totals: dict[str, int] = field(default_factory=lambda: {"deals": 0, "games": 0, "chunks": 0})
     chunks: list[dict[str, Any]] = field(default_factory=list)
+    #: Chunks an interrupted simulation had partly played: per chunk its ``index``, the ``games``
+    #: ``[first, stop)`` finished from its start, their ``deals`` and the ``file`` under ``partial/``
+    #: holding their rows; a resumed run plays only the rest of each.  Written only when not empty.
+    partial: list[dict[str, Any]] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
     #: Whether it was written in this project's format (else read from another tool's JSON).
     native: bool = True
@@ -168,6 +175,7 @@ class Manifest:
             "versions": self.versions,
             "deals_glob": DEALS_GLOB,
             "totals": self.totals,
+            **({"partial": self.partial} if self.partial else {}),
             **self.extra,
         }
         body = json.dumps(data, indent=1, sort_keys=True)
@@ -362,6 +370,17 @@ class RunDir:
         self.write(rel, data)
         return rel
 
+    def write_partial(self, index: int, first: int, stop: int, data: bytes) -> str:
+        """Write the rows of chunk ``index``'s games ``first .. stop-1`` atomically (under
+        ``partial/``, outside the deal log's glob); returns the path relative to the run."""
+        rel = f"{PARTIAL_DIR}/{part_name(index).removesuffix('.parquet')}-games-{first}-{stop}.parquet"
+        self.write(rel, data)
+        return rel
+
+    def partial_files(self) -> list[str]:
+        """Relative paths of the files under ``partial/``."""
+        return self.files(PARTIAL_DIR)
+
     def files(self, folder: str, suffix: str = ".parquet") -> list[str]:
         """Relative paths of the files ending in ``suffix`` under ``folder``, sorted."""
         sel = pafs.FileSelector(self.path(folder), allow_not_found=True)
@@ -385,6 +404,13 @@ class RunDir:
         with contextlib.suppress(FileNotFoundError):
             self.fs.delete_file(self.path(rel))
 
+    def prune(self, folder: str) -> None:
+        """Remove ``folder`` if it exists and holds nothing."""
+        path = self.path(folder)
+        if self.fs.get_file_info(path).type == pafs.FileType.Directory:
+            if not self.fs.get_file_info(pafs.FileSelector(path)):
+                self.fs.delete_dir(path)
+
     def clean_tmp(self) -> None:
         """Remove leftovers of interrupted writes."""
         if self.fs.get_file_info(self.path(TMP_DIR)).type == pafs.FileType.Directory:
@@ -392,7 +418,7 @@ class RunDir:
 
     def clear(self) -> None:
         """Remove this project's files from the run directory (manifest, parts, temp); nothing else."""
-        for rel in self.part_files():
+        for rel in [*self.part_files(), *self.partial_files()]:
             self.delete(rel)
         self.delete(MANIFEST)
         self.clean_tmp()

@@ -1003,12 +1003,14 @@ def build_report(
     *,
     tables: Tables,
     manifests: Sequence[Manifest | None] | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> ReportResult:
     """Write the HTML report (and the PDF when ``pdf`` is given) from statistics ``tables``.
 
     ``run_dirs`` name the runs (main run first) and ``manifests`` are what their manifests say (for
     the methods section; ``None``: not recorded).  The report reads nothing else: the caller finds
     the tables (``fivehundred report`` reads or makes them, see :mod:`cli.statistics`).
+    ``progress`` (optional) is told, in words, which section is being drawn.
     """
     if not run_dirs:
         raise ReportError("no run directory given")
@@ -1021,8 +1023,15 @@ def build_report(
     runs = run_order(tables, wanted)
     ctx = Context(tables, tuple(runs), tuple(dirs), tuple(infos))
     result = ReportResult(html=Path(out_html), pdf=Path(pdf) if pdf else None)
+    say = progress or (lambda _text: None)
     with style_context():
-        rendered = [_render(sec, ctx, result) for sec in sections(ctx)]
+        todo = sections(ctx)
+        rendered = []
+        for i, sec in enumerate(todo, 1):
+            say(f"drawing the report: {i}/{len(todo)} {sec.title} ...")
+            rendered.append(_render(sec, ctx, result))
+    if result.pdf is not None:
+        say("writing the report and the PDF ...")
     title = "Five Hundred: " + ", ".join(html.escape(_dir_name(d)) for d in dirs)
     page = [
         *page_start(title),

@@ -114,3 +114,51 @@ def test_status_line_off_a_terminal_prints_plain_lines_seldom() -> None:
         shown.phase("analysing ...")  # at once, even within min_interval
     assert tty.getvalue() == "\r\x1b[2Ka\r\x1b[2Kanalysing ...\r\x1b[2K"
     assert fit("abcdef", 4) == "abc…" and fit("abc", 4) == "abc" and len(fit("x" * 500, 79)) == 79
+
+
+def test_interrupted_line_counts_whole_and_unfinished_chunks() -> None:
+    from fivehundred.cli.simulate import interrupted_text
+    from fivehundred.pipelines.simulate import SimulationInterrupted
+
+    kept = SimulationInterrupted(12_345, 1_612, 150, 0, 3_000, partial_games=412, partial_chunks=2)
+    assert interrupted_text(kept) == (
+        "interrupted: kept 12,345 deals in 1,612 games (150 whole chunks and 412 games of 2 unfinished "
+        "chunks); run the same command again to resume after them"
+    )
+    one = SimulationInterrupted(10, 1, 1, 3)
+    assert interrupted_text(one) == (
+        "interrupted: kept 10 deals in 1 game (1 whole chunk); 3 games finished in chunks still in flight "
+        "will be played again; run the same command again to resume after them"
+    )
+
+
+def test_summary_names_part_files_and_tasks_in_words(tmp_path: Path) -> None:
+    out = tmp_path / "one"
+    args = ["--games", "30", "--seed", "1", "--strategies", "random", "--workers", "0"]
+    done = runner.invoke(app, ["simulate", *args, "--out", str(out)])
+    assert done.exit_code == 0, done.output
+    assert "30 games, 1 part file\n" in done.output and "in-process, 1 task)" in done.output
+    assert "chunks in flight" not in done.output
+
+
+def test_status_line_log_keeps_a_line_above_the_live_one() -> None:
+    import io
+
+    from fivehundred.cli.progress import CLEAR, StatusLine
+    from fivehundred.cli.sweep import _SweepBar
+    from fivehundred.pipelines.sweep import SweepProgress
+
+    tty = io.StringIO()
+    with StatusLine(tty, tty=True, min_interval=0.0, width=30) as status:
+        bar = _SweepBar(status)
+        bar(SweepProgress(0, 3, 100, 9000, 100, 1.0, "pagat-au"))
+        status.log("[1/3] pagat-au: done")
+        bar(SweepProgress(1, 3, 3100, 9000, 3100, 2.0, "club"))
+    shown = tty.getvalue().split(CLEAR)
+    assert shown[1] == "[run 1/3] pagat-au 100/9,000…"  # cut to the terminal's width (30 - 1)
+    assert shown[2] == "[1/3] pagat-au: done\n" and shown[3].startswith("[run 2/3] club") and shown[-1] == ""
+    plain = io.StringIO()
+    status = StatusLine(plain, tty=False, every=3600)
+    status.update("hidden")
+    status.log("kept")
+    assert plain.getvalue() == "kept\n"

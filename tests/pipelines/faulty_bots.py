@@ -83,3 +83,21 @@ class Raiser(RandomStrategy):
     def play(self, view, legal, rng):  # type: ignore[no-untyped-def]
         """Fail."""
         raise ZeroDivisionError("bot bug")
+
+
+class InterruptAt(RandomStrategy):
+    """``random.v1`` that sends Ctrl-C (SIGINT) to its own process at the plays listed in ``at``
+    (counted over every instance in this process since the test reset ``plays``): in-process runs
+    only, where the signal lands in the driver exactly as a terminal's Ctrl-C would."""
+
+    name = "random.v1"
+    PARAMS: ClassVar[dict] = {}
+    at: ClassVar[list[int]] = []
+    plays: ClassVar[int] = 0
+
+    def play(self, view, legal, rng):  # type: ignore[no-untyped-def]
+        """Play like random; Ctrl-C this process when the count is in ``at``."""
+        InterruptAt.plays += 1
+        if InterruptAt.plays in InterruptAt.at:
+            os.kill(os.getpid(), signal.SIGINT)
+        return super().play(view, legal, rng)

@@ -26,6 +26,7 @@ from fivehundred.pipelines.simulate import Progress, RunDirConflict, run_simulat
 from fivehundred.sim import load_rules, play_game
 from fivehundred.sim.errors import UserError
 from fivehundred.strategies import make
+from tests.pipelines.runs import parts, wait_for_chunks
 
 REPO = Path(__file__).resolve().parents[2]
 #: Random bots that pass often make games of several deals (plain random games last about one).
@@ -43,11 +44,6 @@ def config(tmp_path: Path, name: str = "run", **kw: object):
     }
     values.update(kw)
     return make_config(None, **values)
-
-
-def parts(run_dir: Path) -> dict[str, bytes]:
-    """Every part file's bytes by name."""
-    return {p.name: p.read_bytes() for p in sorted((run_dir / "deals").glob("*.parquet"))}
 
 
 def log(run_dir: Path) -> pa.Table:
@@ -152,14 +148,7 @@ def test_resume_after_the_driver_is_killed(tmp_path: Path) -> None:
     cmd = [sys.executable, "-m", "fivehundred.cli.main", "simulate", *args, "--out", str(out)]
     proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     manifest_path = out / "manifest.json"
-    deadline = time.monotonic() + 60
-    committed = 0
-    while time.monotonic() < deadline and proc.poll() is None:
-        if manifest_path.exists():
-            committed = len(json.loads(manifest_path.read_text())["chunks"])
-            if committed >= 3:
-                break
-        time.sleep(0.02)
+    wait_for_chunks(proc, manifest_path, 3)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     manifest = json.loads(manifest_path.read_text())
@@ -181,8 +170,11 @@ def test_resume_after_the_driver_is_killed(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path: Path, signum: int) -> None:
+    """Ctrl-C (or SIGTERM) of the command: status 130 and one line with what was kept (the whole
+    chunks and the games of the chunk playing); the same command resumes to the files of an
+    undisturbed run."""
     out = tmp_path / "interrupted"
-    args = ["--games", "2000", "--seed", "6", "--strategies", LONG, "--chunk-size", "8", "--workers", "0"]
+    args = ["--games", "6000", "--seed", "6", "--strategies", LONG, "--chunk-size", "400", "--workers", "0"]
     cmd = [sys.executable, "-m", "fivehundred.cli.main", "simulate", *args, "--out", str(out)]
 
     def default_sigint() -> None:  # a background child may inherit SIGINT ignored
@@ -191,25 +183,25 @@ def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path: Path, signu
     proc = subprocess.Popen(
         cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint
     )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None:
-        path = out / "manifest.json"
-        if path.exists() and len(json.loads(path.read_text())["chunks"]) >= 2:
-            break
-        time.sleep(0.02)
+    wait_for_chunks(proc, out / "manifest.json", 2)
+    assert proc.poll() is None, "the run ended before the signal: the test proved nothing"
     proc.send_signal(signum)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130
     last = stderr.strip().splitlines()[-1]
     manifest = json.loads((out / "manifest.json").read_text())
-    kept = manifest["totals"]
-    assert last.startswith(f"interrupted: kept {kept['deals']:,} deals in {kept['games']:,} games "), last
+    totals, partial = manifest["totals"], manifest.get("partial", [])
+    deals = totals["deals"] + sum(p["deals"] for p in partial)
+    games = totals["games"] + sum(p["games"][1] - p["games"][0] for p in partial)
+    assert last.startswith(f"interrupted: kept {deals:,} deals in {games:,} games "), last
+    assert f"({totals['chunks']:,} whole chunks" in last
+    assert ("of 1 unfinished chunk)" in last) == bool(partial), last
     assert last.endswith("run the same command again to resume after them")
-    assert manifest["status"] == "running" and 2 <= len(manifest["chunks"]) < 250
+    assert manifest["status"] == "running" and 2 <= len(manifest["chunks"]) < 15
     assert not (out / ".tmp").exists() and not (out / ".lock").exists()
     again = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0, again.stderr
-    run_simulation(config(tmp_path, "ref", strategies=LONG, games=2000, seed=6, chunk_size=8))
+    run_simulation(config(tmp_path, "ref", strategies=LONG, games=6000, seed=6, chunk_size=400))
     assert parts(out) == parts(tmp_path / "ref")
 
 

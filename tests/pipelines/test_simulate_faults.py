@@ -29,6 +29,7 @@ from fivehundred.pipelines.chunks import ChunkFailed
 from fivehundred.pipelines.runconfig import make_config
 from fivehundred.pipelines.simulate import run_simulation
 from tests.pipelines.faulty_bots import KILL_AT_ENV, KILL_MARKER_ENV, NODE_LOG_ENV, PLAY_DELAY_ENV
+from tests.pipelines.runs import parts, wait_for_chunks
 
 REPO = Path(__file__).resolve().parents[2]
 RAY = str(Path(sys.executable).parent / "ray")
@@ -41,10 +42,6 @@ def log(run_dir: Path) -> pa.Table:
     """The whole deal log in deal-id order."""
     files = sorted((run_dir / "deals").glob("*.parquet"))
     return pa.concat_tables([pq.read_table(f) for f in files]).sort_by("deal_id")
-
-
-def parts(run_dir: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted((run_dir / "deals").glob("*.parquet"))}
 
 
 def reference(tmp_path: Path, **kw: object) -> Path:
@@ -135,12 +132,7 @@ def test_the_driver_killed_mid_run_then_the_same_command(tmp_path: Path) -> None
         cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
     )
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None:
-            path = out / "manifest.json"
-            if path.exists() and len(json.loads(path.read_text())["chunks"]) >= 3:
-                break
-            time.sleep(0.02)
+        wait_for_chunks(proc, out / "manifest.json", 3, timeout=120)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
     finally:
@@ -289,21 +281,28 @@ def _descendants(root: int) -> set[int]:
     return descendants(root) - {root}
 
 
-def _terminate_when(proc: subprocess.Popen[str], manifest: Path, chunks: int) -> set[int]:
-    """SIGTERM the command once its manifest lists ``chunks`` chunks; the Ray processes it had then."""
-    deadline = time.monotonic() + 120
+def _terminate_when(
+    proc: subprocess.Popen[str],
+    manifest: Path,
+    chunks: int,
+    signums: tuple[int, ...] = (signal.SIGTERM,),
+    settle: float = 0.0,
+) -> set[int]:
+    """Signal the command (``signums``, 50 ms apart) ``settle`` seconds after its manifest lists
+    ``chunks`` chunks; the Ray processes it had then."""
     helpers: set[int] = set()
-    while time.monotonic() < deadline and proc.poll() is None:
-        helpers |= _descendants(proc.pid)
-        if manifest.exists() and len(json.loads(manifest.read_text())["chunks"]) >= chunks:
-            break
-        time.sleep(0.02)
+    wait_for_chunks(proc, manifest, chunks, timeout=120, each=lambda: helpers.update(_descendants(proc.pid)))
+    time.sleep(settle)
     assert proc.poll() is None, "the run ended before the signal: the test proved nothing"
-    proc.send_signal(signal.SIGTERM)
+    for i, signum in enumerate(signums):
+        if i:
+            time.sleep(0.05)
+        proc.send_signal(signum)
     return helpers
 
 
-def _assert_stopped_like_ctrl_c(proc: subprocess.Popen[str], helpers: set[int]) -> None:
+def _assert_stopped_like_ctrl_c(proc: subprocess.Popen[str], helpers: set[int]) -> str:
+    """Exit status 130 after one ``interrupted:`` line, Ray's processes gone; the command's stderr."""
     _, stderr = proc.communicate(timeout=90)
     assert proc.returncode == 130, stderr
     lines = stderr.strip().splitlines()
@@ -323,6 +322,7 @@ def _assert_stopped_like_ctrl_c(proc: subprocess.Popen[str], helpers: set[int]) 
         except ProcessLookupError:
             pass
     assert not left, f"Ray processes outlived the driver: {left}"
+    return stderr
 
 
 def test_sigterm_under_ray_stops_like_ctrl_c_and_resumes(tmp_path: Path) -> None:
@@ -339,6 +339,44 @@ def test_sigterm_under_ray_stops_like_ctrl_c_and_resumes(tmp_path: Path) -> None
     again = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=180)
     assert again.returncode == 0, again.stderr
     assert parts(out) == parts(reference(tmp_path, strategies=LONG, seed=6, games=600, chunk_size=3))
+
+
+def _default_sigint() -> None:  # a background child may inherit SIGINT ignored
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.mark.parametrize("twice", [False, True])
+def test_ctrl_c_under_ray_keeps_the_games_in_flight_and_resumes_to_the_same_files(
+    tmp_path: Path, twice: bool
+) -> None:
+    """Ctrl-C of simulate on 2 Ray workers: the finished games of the chunks in flight are kept
+    (``partial/``, listed in the manifest) and the same command rebuilds the undisturbed run's part
+    files.  A second Ctrl-C right after the first stops at once: only whole files, none half-written."""
+    out = tmp_path / "interrupted"
+    args = ["--games", "16000", "--seed", "6", "--strategies", LONG, "--chunk-size", "4000", "--workers", "2"]
+    cmd = [sys.executable, "-m", "fivehundred.cli.main", "simulate", *args, "--out", str(out)]
+    proc = subprocess.Popen(
+        cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint
+    )
+    signums = (signal.SIGINT, signal.SIGINT) if twice else (signal.SIGINT,)
+    # Once the first chunk is committed (and the next ones have played a second): Ctrl-C.
+    helpers = _terminate_when(proc, out / "manifest.json", 1, signums, settle=1.0)
+    started = time.monotonic()
+    stderr = _assert_stopped_like_ctrl_c(proc, helpers)
+    assert time.monotonic() - started < 30
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "running"
+    partial = manifest.get("partial", [])  # usually some (the library test makes sure of it)
+    games = manifest["totals"]["games"] + sum(p["games"][1] - p["games"][0] for p in partial)
+    last = stderr.strip().splitlines()[-1]
+    assert f" deals in {games:,} games (" in last, last
+    assert all((out / p["file"]).exists() for p in partial)
+    assert not (out / ".tmp").exists() and not (out / ".lock").exists()
+    listed = {p["file"] for p in partial}
+    assert {f"partial/{p.name}" for p in out.glob("partial/*")} <= listed  # nothing unlisted or half-written
+    again = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert parts(out) == parts(reference(tmp_path, strategies=LONG, seed=6, games=16000, chunk_size=4000))
 
 
 TOURNAMENT = """

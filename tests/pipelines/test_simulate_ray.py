@@ -13,14 +13,12 @@ from fivehundred.pipelines.chunks import GameChunk, RayPool, play_chunk, run_chu
 from fivehundred.pipelines.runconfig import SeatSpec, make_config
 from fivehundred.pipelines.simulate import run_simulation
 from fivehundred.sim import StrategyError, load_rules
+from tests.pipelines.runs import parts
 
 REPO = Path(__file__).resolve().parents[2]
+LONG = "random(pass_probability=0.6, max_raise=2)"
 
 pytestmark = pytest.mark.slow
-
-
-def parts(run_dir: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted((run_dir / "deals").glob("*.parquet"))}
 
 
 def test_one_and_two_workers_and_in_process_write_identical_files(tmp_path: Path) -> None:
@@ -36,6 +34,23 @@ def test_one_and_two_workers_and_in_process_write_identical_files(tmp_path: Path
     assert runs[2][0].deals == runs[0][0].deals >= 1200
     assert (tmp_path / "w2" / "manifest.json").exists() and not (tmp_path / "w2" / ".tmp").exists()
     assert os.environ.get("RAY_AUTH_MODE") == auth_before  # only the embedded instance ran without auth
+
+
+def test_chunks_played_in_pieces_write_the_files_of_whole_chunks(tmp_path: Path) -> None:
+    """Two chunks of 200 games on 2 workers: 4 tasks of 50 games each, so both workers play each
+    chunk; the part files are those of the in-process run (one task per chunk), byte for byte; the
+    same with ``deals`` cut inside a chunk played in pieces."""
+
+    def run(name: str, workers: int, **kw: object):
+        cfg = make_config(None, strategies=LONG, seed=4, out=str(tmp_path / name), workers=workers, **kw)
+        return run_simulation(cfg)
+
+    ray_run, local = run("ray", 2, games=400, chunk_size=200), run("local", 0, games=400, chunk_size=200)
+    assert ray_run.tasks == 8 and local.tasks == 2 and ray_run.chunks == local.chunks == 2
+    assert parts(tmp_path / "ray") == parts(tmp_path / "local")
+    cut, ref = run("cut", 2, deals=500, chunk_size=300), run("cut-ref", 0, deals=500, chunk_size=300)
+    assert cut.tasks > cut.chunks and cut.deals == ref.deals >= 500
+    assert parts(tmp_path / "cut") == parts(tmp_path / "cut-ref")
 
 
 def test_run_chunks_yields_in_order_and_stops_early(monkeypatch) -> None:

@@ -89,7 +89,12 @@ def test_small_run_of_each_table_verifies_and_analyses(name: str, tmp_path: Path
     assert set(by_seat["seat_rel"].to_list()) <= set(range(seats))
     assert by_seat["n"].sum() == overview["contracts"].item()
     assert (tmp_path / "stats" / "overview.parquet").exists()
-    report = make_report([tmp_path / name], tmp_path / "report.html", stats_dir=tmp_path / "stats")
+    said: list[str] = []
+    report = make_report(
+        [tmp_path / name], tmp_path / "report.html", stats_dir=tmp_path / "stats", progress=said.append
+    )
+    drawn = [s for s in said if s.startswith("drawing the report: ")]
+    assert len(drawn) == len(report.sections) and drawn[0].startswith("drawing the report: 1/")  # per section
     failed = {k: v for k, v in {**report.figures, **report.tables}.items() if v.startswith("failed")}
     assert not failed
     assert report.figures["contracts"] == "ok" and report.tables["overview"] == "ok"

@@ -1,0 +1,37 @@
+"""Helpers shared by the simulation tests: a run directory's part files, and waiting on a live run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+
+def parts(run_dir: Path) -> dict[str, bytes]:
+    """Every part file's bytes by name."""
+    return {p.name: p.read_bytes() for p in sorted((run_dir / "deals").glob("*.parquet"))}
+
+
+def committed(manifest: Path) -> int:
+    """Chunks the manifest lists (0 before it exists)."""
+    return len(json.loads(manifest.read_text())["chunks"]) if manifest.exists() else 0
+
+
+def wait_for_chunks(
+    proc: subprocess.Popen,
+    manifest: Path,
+    chunks: int,
+    timeout: float = 60.0,
+    each: Callable[[], None] | None = None,
+) -> None:
+    """Wait until the running command's manifest lists ``chunks`` chunks (or it ends, or ``timeout``
+    passes); ``each`` is called on every look (e.g. to note the command's processes)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        if each is not None:
+            each()
+        if committed(manifest) >= chunks:
+            return
+        time.sleep(0.02)
