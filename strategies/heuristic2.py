@@ -216,15 +216,35 @@ class Heuristic2Strategy(HeuristicStrategy):
 
     def __init__(
         self,
+        aggression: float = 0.0,
+        partner_tricks: float = 1.6,
+        kitty_tricks: float = 0.6,
+        nt_stoppers: int = 3,
+        misere: bool = True,
+        misere_risk: float = 1.4,
+        open_misere_risk: float = 1.1,
+        score_aware: bool = True,
+        smart_leads: bool = True,
+        defend_together: bool = True,
         jump: bool = True,
         blind_misere: bool = True,
         name_jokers: bool = True,
         compete: float = 0.75,
-        **v1_params: Any,
     ) -> None:
-        """v2's switches (kept for ablations); ``v1_params`` are ``heuristic.v1``'s parameters by name
-        (``misere_risk`` and ``open_misere_risk`` are unused: the table decides misère)."""
-        super().__init__(**v1_params)
+        # The parameters of heuristic.v1 (misere_risk and open_misere_risk are unused: the table
+        # decides misère), then v2's switches, kept for ablations.
+        super().__init__(
+            aggression,
+            partner_tricks,
+            kitty_tricks,
+            nt_stoppers,
+            misere,
+            misere_risk,
+            open_misere_risk,
+            score_aware,
+            smart_leads,
+            defend_together,
+        )
         self.jump = bool(jump)
         self.blind_misere = bool(blind_misere)
         self.name_jokers = bool(name_jokers)
