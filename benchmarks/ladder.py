@@ -31,7 +31,7 @@ import math
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +54,10 @@ class GamePair:
     decided: int  # games (0..2) with a winner
     deals: int  # deals played in both runs together
     seconds: float
+    #: per deal pair and seating: (kind of contract, who declared: "A"/"B"/"-", made, A's share of the gain)
+    kinds: list[tuple[str, str, bool, float]] = field(default_factory=list)
+    #: per deal pair (two seatings only): what each side's cards led to, and the pair's value
+    swaps: list[tuple[str, float]] = field(default_factory=list)
 
 
 def play_pair(variant: str, spec_a: str, spec_b: str, master_seed: int, game_id: int) -> GamePair:
@@ -85,10 +89,86 @@ def play_pair(variant: str, spec_a: str, spec_b: str, master_seed: int, game_id:
     diffs = []
     for j in range(min(len(r) for _, r in runs)):
         diffs.append(sum(gain(t, r[j]["score_delta"]) for t, r in runs) / len(runs))
+    kinds = []
+    for j in range(len(diffs)):
+        for t, r in runs:
+            rec = r[j]
+            code = rec["contract"]
+            side = "-" if code is None else ("A" if rec["declarer_team"] == t else "B")
+            kinds.append(
+                (contract_kind(rules, code), side, bool(rec["made"]), gain(t, rec["score_delta"]) / len(runs))
+            )
+    swaps = []
+    if not alone:
+        for j, d in enumerate(diffs):
+            swaps.append((swap_key(rules, la, lb, runs[0][1][j], runs[1][1][j]), d))
     seat_diffs = [gain(0, r["score_delta"]) for r in runs[0][1]]
     a_wins = sum(1 for t, r in runs if r[-1]["winner"] == t)
     decided = sum(1 for _, r in runs if r[-1]["winner"] is not None)
-    return GamePair(game_id, diffs, seat_diffs, a_wins, decided, sum(len(r) for _, r in runs), seconds)
+    deals = sum(len(r) for _, r in runs)
+    return GamePair(game_id, diffs, seat_diffs, a_wins, decided, deals, seconds, kinds, swaps)
+
+
+def swap_key(rules: Any, la: str, lb: str, r0: dict[str, Any], r1: dict[str, Any]) -> str:
+    """What the two seatings of one deal did: ``r0`` with A in the even seats, ``r1`` with A in the
+    odd ones.  When the same cards declared in both, "same hands: A's contract / B's contract";
+    otherwise each seating's declarer (by bot) and contract."""
+
+    def what(r: dict[str, Any]) -> str:
+        if r["contract"] is None:
+            return "thrown in"
+        return f"{contract_kind(rules, r['contract'])} {'made' if r['made'] else 'failed'}"
+
+    if r0["contract"] is not None and r1["contract"] is not None and r0["declarer"] % 2 == r1["declarer"] % 2:
+        a_run, b_run = (r0, r1) if r0["declarer"] % 2 == 0 else (r1, r0)
+        return f"same hands: {la} {what(a_run)} / {lb} {what(b_run)}"
+    parts = []
+    for r, a_even in ((r0, True), (r1, False)):
+        if r["contract"] is None:
+            parts.append("thrown in")
+        else:
+            bot = la if (r["declarer"] % 2 == 0) == a_even else lb
+            parts.append(f"{bot} {what(r)}")
+    return "other hands: " + " / ".join(sorted(parts))
+
+
+def contract_kind(rules: Any, code: str | None) -> str:
+    """The kind of a contract for the breakdown: thrown in, misère, open or blind misère, NT, a suit
+    contract by level (6, 7, 8+)."""
+    if code is None:
+        return "thrown in"
+    b = rules.ladder[rules.bid_index[code]]
+    if b.misere:
+        return "blind misère" if b.blind else "open misère" if b.open else "misère"
+    level = f"{b.tricks}" if b.tricks < 8 else "8+"
+    return f"{level}NT" if b.trump == 4 else f"{level} suit"
+
+
+def format_breakdown(r: dict[str, Any]) -> list[str]:
+    """Where A's points per deal come from: per kind of contract, who declared it and whether it was
+    made, the number of seatings and the contribution to the mean (the contributions add up to it)."""
+    cells: dict[tuple[str, str, bool], list[float]] = {}
+    for kind, side, made, g in r["kinds"]:
+        c = cells.setdefault((kind, side, made if side != "-" else False), [0, 0.0])
+        c[0] += 1
+        c[1] += g
+    n = r["deal_pairs"]
+    out = [f"breakdown of {r['a']} vs {r['b']} (A = {r['a']}; contribution to points/deal):"]
+    for (kind, side, made), (k, g) in sorted(cells.items(), key=lambda kv: kv[1][1]):
+        who = {"A": "A declares", "B": "B declares", "-": ""}[side]
+        res = "" if side == "-" else ("made" if made else "failed")
+        out.append(f"  {kind:>12} {who:>10} {res:>6}: {k:6d} seatings, {g / n:+6.2f}")
+    swaps: dict[str, list[float]] = {}
+    for key, d in r["swaps"]:
+        c = swaps.setdefault(key, [0, 0.0])
+        c[0] += 1
+        c[1] += d
+    if swaps:
+        out.append("by what each side's cards led to (deal pairs, contribution to points/deal):")
+        ranked = sorted(swaps.items(), key=lambda kv: kv[1][1])
+        for key, (k, g) in [*ranked[:15], ("...", [0, 0.0]), *ranked[-15:]]:
+            out.append(f"  {key}: {k} pairs, {g / n:+.2f}" if k else "  ...")
+    return out
 
 
 def _pair_task(args: tuple[str, str, str, int, int]) -> GamePair:
@@ -162,6 +242,8 @@ def run_match(
         "seconds": sum(gp.seconds for gp in results),
         "deals": sum(gp.deals for gp in results),
         "seat_check": seat,
+        "kinds": [k for gp in results for k in gp.kinds],
+        "swaps": [k for gp in results for k in gp.swaps],
     }
 
 
@@ -261,6 +343,22 @@ def self_play(
     }
 
 
+def mixed_speed(
+    variant: str, spec: str, other: str, games: int, master_seed: int, max_seconds: float
+) -> tuple[float, int]:
+    """Deals per CPU second with ``spec`` in the even seats and ``other`` in the odd ones (whole games
+    from game 10,000 on, stopping after ``max_seconds`` of this process's CPU time)."""
+    rules = load_rules(variant)
+    bots = [make(spec if s % 2 == 0 else other) for s in range(rules.players)]
+    deals = 0
+    t0 = time.process_time()
+    for g in range(games):
+        deals += len(play_game(rules, bots, master_seed, 10_000 + g))
+        if time.process_time() - t0 > max_seconds:
+            break
+    return deals / (time.process_time() - t0), deals
+
+
 def format_profile(spec: str, p: dict[str, Any]) -> str:
     """One line of the bot table: speed, misère and open-misère share, joker naming frequency."""
     n = p["contracts"] or 1
@@ -295,11 +393,31 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--misere-only", action="store_true", help="only the misère frequency line")
     ap.add_argument(
+        "--pair-speed",
+        action="store_true",
+        help="only the deals per CPU second of --expert in two seats against heuristic.v2",
+    )
+    ap.add_argument("--pair-baseline", default="", help="--pair-speed: a spec measured first, for a ratio")
+    ap.add_argument(
         "--v2-only",
         action="store_true",
         help="only heuristic.v2 vs heuristic.v1 (--pairs deal pairs), their misère lines and speeds",
     )
+    ap.add_argument("--a", default="heuristic.v2", help="--v2-only: the first bot (default heuristic.v2)")
+    ap.add_argument("--b", default="heuristic.v1", help="--v2-only: the second bot (default heuristic.v1)")
+    ap.add_argument("--breakdown", action="store_true", help="--v2-only: points per deal by kind of contract")
     args = ap.parse_args(argv)
+    if args.pair_speed:
+        base = None
+        for spec in (args.pair_baseline, args.expert) if args.pair_baseline else (args.expert,):
+            dps, deals = mixed_speed(
+                args.variant, spec, "heuristic.v2", args.speed_games, args.seed, args.speed_seconds
+            )
+            ratio = f", {dps / base:.2f} x the first" if base else ""
+            who = f"{label(spec)} in two seats against heuristic.v2"
+            print(f"{who}: {dps:.2f} deals/s ({deals} deals{ratio})", flush=True)
+            base = base or dps
+        return 0
     if args.misere_only:
         for spec in ("heuristic.v1", "heuristic.v2"):
             s = misere_stats(args.variant, spec, args.misere_games, args.seed)
@@ -307,8 +425,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.v2_only:
         print(f"variant {args.variant}, master seed {args.seed}, workers {args.workers}")
-        r = run_match(args.variant, "heuristic.v2", "heuristic.v1", args.pairs, args.seed, args.workers)
+        r = run_match(args.variant, args.a, args.b, args.pairs, args.seed, args.workers)
         print(format_match(r), f"| {r['seconds']:.1f} cpu-s", flush=True)
+        if args.breakdown:
+            print("\n".join(format_breakdown(r)), flush=True)
         if args.misere_games:
             for spec in ("heuristic.v1", "heuristic.v2"):
                 s = misere_stats(args.variant, spec, args.misere_games, args.seed)

@@ -74,6 +74,25 @@ _NAME = re.compile(r"[A-Za-z_][\w-]*(\.[\w-]+)*")
 # --------------------------------------------------------------------------------------------
 
 
+class AuctionOf:
+    """A player that bids, discards and names the joker as its ``base`` strategy does (the search bots
+    search only the play): subclasses set ``self.base``."""
+
+    base: Any
+
+    def bid(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int:
+        """The base strategy's bid."""
+        return int(self.base.bid(view, legal, rng))
+
+    def discard(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int:
+        """The base strategy's discard."""
+        return int(self.base.discard(view, legal, rng))
+
+    def name_joker(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int:
+        """The base strategy's joker naming."""
+        return int(self.base.name_joker(view, legal, rng))
+
+
 def number(lo: float, hi: float) -> Callable[[Any], str | None]:
     """A validator for an int or float in ``[lo, hi]`` (booleans are not numbers)."""
 

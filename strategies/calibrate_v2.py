@@ -36,14 +36,10 @@ from fivehundred.sim.rules import Rules
 from fivehundred.strategies import heuristic2
 from fivehundred.strategies.heuristic2 import TRICK_KINDS, Heuristic2Strategy, table_shape, trick_kind
 
-#: Estimate buckets of the trick table: LO, LO + STEP, ..., HI.
-LO: Final = 2.0
-HI: Final = 11.0
-STEP: Final = 0.25
-#: Misère-risk buckets.
-MLO: Final = 0.0
-MHI: Final = 10.0
-MSTEP: Final = 0.25
+#: Buckets ``(lo, hi, step)``: lo, lo + step, ..., hi of the trick table's estimate and of the
+#: misère table's risk.
+TRICK_GRID: Final = (2.0, 11.0, 0.25)
+MISERE_GRID: Final = (0.0, 10.0, 0.25)
 #: Kernel half-width (in estimate or risk units) and the least total weight a bucket's average needs.
 BANDWIDTH: Final = 0.5
 MIN_WEIGHT: Final = 30.0
@@ -170,24 +166,24 @@ def _grid(lo: float, hi: float, step: float) -> list[float]:
 
 def fit_shape(observations: Sequence[Observation]) -> dict[str, Any]:
     """The calibration table of one table shape from its observations (deterministic)."""
-    tricks: dict[str, Any] = {"lo": LO, "step": STEP}
+    tricks: dict[str, Any] = {"lo": TRICK_GRID[0], "step": TRICK_GRID[2]}
     for kind in TRICK_KINDS:
         pts = tricks_points(observations, kind)
         if len(pts) < MIN_WEIGHT:  # too few of this kind: read it like every contract
             pts = [p for k in TRICK_KINDS for p in tricks_points(observations, k)]
         rows: list[list[float]] = []
         supported: list[bool] = []
-        for x in _grid(LO, HI, STEP):
+        for x in _grid(*TRICK_GRID):
             got = _kernel_average(pts, x, 6)
             rows.append(got[0] if got else [0.0] * 6)
             supported.append(bool(got and got[1]))
         tricks[kind] = [[round(v, 4) for v in row] for row in _monotone(rows, supported, rising=True)]
-    misere: dict[str, Any] = {"lo": MLO, "step": MSTEP}
+    misere: dict[str, Any] = {"lo": MISERE_GRID[0], "step": MISERE_GRID[2]}
     for kind, name in (("mis", "closed"), ("omis", "open")):
         pts2 = [(x, [float(y)]) for c, x, y in observations if c == kind]
         rates: list[list[float]] = []
         held: list[bool] = []
-        for x in _grid(MLO, MHI, MSTEP):
+        for x in _grid(*MISERE_GRID):
             got = _kernel_average(pts2, x, 1)
             rates.append(got[0] if got else [0.0])
             held.append(bool(got and got[1]))

@@ -37,15 +37,18 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from fivehundred.sim.dd import Position, move_values
 from fivehundred.sim.engine import AUCTION
 from fivehundred.sim.rng import Rng
-from fivehundred.strategies.base import boolean, number, register, whole
+from fivehundred.strategies.base import AuctionOf, boolean, number, register, whole
 from fivehundred.strategies.heuristic2 import Heuristic2Strategy
-from fivehundred.strategies.sampling import initial_state, replay_state, sample_hidden
+from fivehundred.strategies.sampling import distinct_actions, initial_state, replay_state, sample_hidden
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from fivehundred.sim.engine import SeatView, State
     from fivehundred.sim.rules import Bid, Rules
+
+#: Tricks after the first over which the number of worlds rises from ``early_worlds`` to ``worlds``.
+RAMP_TRICKS = 3
 
 
 def side_points(rules: Rules, contract: Bid, tricks: int) -> float:
@@ -66,7 +69,7 @@ def side_points(rules: Rules, contract: Bid, tricks: int) -> float:
 
 
 @register("expert.v1")
-class ExpertStrategy:
+class ExpertStrategy(AuctionOf):
     """Determinized double-dummy player.  See the module docstring; parameters in :attr:`PARAMS`."""
 
     PARAMS: ClassVar[dict[str, Any]] = {
@@ -75,6 +78,7 @@ class ExpertStrategy:
         "search_tricks": whole(0, 20),
         "infer": boolean,
         "mismatch": number(0.0, 1.0),
+        "early_worlds": whole(1, 1_000),
     }
     PARAM_HELP: ClassVar[dict[str, str]] = {
         "worlds": "sampled deals solved double-dummy per play decision (the best-weighted of the pool)",
@@ -82,6 +86,8 @@ class ExpertStrategy:
         "search_tricks": "search only with at most this many tricks left; earlier, play heuristic.v2's card",
         "infer": "weight sampled deals by whether heuristic.v2 would have made the calls seen",
         "mismatch": "weight factor of each call heuristic.v2 would not have made in a sampled deal",
+        "early_worlds": "worlds at the first trick (the dearest solves); more each trick, all from the "
+        "fourth trick on",
     }
 
     def __init__(
@@ -91,27 +97,14 @@ class ExpertStrategy:
         search_tricks: int = 10,
         infer: bool = True,
         mismatch: float = 0.1,
+        early_worlds: int = 6,
     ) -> None:
-        self.worlds = int(worlds)
-        self.pool = int(pool)
-        self.search_tricks = int(search_tricks)
-        self.infer = bool(infer)
-        self.mismatch = float(mismatch)
+        self.worlds, self.pool, self.search_tricks = int(worlds), int(pool), int(search_tricks)
+        self.infer, self.mismatch = bool(infer), float(mismatch)
+        self.early_worlds = min(int(early_worlds), self.worlds)
         self.base = Heuristic2Strategy()
         #: The model of the other seats' calls (its own instance: no memory shared with ``base``).
         self.model = Heuristic2Strategy()
-
-    def bid(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int:
-        """``heuristic.v2``'s bid."""
-        return self.base.bid(view, legal, rng)
-
-    def discard(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int:
-        """``heuristic.v2``'s discard."""
-        return self.base.discard(view, legal, rng)
-
-    def name_joker(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int:
-        """``heuristic.v2``'s joker naming."""
-        return self.base.name_joker(view, legal, rng)
 
     # ---------------------------------------------------------------- inference
 
@@ -135,10 +128,18 @@ class ExpertStrategy:
             deal.apply(a)
         return weight
 
+    def worlds_at(self, tricks_played: int) -> int:
+        """Worlds solved at a decision: ``early_worlds`` in the first trick, where a solve costs most,
+        rising evenly to ``worlds`` by the fourth trick (:data:`RAMP_TRICKS` after the first)."""
+        extra = (self.worlds - self.early_worlds) * tricks_played // RAMP_TRICKS
+        return min(self.worlds, self.early_worlds + extra)
+
     def sample_worlds(self, view: SeatView, rng: Rng) -> list[tuple[float, State]]:
-        """Up to ``worlds`` (weight, state at this decision) pairs, the most likely of ``worlds * pool``."""
+        """Up to :meth:`worlds_at` (weight, state at this decision) pairs, the most likely of that
+        number times ``pool``."""
         drawn: list[tuple[float, int, State]] = []
-        count = self.worlds * (self.pool if self.infer and view.bids else 1)
+        worlds = self.worlds_at(len(view.trick_winners))
+        count = worlds * (self.pool if self.infer and view.bids else 1)
         for k in range(count):
             sample = sample_hidden(view, rng)
             if sample is None:
@@ -148,7 +149,7 @@ class ExpertStrategy:
             w = self.auction_weight(view, st) if self.infer and view.bids else 1.0
             drawn.append((w, k, replay_state(view, st, discards)))
         drawn.sort(key=lambda x: (-x[0], x[1]))
-        return [(w, st) for w, _, st in drawn[: self.worlds]]
+        return [(w, st) for w, _, st in drawn[:worlds]]
 
     # ---------------------------------------------------------------- play
 
@@ -160,6 +161,8 @@ class ExpertStrategy:
         rules = view.rules
         if rules.hand_size - len(view.trick_winners) > self.search_tricks:
             return default
+        if len(distinct_actions(view, legal)) == 1:
+            return default  # touching cards only: every choice is the same
         contract = view.contract
         assert contract is not None
         teams = rules.teams

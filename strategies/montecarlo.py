@@ -18,10 +18,18 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from fivehundred.sim.engine import DONE, JOKER_LEAD
 from fivehundred.sim.rng import Rng
-from fivehundred.strategies.base import StrategyConfigError, available, boolean, make, register, whole
+from fivehundred.strategies.base import (
+    AuctionOf,
+    StrategyConfigError,
+    available,
+    boolean,
+    make,
+    register,
+    whole,
+)
 from fivehundred.strategies.heuristic import HeuristicStrategy
-from fivehundred.strategies.sampling import played_by, rebuild_state, sample_hidden
-from fivehundred.strategies.tables import card_info, rules_info
+from fivehundred.strategies.sampling import distinct_actions, played_by, rebuild_state, sample_hidden
+from fivehundred.strategies.tables import card_info
 
 if TYPE_CHECKING:
     from fivehundred.sim.engine import SeatView, State
@@ -43,7 +51,7 @@ _policy.allowed = "any registered bot but a Monte Carlo one"  # type: ignore[att
 
 
 @register("montecarlo.v1")
-class MonteCarloStrategy:
+class MonteCarloStrategy(AuctionOf):
     """Determinized Monte Carlo player.  See the module docstring; parameters in :attr:`PARAMS`."""
 
     PARAMS: ClassVar[dict[str, Any]] = {
@@ -78,40 +86,11 @@ class MonteCarloStrategy:
         except StrategyConfigError as exc:
             raise ValueError(f"rollout policy: {exc}") from None
 
-    def bid(self, view: SeatView, legal: list[int], rng: Rng) -> int:
-        """The heuristic's bid."""
-        return self.base.bid(view, legal, rng)
-
-    def discard(self, view: SeatView, legal: list[int], rng: Rng) -> int:
-        """The heuristic's discard."""
-        return self.base.discard(view, legal, rng)
-
-    def name_joker(self, view: SeatView, legal: list[int], rng: Rng) -> int:
-        """The heuristic's joker naming."""
-        return self.base.name_joker(view, legal, rng)
-
     # ---------------------------------------------------------------- play
 
     def candidates(self, view: SeatView, legal: list[int]) -> list[int]:
         """The legal actions with touching cards merged (the weakest of each run is kept)."""
-        ci = card_info(view.tables)
-        info = rules_info(view.rules)
-        outside = info.full & ~view.hand & ~view.played
-        cards = sorted((a for a in legal if a < JOKER_LEAD), key=lambda c: (ci.eff[c], ci.strength[c]))
-        out: list[int] = []
-        prev = -1
-        for c in cards:
-            if prev >= 0 and ci.eff[c] == ci.eff[prev] and ci.eff[c] >= 0:
-                between = ci.higher[prev] & ci.lower[c]
-                if ci.power[c] and not ci.power[prev]:
-                    between = 1  # a trump and a plain card never touch
-                if not between & outside:
-                    prev = c
-                    continue
-            out.append(c)
-            prev = c
-        out.extend(a for a in legal if a >= JOKER_LEAD)
-        return out
+        return distinct_actions(view, legal)
 
     def play(self, view: SeatView, legal: list[int], rng: Rng) -> int:
         """The candidate with the best mean rollout result over sampled deals."""

@@ -1,6 +1,7 @@
 """What the play has shown, and determinization: hidden cards sampled consistently with a seat's view.
 
-:func:`shown_voids` and :func:`played_by` read the public play history; :func:`sample_hidden`
+:func:`shown_voids` and :func:`played_by` read the public play history; :func:`distinct_actions`
+merges touching cards (the choices a search needs to tell apart); :func:`sample_hidden`
 places the cards a seat cannot see (respecting shown voids, a named joker, the exposed open-misère
 hand, the declarer's known kitty and discards) and :func:`rebuild_state` turns such a placement into
 a legal engine :class:`~sim.engine.State` at the view's point of the deal.
@@ -14,10 +15,11 @@ from fivehundred.sim.cards import bits
 from fivehundred.sim.engine import JOKER, JOKER_LEAD, NAME_NONE, NAME_SUIT, State
 from fivehundred.sim.notation import led_suit_of_action, played_card
 from fivehundred.sim.rng import Rng
-from fivehundred.strategies.tables import rules_info
+from fivehundred.strategies.tables import card_info, rules_info
 
 if TYPE_CHECKING:
     import random
+    from collections.abc import Sequence
 
     from fivehundred.sim.engine import SeatView
 
@@ -219,3 +221,30 @@ def rebuild_state(view: SeatView, hands: list[int], discards: int) -> State:
     replayed, so the result is a legal engine state (:func:`initial_state`, :func:`replay_state`).
     """
     return replay_state(view, initial_state(view, hands, discards), discards)
+
+
+def distinct_actions(view: SeatView, legal: Sequence[int]) -> list[int]:
+    """The legal actions with touching cards merged: cards of one effective suit with no card between
+    them that the seat cannot see (played cards and its own do not separate them) are the same
+    choice, and the weakest of each run stands for it; joker leads are kept as they are."""
+    tables = view.tables
+    assert tables is not None  # asked in the play
+    ci = card_info(tables)
+    info = rules_info(view.rules)
+    outside = info.full & ~view.hand & ~view.played
+    eff, strength, power = ci.eff, ci.strength, ci.power
+    cards = sorted((a for a in legal if a < JOKER_LEAD), key=lambda c: (eff[c], strength[c]))
+    out: list[int] = []
+    prev = -1
+    for c in cards:
+        if prev >= 0 and eff[c] == eff[prev] and eff[c] >= 0:
+            between = ci.higher[prev] & ci.lower[c]
+            if power[c] and not power[prev]:
+                between = 1  # a trump and a plain card never touch
+            if not between & outside:
+                prev = c
+                continue
+        out.append(c)
+        prev = c
+    out.extend(a for a in legal if a >= JOKER_LEAD)
+    return out

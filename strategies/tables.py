@@ -100,14 +100,9 @@ class RulesInfo:
 
     def __init__(self, rules: Rules) -> None:
         deck = rules.deck
-        self.rules = rules
-        self.n = rules.players
-        self.teams = rules.teams
-        self.hand_size = rules.hand_size
-        self.kitty_size = rules.kitty_size
-        self.full = deck.full_mask
-        self.jokers = deck.jokers
-        self.joker_mask = deck.joker_mask
+        self.rules, self.n, self.teams = rules, rules.players, rules.teams
+        self.hand_size, self.kitty_size = rules.hand_size, rules.kitty_size
+        self.full, self.jokers, self.joker_mask = deck.full_mask, deck.jokers, deck.joker_mask
         no_named = tuple(-1 for _ in deck.jokers)
         tables = [contract_tables(deck, t, no_named) for t in range(5)]
         self.suit_info = [card_info(t) for t in tables]

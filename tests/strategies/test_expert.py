@@ -6,12 +6,13 @@ import pytest
 
 from fivehundred.sim import load_rules, play_game
 from fivehundred.sim.dd import Position, move_values
-from fivehundred.sim.engine import DONE, PLAY
+from fivehundred.sim.engine import DONE, JOKER_LEAD, PLAY
 from fivehundred.sim.game import new_deal
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import StrategyConfigError, label, make
 from fivehundred.strategies.expert import ExpertStrategy, side_points
-from fivehundred.strategies.sampling import initial_state
+from fivehundred.strategies.sampling import distinct_actions, initial_state
+from fivehundred.strategies.tables import card_info, rules_info
 
 from .conftest import public_view
 
@@ -47,6 +48,54 @@ def test_registered_with_validated_parameters() -> None:
         with pytest.raises(StrategyConfigError) as err:
             make(spec)
         assert all(w in str(err.value) for w in words), str(err.value)
+
+
+def test_fewer_worlds_in_the_first_tricks() -> None:
+    bot = ExpertStrategy(worlds=20, early_worlds=5)
+    assert [bot.worlds_at(t) for t in range(6)] == [5, 10, 15, 20, 20, 20]
+    assert [ExpertStrategy(worlds=4, early_worlds=9).worlds_at(t) for t in (0, 5)] == [4, 4]
+    assert [ExpertStrategy(worlds=7, early_worlds=7).worlds_at(t) for t in (0, 2)] == [7, 7]
+    assert make("expert(early_worlds=2)").early_worlds == 2
+    with pytest.raises(StrategyConfigError):
+        make("expert(early_worlds=0)")
+
+
+def test_bidding_discard_and_joker_are_heuristic_v2s() -> None:
+    """The search is in the play only: the auction, discards and naming are heuristic.v2's."""
+    rules = load_rules("pagat-au")
+    expert = play_game(rules, [make(SMALL), make("heuristic")] * 2, 8, 1)
+    v2 = play_game(rules, [make("heuristic.v2"), make("heuristic")] * 2, 8, 1)
+    n = min(len(expert), len(v2))
+    assert n > 2
+    for key in ("bids", "discards", "joker_suit"):
+        assert expert[0][key] == v2[0][key]  # the first deal: same scores, same calls
+
+
+def test_distinct_actions_merge_touching_cards_only() -> None:
+    """Every legal card is kept or touches (no unseen card between) a kept card of its suit below it,
+    and a merged card is worth as many DD tricks as that card (the search loses nothing by it)."""
+    checked = merged = 0
+    for k, state in enumerate(_v2_deal_states("pagat-au", 6)):
+        legal = state.legal_actions()
+        view = state.view(state.turn)
+        got = distinct_actions(view, legal)
+        assert set(got) <= set(legal) and got
+        assert [a for a in legal if a >= JOKER_LEAD] == [a for a in got if a >= JOKER_LEAD]
+        ci = card_info(view.tables)
+        outside = rules_info(view.rules).full & ~view.hand & ~view.played
+        kept = [c for c in got if c < JOKER_LEAD]
+        values = move_values(Position.from_state(state)) if state.tricks_played >= 5 else None
+        for c in legal:
+            if c in got or c >= JOKER_LEAD:
+                continue
+            merged += 1
+            below = [d for d in kept if ci.eff[d] == ci.eff[c] and ci.strength[d] < ci.strength[c]]
+            rep = max(below, key=lambda d: ci.strength[d])
+            assert not ci.higher[rep] & ci.lower[c] & outside, (k, c)
+            if values is not None:
+                assert values[c] == values[rep]
+        checked += 1
+    assert checked > 50 and merged > 5
 
 
 def test_side_points_is_the_engines_score() -> None:

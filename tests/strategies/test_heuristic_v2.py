@@ -267,3 +267,29 @@ def test_rng_is_not_used() -> None:
     state, _ = new_deal(rules, 8, 0, 0)
     play_deal(state, bots, [NO_RNG] * 4)  # NoRng raises if asked for a number
     assert state.done
+
+
+def test_ladder_breakdown_adds_up_to_the_match_mean() -> None:
+    """The breakdown by contract kind and by what each side's cards led to splits the mean exactly."""
+    ladder = _ladder()
+    r = ladder.run_match("pagat-au", "heuristic.v2", "heuristic.v1", 150, 500, 1)
+    n = r["deal_pairs"]
+    assert sum(g for *_, g in r["kinds"]) / n == pytest.approx(r["mean"])
+    assert sum(d for _, d in r["swaps"]) / n == pytest.approx(r["mean"])
+    assert len(r["kinds"]) == 2 * n and len(r["swaps"]) == n  # two seatings per deal pair
+    kinds = {k for k, *_ in r["kinds"]}
+    assert "6 suit" in kinds and "thrown in" in kinds
+    lines = ladder.format_breakdown(r)
+    assert lines[0].startswith("breakdown of heuristic.v2 vs heuristic.v1")
+    assert any(line.startswith("  same hands: heuristic.v2 7 suit made / heuristic.v1 6") for line in lines)
+    # identical bots: every seating's A-declared contract has a mirror with B declaring it
+    same = ladder.run_match("pagat-au", "heuristic.v2", "heuristic.v2", 60, 500, 1)
+    a = sorted((k, m, -g) for k, side, m, g in same["kinds"] if side == "A")
+    b = sorted((k, m, g) for k, side, m, g in same["kinds"] if side == "B")
+    assert a == b and a
+
+
+def test_v1_parameters_pass_through_by_name() -> None:
+    bot = make("heuristic.v2(aggression=0.5, compete=1.0, nt_stoppers=4)")
+    assert (bot.aggression, bot.compete, bot.nt_stoppers, bot.jump) == (0.5, 1.0, 4, True)
+    assert Heuristic2Strategy().partner_tricks == make("heuristic.v1").partner_tricks
