@@ -88,12 +88,12 @@ class _SweepBar:
         )
 
     def dd_done(self, run: str, done: int, total: int) -> None:
-        """One DD part of a run solved: a live line on a terminal, one line per finished run."""
-        if done == total or self.tty:
-            end = "\n" if done == total else ""
-            prefix = "\r" if self.tty else ""
-            sys.stderr.write(f"{prefix}dd: {Path(run).name}: {done:,}/{total:,} parts solved{end}")
-            sys.stderr.flush()
+        """One DD part of a run solved: the live line meanwhile, a line that stays per finished run."""
+        text = f"dd: {Path(run).name}: {done:,}/{total:,} parts solved"
+        if done == total:
+            self.status.log(text)
+        else:
+            self.status.update(text)
 
     def run_done(self, run: SweepRun, summary: RunSummary, p: SweepProgress) -> None:
         what = "reused" if summary.session_deals == 0 else f"{summary.elapsed:.1f} s"
