@@ -35,7 +35,9 @@ def test_run_makes_runs_statistics_and_report(tmp_path: Path) -> None:
     for name in ("overview", "contracts", "variant_effects", "misere_whatif", "dd_success", "dd_sample"):
         assert (out / "stats" / f"{name}.parquet").exists()
     sample = pl.read_parquet(out / "stats" / "dd_sample.parquet")
-    assert sample["sample"].to_list() == [30, 30] and sample["sampled"].to_list() == [30, 30]
+    # The compared run samples the same hands up to the first run's key: as many deals or more or fewer,
+    # as its games run longer or shorter (the pairing itself: tests/pipelines/test_dd_analysis.py).
+    assert sample["sample"].to_list() == [30, 30] and sample["sampled"][0] == 30 and sample["sampled"][1] > 0
     assert len(list((main / "dd").glob("part-*.parquet"))) == 1  # 30 deals: one part of each run
     html = (out / "report.html").read_text()
     # Every figure but the unpaired table comparison (both runs are on the 4-player table: paired);

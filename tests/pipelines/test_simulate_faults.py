@@ -309,7 +309,7 @@ def _assert_stopped_like_ctrl_c(proc: subprocess.Popen[str], helpers: set[int]) 
     assert lines[-1].startswith("interrupted: ") and "run the same command again" in lines[-1], stderr
     assert "Traceback" not in stderr and "SIGTERM" not in stderr, stderr
     assert len(helpers) >= 2, "no Ray processes were seen: the run was not on Ray"
-    deadline = time.monotonic() + 15  # Ray was shut down: its processes end with the driver
+    deadline = time.monotonic() + 45  # Ray shut down: its processes end with the driver (slowly under load)
     while time.monotonic() < deadline and any(os.path.exists(f"/proc/{p}") for p in helpers):
         alive = [p for p in helpers if os.path.exists(f"/proc/{p}")]
         if all(Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z" for p in alive):
