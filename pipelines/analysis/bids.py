@@ -47,6 +47,22 @@ AGGREGATES = {
     "trumps_joker": (TJ_KEYS, {"_w": "sum"}),
 }
 
+#: The columns of a contract's row in ``contracts`` and ``misere`` after its keys: its value, how
+#: often it was called and declared (Wilson intervals), its success and its points.
+CALLED_COLUMNS = (
+    "value",
+    "deals",
+    "called",
+    "called_rate",
+    "called_lo",
+    "called_hi",
+    "declared_rate",
+    "declared_lo",
+    "declared_hi",
+    *RATE_COLUMNS,
+    *POINTS_COLUMNS,
+)
+
 
 def partials(d: pl.DataFrame, teams: int) -> dict[str, pl.DataFrame]:
     """This module's partial aggregates of a batch of whole games (per-deal frame ``d``)."""
@@ -241,17 +257,7 @@ def contracts(frames: Sequence[Frame]) -> pl.DataFrame:
                 "rank",
                 "level",
                 "trump",
-                "value",
-                "deals",
-                "called",
-                "called_rate",
-                "called_lo",
-                "called_hi",
-                "declared_rate",
-                "declared_lo",
-                "declared_hi",
-                *RATE_COLUMNS,
-                *POINTS_COLUMNS,
+                *CALLED_COLUMNS,
                 "tricks_mean",
                 "overtricks_mean",
                 "overtrick_n",

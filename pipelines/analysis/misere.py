@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from fivehundred.pipelines.analysis import features as F
-from fivehundred.pipelines.analysis.bids import called_counts
+from fivehundred.pipelines.analysis.bids import CALLED_COLUMNS, called_counts
 from fivehundred.pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, rate_points, run_blocks
 from fivehundred.pipelines.analysis.frame import MISERE_CODES, Frame
 from fivehundred.pipelines.analysis.intervals import wilson
@@ -52,17 +52,7 @@ def misere(frames: Sequence[Frame]) -> pl.DataFrame:
                 "run_id",
                 "variant",
                 "contract",
-                "value",
-                "deals",
-                "called",
-                "called_rate",
-                "called_lo",
-                "called_hi",
-                "declared_rate",
-                "declared_lo",
-                "declared_hi",
-                *RATE_COLUMNS,
-                *POINTS_COLUMNS,
+                *CALLED_COLUMNS,
             )
         )
     return pl.concat(out)
