@@ -281,17 +281,54 @@ def _descendants(root: int) -> set[int]:
     return descendants(root) - {root}
 
 
+def _started(pid: int) -> int | None:
+    """When ``pid`` started (clock ticks since boot), None when it is gone: with the pid it names one
+    process, so a pid the system has since given to another process is not taken for ours."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _state(pid: int) -> str | None:
+    """The process state letter of ``pid`` (``Z``: a zombie), None when it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return None
+
+
+def _cmdline(pid: int) -> str:
+    """The command line of ``pid`` (for a failure message)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:120]
+    except OSError:
+        return "?"
+
+
+def _alive(helpers: dict[int, int]) -> list[int]:
+    """The processes of ``helpers`` (pid: start time) that still run (zombies included)."""
+    return [p for p, t in helpers.items() if _started(p) == t]
+
+
 def _terminate_when(
     proc: subprocess.Popen[str],
     manifest: Path,
     chunks: int,
     signums: tuple[int, ...] = (signal.SIGTERM,),
     settle: float = 0.0,
-) -> set[int]:
+) -> dict[int, int]:
     """Signal the command (``signums``, 50 ms apart) ``settle`` seconds after its manifest lists
-    ``chunks`` chunks; the Ray processes it had then."""
-    helpers: set[int] = set()
-    wait_for_chunks(proc, manifest, chunks, timeout=120, each=lambda: helpers.update(_descendants(proc.pid)))
+    ``chunks`` chunks; the Ray processes it had then (pid: start time)."""
+    helpers: dict[int, int] = {}
+
+    def seen() -> None:
+        for p in _descendants(proc.pid):
+            t = _started(p)
+            if t is not None:
+                helpers.setdefault(p, t)
+
+    wait_for_chunks(proc, manifest, chunks, timeout=120, each=seen)
     time.sleep(settle)
     assert proc.poll() is None, "the run ended before the signal: the test proved nothing"
     for i, signum in enumerate(signums):
@@ -301,7 +338,7 @@ def _terminate_when(
     return helpers
 
 
-def _assert_stopped_like_ctrl_c(proc: subprocess.Popen[str], helpers: set[int]) -> str:
+def _assert_stopped_like_ctrl_c(proc: subprocess.Popen[str], helpers: dict[int, int]) -> str:
     """Exit status 130 after one ``interrupted:`` line, Ray's processes gone; the command's stderr."""
     _, stderr = proc.communicate(timeout=90)
     assert proc.returncode == 130, stderr
@@ -310,18 +347,20 @@ def _assert_stopped_like_ctrl_c(proc: subprocess.Popen[str], helpers: set[int]) 
     assert "Traceback" not in stderr and "SIGTERM" not in stderr, stderr
     assert len(helpers) >= 2, "no Ray processes were seen: the run was not on Ray"
     deadline = time.monotonic() + 45  # Ray shut down: its processes end with the driver (slowly under load)
-    while time.monotonic() < deadline and any(os.path.exists(f"/proc/{p}") for p in helpers):
-        alive = [p for p in helpers if os.path.exists(f"/proc/{p}")]
-        if all(Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z" for p in alive):
+    while time.monotonic() < deadline and _alive(helpers):
+        alive = _alive(helpers)
+        if all(_state(p) in ("Z", "X", None) for p in alive):
             break
         time.sleep(0.1)
-    left = [p for p in helpers if os.path.exists(f"/proc/{p}")]
+    # Zombies have ended: only a parent that is gone could reap them, and PID 1 of a container may not.
+    left = [p for p in _alive(helpers) if _state(p) not in ("Z", "X", None)]
+    names = {p: _cmdline(p) for p in left}
     for pid in left:  # never leave ours behind, even when the assertion below fails
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-    assert not left, f"Ray processes outlived the driver: {left}"
+    assert not left, f"Ray processes outlived the driver: {names}"
     return stderr
 
 
