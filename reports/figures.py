@@ -12,8 +12,9 @@ import io
 import math
 import re
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import matplotlib
 
@@ -790,13 +791,19 @@ def effects_chart(tables: Tables, runs: Sequence[str]) -> Chart:
         )
     else:
         reading = f"{raw.height} of {df.height} paired differences exclude zero (no multiplicity adjustment)"
-    if pts.height:
-        r = pts.row(0, named=True)
-        reading += (
-            f"; {labels.get(r['run_id'], r['run_id'])} changes the points scored per deal by "
+    reading += _top_clause(
+        pts,
+        lambda r: (
+            f"{labels.get(r['run_id'], r['run_id'])} changes the points scored per deal by "
             f"{r['diff_mean']:+.1f} [{r['diff_lo']:+.1f}, {r['diff_hi']:+.1f}]"
-        )
+        ),
+    )
     return Chart("effects", "Variant effects", fig, reading + ".")
+
+
+def _top_clause(df: pl.DataFrame, clause: Callable[[dict[str, Any]], str]) -> str:
+    """``"; "`` and ``clause`` of the first row of ``df``; nothing when it has no rows (a reading's tail)."""
+    return "; " + clause(df.row(0, named=True)) if df.height else ""
 
 
 # ---------------------------------------------------------------------------------------- games
@@ -1061,13 +1068,15 @@ def trajectories_chart(tables: Tables, runs: Sequence[str]) -> Chart:
         "comeback_lo",
         "comeback_hi",
     } <= set(ge.columns):
-        g = ge.filter(pl.col("run_id") == runs[0], pl.col("games") > 0).sort("games", descending=True)
-        if g.height:  # the most common way its games end, with the Wilson interval of the analysis
-            e = g.row(0, named=True)
-            reading += (
-                f"; of its {e['games']:,} games that ended '{e['end_reason']}', {pct(e['comeback_rate'])} "
-                f"[{pct(e['comeback_lo'])}, {pct(e['comeback_hi'])}] were won from 100 or more points behind"
-            )
+        # the most common way its games end, with the Wilson interval of the analysis
+        reading += _top_clause(
+            ge.filter(pl.col("run_id") == runs[0], pl.col("games") > 0).sort("games", descending=True),
+            lambda e: (
+                f"of its {e['games']:,} games that ended '{e['end_reason']}', "
+                f"{pct(e['comeback_rate'])} [{pct(e['comeback_lo'])}, {pct(e['comeback_hi'])}] "
+                "were won from 100 or more points behind"
+            ),
+        )
     return Chart("trajectories", "Score trajectories", fig, reading + ".")
 
 
