@@ -274,6 +274,22 @@ def parse_config(
     else:
         matches = tuple((i, j) for i in range(len(entries)) for j in range(i + 1, len(entries)))
 
+    return TournamentConfig(
+        name=name,
+        variant=variant,
+        seed=seed,
+        format=fmt,
+        entries=tuple(entries),
+        matches=matches,
+        stop=_stop_rule(top),
+        source=where,
+        **_stats_options(top),
+        **_run_options(top, entries),
+    )
+
+
+def _stop_rule(top: _Reader) -> StopRule:
+    """The ``[stop]`` table: a fixed number of game pairs or a GSPRT with its bounds."""
     stop_r = top.table("stop", _STOP_KEYS)
     rule = stop_r.get("rule", str, "fixed")
     if rule not in STOP_RULES:
@@ -314,7 +330,11 @@ def parse_config(
         if alpha + beta >= 1:
             stop_r.fail("beta", f"= {beta!r}: alpha + beta must be below 1 (alpha = {alpha!r})")
         stop = StopRule("sprt", stop_r.positive_int("max_pairs", 2000), elo0, elo1, alpha, beta)
+    return stop
 
+
+def _stats_options(top: _Reader) -> dict[str, Any]:
+    """The ``[stats]`` table as TournamentConfig's keyword arguments."""
     stats_r = top.table("stats", _STATS_KEYS)
     confidence = stats_r.prob("confidence", 0.95)
     interval = stats_r.get("interval", str, "fisher")
@@ -326,7 +346,11 @@ def parse_config(
         stats_r.fail(
             "prior", f"= {prior!r}: must be positive and at most {MAX_PRIOR} (it keeps clean sweeps finite)"
         )
+    return {"confidence": confidence, "interval": interval, "bootstrap": bootstrap, "prior": float(prior)}
 
+
+def _run_options(top: _Reader, entries: list[Entry]) -> dict[str, Any]:
+    """The ``[run]`` table as TournamentConfig's keyword arguments (``trust`` names ``entries``)."""
     run_r = top.table("run", _RUN_KEYS)
     chunk_pairs = run_r.positive_int("chunk_pairs", 4)
     isolate = run_r.get("isolate", bool, False)
@@ -338,22 +362,9 @@ def parse_config(
     timeout = run_r.get("isolate_timeout", (int, float), 30.0)
     if not 0 < timeout <= 86400:
         run_r.fail("isolate_timeout", f"= {timeout!r}: seconds, above 0 and at most 86400")
-
-    return TournamentConfig(
-        name=name,
-        variant=variant,
-        seed=seed,
-        format=fmt,
-        entries=tuple(entries),
-        matches=matches,
-        stop=stop,
-        confidence=confidence,
-        interval=interval,
-        bootstrap=bootstrap,
-        prior=float(prior),
-        chunk_pairs=chunk_pairs,
-        source=where,
-        isolate=isolate,
-        trust=tuple(trust),
-        isolate_timeout=float(timeout),
-    )
+    return {
+        "chunk_pairs": chunk_pairs,
+        "isolate": isolate,
+        "trust": tuple(trust),
+        "isolate_timeout": float(timeout),
+    }
