@@ -49,11 +49,12 @@ PINS = {
 }
 
 
-def pinned(test):
-    """Add an ``@example`` under the default rules for every pinned seed."""
+def random_deals(test):
+    """A property of ``(switches, seed)``: random rule switches and deal seeds, plus an ``@example``
+    under the default rules for every pinned seed."""
     for seed in PINS:
         test = example(switches=dict(DEFAULT), seed=seed)(test)
-    return test
+    return SETTINGS(given(switches=SWITCHES, seed=SEEDS)(test))
 
 
 def rare_paths(s: State) -> set[str]:
@@ -143,9 +144,7 @@ def test_every_card_dealt_exactly_once(switches: dict, seed: int, dealer: int) -
     assert (rules.hand_size, rules.kitty_size, rules.deck.size) == (10, 3, 43)
 
 
-@SETTINGS
-@given(switches=SWITCHES, seed=SEEDS)
-@pinned
+@random_deals
 def test_random_play_is_a_whole_legal_deal(switches: dict, seed: int) -> None:
     rules = rules_for(switches)
     _, s, _ = play_random(rules, seed)
@@ -172,9 +171,7 @@ def test_random_play_is_a_whole_legal_deal(switches: dict, seed: int) -> None:
     assert remaining & s.played == 0
 
 
-@SETTINGS
-@given(switches=SWITCHES, seed=SEEDS)
-@pinned
+@random_deals
 def test_scores_consistent_with_tricks(switches: dict, seed: int) -> None:
     rules = rules_for(switches)
     _, s, _ = play_random(rules, seed)
@@ -218,9 +215,7 @@ def _check_views(s: State) -> None:
             assert v.jokers_named == tuple(-1 for _ in rules.deck.jokers)
 
 
-@SETTINGS
-@given(switches=SWITCHES, seed=SEEDS)
-@pinned
+@random_deals
 def test_view_never_exposes_hidden_cards(switches: dict, seed: int) -> None:
     rules = rules_for(switches)
     _, _, actions = play_random(rules, seed)
