@@ -18,13 +18,17 @@ from fivehundred.strategies.random_bot import RandomStrategy
 LOG_ENV = "FIVEHUNDRED_TEST_ISOLATION_LOG"
 
 
+def entries_toml(*entries: tuple[str, str]) -> str:
+    """``[[entries]]`` tables of a tournament config, one per (name, strategy)."""
+    return "".join(f'[[entries]]\nname = "{n}"\nstrategy = "{s}"\n' for n, s in entries)
+
+
 def two_entry_tournament(
     name: str, seed: int, a: tuple[str, str], b: tuple[str, str], pairs: int, chunk: int
 ) -> str:
     """A fixed-length duplicate match between entries ``a`` and ``b`` ((name, strategy) each), as TOML."""
-    entries = "".join(f'[[entries]]\nname = "{n}"\nstrategy = "{s}"\n' for n, s in (a, b))
     return (
-        f'name = "{name}"\nseed = {seed}\n{entries}'
+        f'name = "{name}"\nseed = {seed}\n{entries_toml(a, b)}'
         f'[stop]\nrule = "fixed"\npairs = {pairs}\n[run]\nchunk_pairs = {chunk}\n'
     )
 

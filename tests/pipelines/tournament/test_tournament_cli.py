@@ -6,25 +6,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.pipelines.isolated_bots import entries_toml
+
 ROOT = Path(__file__).resolve().parents[3]
 
-CONFIG = """
-name = "cli"
-seed = 12
-[[entries]]
-name = "heuristic"
-strategy = "heuristic"
-[[entries]]
-name = "random"
-strategy = "random"
-[stop]
-rule = "sprt"
-elo0 = 0
-elo1 = 100
-max_pairs = 100
-[run]
-chunk_pairs = 2
-"""
+CONFIG = (
+    'name = "cli"\nseed = 12\n'
+    'stop = { rule = "sprt", elo0 = 0, elo1 = 100, max_pairs = 100 }\n'
+    "run = { chunk_pairs = 2 }\n" + entries_toml(("heuristic", "heuristic"), ("random", "random"))
+)
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:

@@ -10,25 +10,21 @@ import pytest
 
 from fivehundred.pipelines.tournament.config import TournamentConfigError, load_config
 from fivehundred.sim.errors import UserError
+from tests.pipelines.isolated_bots import entries_toml
 
 ROOT = Path(__file__).resolve().parents[3]
 
-GOOD = """
-name = "t"
-seed = 3
-[[entries]]
-name = "a"
-strategy = "random"
-[[entries]]
-name = "b"
-strategy = "random"
-[stop]
+GOOD = (
+    'name = "t"\nseed = 3\n'
+    + entries_toml(("a", "random"), ("b", "random"))
+    + """[stop]
 rule = "sprt"
 elo0 = 0
 elo1 = 50
 alpha = 0.05
 beta = 0.05
 """
+)
 
 
 def write(tmp_path: Path, text: str) -> Path:
