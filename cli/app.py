@@ -137,7 +137,8 @@ class _Command(TyperCommand):
 def optional_values(flags: Mapping[str, tuple[str, Sequence[str]]]) -> type[TyperCommand]:
     """A command class (``app.command(..., cls=...)``) whose options in ``flags`` (``{"--dd":
     ("contract", ("contract", "par"))}``) may be given bare (``--dd``: the first value) or followed
-    by one of their values (``--dd par``); any other next word is left alone (``--dd RUN``)."""
+    by one of their values (``--dd par``); a next word that is an option or an existing path is left
+    alone (``--dd RUN``), any other is refused as a wrong value (``--dd parr``)."""
 
     class _OptionalValues(_Command):
         def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
@@ -147,10 +148,17 @@ def optional_values(flags: Mapping[str, tuple[str, Sequence[str]]]) -> type[Type
                 a = args[i]
                 if a in flags:
                     default, choices = flags[a]
-                    if i + 1 < len(args) and args[i + 1] in choices:
-                        a, i = f"{a}={args[i + 1]}", i + 1
-                    else:
+                    nxt = args[i + 1] if i + 1 < len(args) else None
+                    if nxt in choices:
+                        a, i = f"{a}={nxt}", i + 1
+                    elif nxt is None or nxt.startswith("-") or "://" in nxt or os.path.exists(nxt):
                         a = f"{a}={default}"
+                    else:
+                        raise _click.UsageError(
+                            f"{a} {nxt!r}: expected {' or '.join(choices)} "
+                            f"(nor is there a run directory {nxt!r})",
+                            ctx=ctx,
+                        )
                 elif a == "--":
                     out += args[i:]
                     break

@@ -1112,6 +1112,7 @@ def test_messages_say_what_and_where(
         "variant-not-utf8": "UTF-8",
         "sim-variant-folder": "directory",
         "tourney-name-dotdot": "'name'",
+        "analyze-dd-unknown": "--dd 'parr': expected contract or par",
         "tourney-seed-too-big": "'seed'",
         "tourney-prior-inf": "'stats.prior'",
         "analyze-duplicate": "deal id",
