@@ -90,7 +90,7 @@ def main() -> None:
     total = 0.0
     values: list[int] = []
     times: list[float] = []
-    nodes0 = dd._EXT.nodes() if dd.backend() == "c" else 0
+    nodes0 = dd.c_lead_nodes()
     for pos in positions:
         start = time.process_time()
         value = dd_tricks(pos)
@@ -113,7 +113,7 @@ def main() -> None:
             print(f"{k:>7s}: {count:4.0f} solves, mean dd_tricks {tricks / count:.2f}, {rate:,.0f} solves/s")
     print(f"slowest solve: {slowest[0] * 1000:.1f} ms ({slowest[1]})")
     if dd.backend() == "c" and positions:
-        print(f"lead nodes per solve (C): {(dd._EXT.nodes() - nodes0) / len(positions):,.0f}")
+        print(f"lead nodes per solve (C): {(dd.c_lead_nodes() - nodes0) / len(positions):,.0f}")
     moves = min(args.moves, len(positions))
     if moves > 0:
         start = time.process_time()

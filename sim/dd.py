@@ -289,6 +289,12 @@ def use_backend(name: str) -> str:
     return previous
 
 
+def c_lead_nodes() -> int:
+    """Trick-boundary nodes the C search has visited in this process, over all solves (a statistic of
+    the search's work, independent of the machine's speed); 0 when the C search is not built."""
+    return int(_EXT.nodes()) if _EXT is not None else 0
+
+
 def dd_tricks(pos: Position) -> int:
     """The declaring side's total tricks at the end of the deal under double-dummy play.
 

@@ -74,6 +74,23 @@ def test_backends_agree_from_the_opening_lead(variant: str) -> None:
         assert pure == c, (variant, pos)
 
 
+@needs_c
+def test_c_lead_nodes_count_the_c_search_only() -> None:
+    """The C search's node counter grows with each C solve and not with a pure one."""
+    state = ending("pagat-au", "8D", 5, 5, -1, mid=False)
+    pos = Position.from_state(state)
+    before = dd.c_lead_nodes()
+    dd_tricks(pos)
+    after_c = dd.c_lead_nodes()
+    assert after_c > before
+    previous = dd.use_backend("pure")
+    try:
+        dd_tricks(pos)
+    finally:
+        dd.use_backend(previous)
+    assert dd.c_lead_nodes() == after_c
+
+
 def test_use_backend_refuses_unknown_names() -> None:
     with pytest.raises(ValueError, match="unknown DD backend"):
         dd.use_backend("fortran")
