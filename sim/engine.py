@@ -594,7 +594,7 @@ class State:
             delta[dteam] = rules.declarer_points(contract, team_tricks[dteam])
             for t in range(teams):
                 if t != dteam:
-                    delta[t] = 10 * team_tricks[t]
+                    delta[t] = rules.defender_points(team_tricks[t])
         self.score_delta = delta
         self.phase = DONE
         self.turn = -1

@@ -449,6 +449,8 @@ def build_ladder(misere: bool, open_misere: bool, nullo: bool, blind: bool) -> t
 #: Every bid any rule set can have, in rank order (blind misère just before open misère, which
 #: shares its rank), with the base points: the codes that statistics over any ladder know.
 ALL_BIDS: tuple[Bid, ...] = build_ladder(misere=True, open_misere=True, nullo=False, blind=True)
+#: What the defenders score per trick they take against a suit or NT contract, made or failed (R9).
+DEFENDER_TRICK_POINTS = 10
 
 
 @dataclass(frozen=True)
@@ -524,6 +526,12 @@ class Rules:
         if tricks == self.hand_size and pts < self.slam_floor:
             pts = self.slam_floor
         return pts
+
+    def defender_points(self, tricks: int) -> int:
+        """A defending side's score for the ``tricks`` it took against a suit or NT contract, made or
+        failed (R9: :data:`DEFENDER_TRICK_POINTS` a trick; no rule switch changes it).  Against a
+        misère the defenders score nothing."""
+        return DEFENDER_TRICK_POINTS * tricks
 
     def team_of(self, seat: int) -> int:
         """The team of a seat: ``seat % teams``."""

@@ -100,7 +100,7 @@ def test_s9_nine_tricks_is_not_a_slam() -> None:
 @pytest.mark.parametrize("k", [0, 2, 5, 6, 10])
 def test_s9_defenders_score_ten_a_trick_made_or_failed(k: int) -> None:
     s = k_trick_deal(PAGAT, k, "6NT")
-    assert s.score_delta[1] == 10 * (10 - k)
+    assert s.score_delta[1] == 10 * (10 - k) == PAGAT.defender_points(10 - k)
 
 
 @pytest.mark.parametrize(("contract", "points"), [("MIS", 250), ("OMIS", 500)])
