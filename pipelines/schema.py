@@ -9,6 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from fivehundred.pipelines.idspans import Span, group_ids, groups
 from fivehundred.sim.errors import UserError
 
 #: Version 2 added the facts the engine logs so that analyses never re-derive a rule (``bid_seats``
@@ -147,11 +148,13 @@ def check_part_files(
     of :data:`DEAL_LOG_SCHEMA` (integers of any width, strings large or not, lists of those: as other
     writers may store them); every file must have the first one's columns.  With ``unique_ids`` no
     ``deal_id`` may be null or appear twice (a part file copied beside itself would otherwise count
-    every deal twice).  A problem raises :class:`DealLogError` naming the file.
+    every deal twice), checked holding one file's ids at a time, or one group of files whose id
+    ranges overlap (:mod:`pipelines.idspans`).  A problem raises :class:`DealLogError` naming the file.
     """
     first: pa.Schema | None = None
     rows = 0
-    ids: list[np.ndarray] = []
+    spans: list[Span] = []
+    repeats: set[str] = set()  # files that repeat an id of their own
     for rel in files:
         name = f"{where}/{rel}"
         empty = False
@@ -183,15 +186,36 @@ def check_part_files(
                     col = pf.read(columns=["deal_id"]).column(0)
                     if col.null_count:
                         raise DealLogError(f"{name}: {col.null_count} row(s) have no deal_id")
-                    ids.append(col.to_numpy())
+                    ids = col.to_numpy()
+                    if ids.size:
+                        spans.append(Span(rel, int(ids.min()), int(ids.max()), int(ids.size)))
+                        if np.unique(ids).size != ids.size:
+                            repeats.add(rel)
         except (pa.ArrowException, OSError) as exc:
             raise _unreadable(name, empty, exc) from None
-    if ids:
-        values, counts = np.unique(np.concatenate(ids), return_counts=True)
-        if values.size and counts.max() > 1:
-            twice, times = values[counts > 1], counts[counts > 1]
-            raise DealLogError(
-                f"{where}: deal id {int(twice[0])} appears {int(times[0])} times "
-                f"({twice.size} repeated id(s); a part file copied twice?); deal ids must be unique"
-            )
+    _check_unique(spans, repeats, open_file, where)
     return rows
+
+
+def _check_unique(
+    spans: Sequence[Span], repeats: set[str], open_file: Callable[[str], Any], where: str
+) -> None:
+    """Raise :class:`DealLogError` naming the lowest repeated deal id, how often it appears and how
+    many ids repeat, reading again only the groups of files whose id ranges overlap (or a file that
+    repeats its own ids)."""
+    first: tuple[int, int] | None = None
+    repeated = 0
+    for group in groups(spans):
+        if len(group) == 1 and group[0].file not in repeats:
+            continue
+        values, counts = np.unique(group_ids(open_file, group), return_counts=True)
+        twice = counts > 1
+        if twice.any():
+            repeated += int(twice.sum())
+            if first is None:  # the groups come in increasing id order
+                first = (int(values[twice][0]), int(counts[twice][0]))
+    if first is not None:
+        raise DealLogError(
+            f"{where}: deal id {first[0]} appears {first[1]} times "
+            f"({repeated} repeated id(s); a part file copied twice?); deal ids must be unique"
+        )

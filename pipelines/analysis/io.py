@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import shutil
@@ -11,10 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import polars as pl
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from fivehundred.pipelines.rundir import Manifest, RunLog, open_log
 from fivehundred.pipelines.schema import CORE_COLUMNS, SCHEMA_VERSION, DealLogError, check_part_files
@@ -64,9 +61,7 @@ def open_run(path: str | Path | RunLog) -> Run:
     log = path if isinstance(path, RunLog) else open_log(path, error=AnalysisError)
     deals = f"{log.path}/deals"
     try:  # every file readable, a deal log's columns, no deal id twice
-        check_part_files(log.files, log.open, log.path, unique_ids=False)
-        if not _ids_unique_by_file(log):  # the whole check names the repeated id (all ids at once)
-            check_part_files(log.files, log.open, log.path)
+        check_part_files(log.files, log.open, log.path)
     except DealLogError as exc:
         raise AnalysisError(str(exc)) from None
     scan = log.scan()
@@ -95,28 +90,6 @@ def open_run(path: str | Path | RunLog) -> Run:
     variant = first["variant"][0]
     seed = log.manifest.master_seed
     return Run(log.path, scan, str(run_id), str(variant), seed, log.manifest, tuple(schema.names()), log)
-
-
-def _ids_unique_by_file(log: RunLog) -> bool:
-    """Whether every part file's deal ids are present and distinct and the files' id ranges do not
-    overlap (so no id is repeated anywhere), holding one file's ids at a time; False when unsure."""
-    spans = []
-    for rel in log.files:
-        try:
-            with log.open(rel) as fh:
-                col = pq.ParquetFile(fh).read(columns=["deal_id"]).column(0)
-        except (pa.ArrowException, OSError):
-            return False
-        if col.null_count:
-            return False
-        ids = col.to_numpy()
-        if ids.size == 0:
-            continue
-        if np.unique(ids).size != ids.size:
-            return False
-        spans.append((int(ids.min()), int(ids.max())))
-    spans.sort()
-    return all(b[0] > a[1] for a, b in itertools.pairwise(spans))
 
 
 def _atomic_write(path: Path, write: Any) -> None:
