@@ -134,7 +134,12 @@ def analyze(
         from fivehundred.pipelines.analysis.whatif import misere_whatif
 
         say(f"replaying {sample:,} deals per run with a forced misère ...")
-        tables.update(tidy.finish(misere_whatif(frames, seat_strategy, sample), frames))
+
+        def replayed(run: str, done: int, parts: int) -> None:
+            say(f"replaying {run}: {done:,}/{parts:,} parts ...")
+
+        whatif = misere_whatif(frames, seat_strategy, sample, workers, address, replayed)
+        tables.update(tidy.finish(whatif, frames))
     if dd is not None:
         some = "" if dd_sample is None else f" (a sample of {dd_sample:,} deals per run)"
         what = "the contracts as played" + (" and every seat's par" if dd == DD_PAR else "")
@@ -158,24 +163,27 @@ def dd_analysis(
     run's deals up to the same key: the same hands); ``kind`` ``par`` adds the par sidecar
     ``RUN/dd_par/`` and its tables; ``progress(run, done, parts)`` (``run`` ends ``(par)`` for the
     par sidecar's parts)."""
-    from fivehundred.pipelines.analysis.dd import dd_sidecar, dd_tables, sample_cut
+    from fivehundred.pipelines.analysis.dd import dd_rows, dd_sidecar, dd_tables, sample_cut
     from fivehundred.pipelines.analysis.whatif import rules_of
 
-    cut = None if sample is None else sample_cut(frames[0], sample)  # every run samples the same hands
-
+    # Each run's sampled deals, read chunk by chunk once: the first run's first `sample` deals in the
+    # sample order, every other run's up to the same key (the same hands).
+    first = dd_rows(frames[0], sample=sample)
+    cut = None if sample is None else sample_cut(frames[0], sample, first)
+    rows = [first, *(dd_rows(f, cut) for f in frames[1:])]
     sidecars = []
-    for f in frames:
+    for f, r in zip(frames, rows, strict=True):
         report = None if progress is None else (lambda done, total, p=f.run.path: progress(p, done, total))
-        sidecars.append(dd_sidecar(f, rules_of(f), workers, address, report, cut))
-    tables = dd_tables(frames, sidecars, sample, cut)
+        sidecars.append(dd_sidecar(f, rules_of(f), workers, address, report, cut, rows=r))
+    tables = dd_tables(frames, sidecars, rows, sample)
     if kind == DD_PAR:
         from fivehundred.pipelines.analysis.ddpar import par_kind, par_tables
 
         pars = []
-        for f in frames:
+        for f, r in zip(frames, rows, strict=True):
             report = None if progress is None else (lambda d, t, p=f"{f.run.path} (par)": progress(p, d, t))
-            pars.append(dd_sidecar(f, rules_of(f), workers, address, report, cut, par_kind()))
-        tables.update(par_tables(frames, [rules_of(f) for f in frames], pars))
+            pars.append(dd_sidecar(f, rules_of(f), workers, address, report, cut, par_kind(), r))
+        tables.update(par_tables(frames, [rules_of(f) for f in frames], pars, rows))
     return tables
 
 

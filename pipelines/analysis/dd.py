@@ -26,7 +26,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from fivehundred.pipelines.analysis.frame import LEVEL_ORDER, Frame
+from fivehundred.pipelines.analysis.frame import LEVEL_ORDER, Frame, deal_exprs
 from fivehundred.pipelines.analysis.intervals import cluster_mean, wilson
 from fivehundred.pipelines.analysis.io import AnalysisError
 from fivehundred.pipelines.rundir import encode_parquet
@@ -159,18 +159,69 @@ def _part_matches(data: bytes | None, ids: list[int], seeds: list[int], version:
     )
 
 
-def sampled_ids(frame: Frame, cut: int | None = None) -> pl.DataFrame:
+#: The per-deal frame's columns (:func:`~pipelines.analysis.frame.deal_exprs`) the DD sidecars and
+#: tables read of the sampled deals.
+ROW_COLUMNS = (
+    "deal_id",
+    "game_id",
+    "hand_no",
+    "seed",
+    "dealer",
+    "strategies",
+    "contract",
+    "declarer",
+    "dtricks",
+    "is_mis",
+    "crank",
+    "level",
+    "level_n",
+    "made",
+    "dteam",
+    "dstrategy",
+)
+
+
+def dd_rows(
+    frame: Frame, cut: int | None = None, sample: int | None = None, ids: pl.Series | None = None
+) -> pl.DataFrame:
+    """The per-deal rows (:data:`ROW_COLUMNS` and ``sample_key``) of the run's sampled deals in sample
+    order: with ``sample``, the first ``sample`` deals (and any deal tied with the last one's key);
+    else those whose :func:`sample_key` is at most ``cut`` (every deal when ``None``); only the deals
+    ``ids`` when given.  Read chunk by chunk (:func:`~pipelines.analysis.frame.chunks`): what is held
+    at once is one chunk and the sampled rows, never the whole run."""
+    from fivehundred.pipelines.analysis import frame as framemod
+
+    run = frame.run
+    exprs = [e for e in deal_exprs(run, frame.players, frame.teams) if e.meta.output_name() in ROW_COLUMNS]
+    kept: list[pl.DataFrame] = []
+    for lf in framemod.chunks(run, framemod.CHUNK_ROWS):
+        if ids is not None:
+            lf = lf.filter(pl.col("deal_id").is_in(ids.implode()))
+        d = sample_order(lf.select(exprs).collect(engine="streaming"), cut)
+        if sample is not None:  # the first `sample` so far, ties with the last included
+            d = pl.concat([*kept, d]).sort("sample_key", "deal_id")
+            if d.height > sample:
+                d = d.filter(pl.col("sample_key") <= d["sample_key"][sample - 1])
+            kept = [d]
+        else:
+            kept.append(d)
+    assert kept, "a run has part files (open_run refuses an empty log)"
+    return pl.concat(kept).sort("sample_key", "deal_id")
+
+
+def sampled_ids(frame: Frame, cut: int | None = None, rows: pl.DataFrame | None = None) -> pl.DataFrame:
     """``deal_id``, ``seed``, ``contract`` and ``sample_key`` of the run's sampled deals (those whose
     :func:`sample_key` is at most ``cut``; all deals when ``None``), in sample order, with or without
-    a contract."""
-    ids = frame.run.scan.select("deal_id", "seed", "contract").collect()
-    return sample_order(ids, cut)
+    a contract (of ``rows``, :func:`dd_rows`, when given)."""
+    rows = dd_rows(frame, cut) if rows is None else rows
+    return rows.select("deal_id", "seed", "contract", "sample_key")
 
 
-def sample_cut(frame: Frame, sample: int) -> int:
+def sample_cut(frame: Frame, sample: int, rows: pl.DataFrame | None = None) -> int:
     """The key of the ``sample``-th deal of ``frame`` in sample order (its last deal's when the run
-    is shorter): the first run's sample size becomes the key every run samples up to."""
-    keys = sampled_ids(frame)["sample_key"]
+    is shorter): the first run's sample size becomes the key every run samples up to (of ``rows``,
+    :func:`dd_rows` with this ``sample``, when given)."""
+    keys = (dd_rows(frame, sample=sample) if rows is None else rows)["sample_key"]
     return int(keys[min(sample, keys.len()) - 1]) if keys.len() else 0
 
 
@@ -197,11 +248,13 @@ def dd_sidecar(
     progress: Callable[[int, int], None] | None = None,
     cut: int | None = None,
     kind: SidecarKind | None = None,
+    rows: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """The run's DD sidecar (computed where missing or stale, else read), one row per deal with a
     contract (of the sampled deals up to the key ``cut``, :func:`sampled_ids`; of every deal when
     ``None``), in ``deal_id`` order; another sidecar with ``kind`` (the par sidecar,
-    :func:`pipelines.analysis.ddpar.par_kind`).
+    :func:`pipelines.analysis.ddpar.par_kind`).  ``rows``: the sampled deals' :func:`dd_rows` when
+    already read.
 
     Parts hold the deals in sample order, :attr:`SidecarKind.chunk_deals` each; a part whose deal
     ids, seeds and version match is reused, parts beyond the request are removed.  ``workers`` 0: in
@@ -211,40 +264,72 @@ def dd_sidecar(
     if kind is None:
         kind = SidecarKind(DD_DIR, DD_VERSION, SIDECAR_SCHEMA, LOG_COLUMNS, True, solve_chunk, CHUNK_DEALS)
     run = frame.run
-    rundir = run.log.dir
-    order = sampled_ids(frame, cut)
+    order = sampled_ids(frame, cut, rows)
     if kind.contracts_only:
         order = order.filter(pl.col("contract").is_not_null())
     order = order.select("deal_id")
     log = run.scan.filter(pl.col("deal_id").is_in(order["deal_id"].implode())).select(kind.log_columns)
-    rows = order.join(log.collect(), on="deal_id", how="left", maintain_order="left").to_dicts()
+    picked = order.join(
+        log.collect(engine="streaming"), on="deal_id", how="left", maintain_order="left"
+    ).to_dicts()
     size = kind.chunk_deals
-    chunks = [rows[i : i + size] for i in range(0, len(rows), size)]
-    parts: list[bytes | None] = []
-    for i, chunk in enumerate(chunks):
-        data = rundir.read(part_name(i, kind.folder))
-        ok = _part_matches(data, [r["deal_id"] for r in chunk], [r["seed"] for r in chunk], kind.version)
-        parts.append(data if ok else None)
-    wanted = {part_name(i, kind.folder) for i in range(len(chunks))}
-    for rel in rundir.files(kind.folder):  # parts of an earlier, longer log or sample
-        if rel not in wanted:
-            rundir.delete(rel)
-    todo = [DDChunk(i, rules, tuple(chunks[i])) for i, p in enumerate(parts) if p is None]
-    done = len(chunks) - len(todo)
-    for key, data in _solve(todo, workers, address, kind.task):
-        rundir.write(part_name(key, kind.folder), data)
-        parts[key] = data
-        done += 1
-        if progress is not None:
-            progress(done, len(chunks))
-    tables = [pq.read_table(io.BytesIO(p)) for p in parts if p is not None]
+    chunks = [picked[i : i + size] for i in range(0, len(picked), size)]
+    parts = sidecar_parts(
+        run.log.dir,
+        kind.folder,
+        [DDChunk(i, rules, tuple(c)) for i, c in enumerate(chunks)],
+        [([r["deal_id"] for r in c], [r["seed"] for r in c]) for c in chunks],
+        kind.version,
+        kind.task,
+        workers,
+        address,
+        progress,
+    )
+    tables = [pq.read_table(io.BytesIO(p)) for p in parts]
     if not tables:
         return pl.DataFrame(schema=pl.from_arrow(kind.schema.empty_table()).schema)
     return pl.from_arrow(pa.concat_tables(tables)).sort("deal_id")  # type: ignore[union-attr]
 
 
+def sidecar_parts(
+    rundir: Any,
+    folder: str,
+    chunks: Sequence[Any],
+    keys: Sequence[tuple[list[int], list[int]]],
+    version: str,
+    task: Callable[[Any], bytes],
+    workers: int | None,
+    address: str | None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[bytes]:
+    """The bytes of every part of a per-deal sidecar ``RUN/<folder>/`` (:func:`part_name`), each
+    computed where missing or stale, else read: part ``i`` is chunk ``i`` (whose ``key`` is ``i``),
+    whose rows must hold the ``deal_id`` and ``seed`` lists ``keys[i]`` and ``version`` in their
+    ``dd_version`` column to be reused.  ``task(chunk)`` gives a part's bytes (in this process when
+    ``workers`` is 0 and ``address`` None, else a Ray task), written atomically when it comes back;
+    parts beyond the last chunk are removed; ``progress(parts done, parts)`` after each part."""
+    parts: list[bytes | None] = []
+    for i, (ids, seeds) in enumerate(keys):
+        data = rundir.read(part_name(i, folder))
+        parts.append(data if _part_matches(data, ids, seeds, version) else None)
+    wanted = {part_name(i, folder) for i in range(len(chunks))}
+    for rel in rundir.files(folder):  # parts of an earlier, longer log or sample
+        if rel not in wanted:
+            rundir.delete(rel)
+    todo = [c for c, p in zip(chunks, parts, strict=True) if p is None]
+    done = len(chunks) - len(todo)
+    for key, data in _solve(todo, workers, address, task):
+        rundir.write(part_name(key, folder), data)
+        parts[key] = data
+        done += 1
+        if progress is not None:
+            progress(done, len(chunks))
+    assert all(p is not None for p in parts)
+    return [p for p in parts if p is not None]
+
+
 def _solve(
-    todo: Sequence[DDChunk], workers: int | None, address: str | None, task: Callable[[DDChunk], bytes]
+    todo: Sequence[Any], workers: int | None, address: str | None, task: Callable[[Any], bytes]
 ) -> Iterator[tuple[int, bytes]]:
     from fivehundred.pipelines.chunks import RayPool, run_chunks
 
@@ -278,9 +363,10 @@ RATE_COLUMNS = (
 )
 
 
-def dd_deals(frame: Frame, sidecar: pl.DataFrame) -> pl.DataFrame:
-    """The run's deals with a contract joined with their DD tricks, and whether DD makes the contract."""
-    d = frame.df.filter(pl.col("contract").is_not_null()).join(
+def dd_deals(frame: Frame, sidecar: pl.DataFrame, rows: pl.DataFrame) -> pl.DataFrame:
+    """The run's sampled deals (``rows``, :func:`dd_rows`) with a contract joined with their DD tricks,
+    and whether DD makes the contract."""
+    d = rows.filter(pl.col("contract").is_not_null()).join(
         sidecar.select("deal_id", "dd_tricks"), on="deal_id", how="inner"
     )
     dd_made = (
@@ -416,38 +502,42 @@ SAMPLE_SCHEMA: dict[str, Any] = {
 
 
 def dd_sample_table(
-    frames: Sequence[Frame], sidecars: Sequence[pl.DataFrame], sample: int | None, cut: int | None
+    frames: Sequence[Frame],
+    sidecars: Sequence[pl.DataFrame],
+    sample: int | None,
+    rows: Sequence[pl.DataFrame],
 ) -> pl.DataFrame:
     """``dd_sample``: per run, its deals, the sample asked for (null: every deal), the deals sampled
-    (up to the first run's ``sample``-th key ``cut``) and the contracts among them solved (the ``n``
-    every other ``dd_`` table is a part of)."""
-    rows: dict[str, list[Any]] = {k: [] for k in SAMPLE_SCHEMA}
-    for f, side in zip(frames, sidecars, strict=True):
+    (up to the first run's ``sample``-th key) and the contracts among them solved (the ``n``
+    every other ``dd_`` table is a part of); ``rows``: each run's sampled deals (:func:`dd_rows`)."""
+    out: dict[str, list[Any]] = {k: [] for k in SAMPLE_SCHEMA}
+    for f, side, sampled in zip(frames, sidecars, rows, strict=True):
         n = f.count("deals")
         for k, v in (
             ("run_id", f.run.run_id),
             ("variant", f.run.variant),
             ("deals", n),
             ("sample", sample),
-            ("sampled", n if cut is None else sampled_ids(f, cut).height),
+            ("sampled", sampled.height),
             ("solved", side.height),
         ):
-            rows[k].append(v)
-    return pl.DataFrame(rows, schema=SAMPLE_SCHEMA)
+            out[k].append(v)
+    return pl.DataFrame(out, schema=SAMPLE_SCHEMA)
 
 
 def dd_tables(
     frames: Sequence[Frame],
     sidecars: Sequence[pl.DataFrame],
+    rows: Sequence[pl.DataFrame],
     sample: int | None = None,
-    cut: int | None = None,
 ) -> dict[str, pl.DataFrame]:
-    """The ``dd_`` tables of the runs' frames and their DD sidecars (no I/O); ``sample`` is the
-    ``--dd-sample`` the sidecars were solved for and ``cut`` its key (``None``: every deal)."""
-    deals = [dd_deals(f, s) for f, s in zip(frames, sidecars, strict=True)]
-    out = {"dd_sample": dd_sample_table(frames, sidecars, sample, cut)}
+    """The ``dd_`` tables of the runs' frames, their DD sidecars and sampled deals (``rows``,
+    :func:`dd_rows`; no I/O); ``sample`` is the ``--dd-sample`` the sidecars were solved for
+    (``None``: every deal)."""
+    deals = [dd_deals(f, s, r) for f, s, r in zip(frames, sidecars, rows, strict=True)]
+    out = {"dd_sample": dd_sample_table(frames, sidecars, sample, rows)}
     if len(frames) > 1:
-        sampled = [dd_sampled_deals(f, s, cut) for f, s in zip(frames, sidecars, strict=True)]
+        sampled = [dd_sampled_deals(s, r) for s, r in zip(sidecars, rows, strict=True)]
         out["dd_variant_effects"] = dd_variant_effects(frames, sampled)
     return out | {
         "dd_success": dd_success(deals),
@@ -473,14 +563,11 @@ DD_EFFECTS: tuple[tuple[str, str], ...] = (
 _CONDITIONAL = {"dd_rate": "dd_suit", "dd_misere_rate": "dd_mis"}
 
 
-def dd_sampled_deals(frame: Frame, sidecar: pl.DataFrame, cut: int | None) -> pl.DataFrame:
-    """Per sampled deal (with or without a contract), keyed by (``game_id``, ``hand_no``): the 0/1
-    metrics of :data:`DD_EFFECTS` (null where a conditional one does not apply), ``seed`` and
-    ``dealer`` (to check the pairing)."""
-    ids = sampled_ids(frame, cut).select("deal_id")
-    d = frame.df.join(ids, on="deal_id", how="semi").join(
-        sidecar.select("deal_id", "dd_tricks"), on="deal_id", how="left"
-    )
+def dd_sampled_deals(sidecar: pl.DataFrame, rows: pl.DataFrame) -> pl.DataFrame:
+    """Per sampled deal (``rows``, :func:`dd_rows`; with or without a contract), keyed by (``game_id``,
+    ``hand_no``): the 0/1 metrics of :data:`DD_EFFECTS` (null where a conditional one does not
+    apply), ``seed`` and ``dealer`` (to check the pairing)."""
+    d = rows.join(sidecar.select("deal_id", "dd_tricks"), on="deal_id", how="left")
     has = pl.col("contract").is_not_null()
     suit = has & ~pl.col("is_mis").fill_null(False)
     mis = has & pl.col("is_mis").fill_null(False)

@@ -21,7 +21,7 @@ from typing import Any
 import polars as pl
 import pyarrow as pa
 
-from fivehundred.pipelines.analysis.dd import SIDECAR_SCHEMA, DDChunk, SidecarKind
+from fivehundred.pipelines.analysis.dd import SIDECAR_SCHEMA, DDChunk, SidecarKind, dd_rows
 from fivehundred.pipelines.analysis.frame import Frame
 from fivehundred.pipelines.analysis.intervals import cluster_mean, wilson_interval
 from fivehundred.pipelines.analysis.io import AnalysisError
@@ -190,8 +190,9 @@ def par_kind() -> SidecarKind:
 # ------------------------------------------------------------------------------------------ tables
 
 
-def landing(frame: Frame, rules: Rules, par: pl.DataFrame) -> pl.DataFrame:
-    """Per sampled deal and side: where the bidding landed against par.
+def landing(frame: Frame, rules: Rules, par: pl.DataFrame, rows: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Per sampled deal and side: where the bidding landed against par (``rows``: the sampled deals'
+    :func:`~pipelines.analysis.dd.dd_rows`, read for the par's deals when not given).
 
     ``net`` is the side's DD points minus the other side's for the contract the bots reached (valued
     with the par sidecar's tricks of its declarer: the bidding's effect alone) and ``par_net`` the
@@ -202,7 +203,9 @@ def landing(frame: Frame, rules: Rules, par: pl.DataFrame) -> pl.DataFrame:
     or NT contracts.
     """
     rank = rules.bid_index  # ladder order (the par bids are a part of it)
-    d = frame.df.select("deal_id", "game_id", "contract", "declarer", "strategies").join(
+    if rows is None:
+        rows = dd_rows(frame, ids=par["deal_id"])
+    d = rows.select("deal_id", "game_id", "contract", "declarer", "strategies").join(
         par, on="deal_id", how="inner"
     )
     rows: dict[str, list[Any]] = {
@@ -272,20 +275,24 @@ def _nan_null(v: float) -> float | None:
 
 
 def par_tables(
-    frames: Sequence[Frame], rules: Sequence[Rules], sidecars: Sequence[pl.DataFrame]
+    frames: Sequence[Frame],
+    rules: Sequence[Rules],
+    sidecars: Sequence[pl.DataFrame],
+    rows: Sequence[pl.DataFrame],
 ) -> dict[str, pl.DataFrame]:
     """``dd_par`` (per run: how often the bidding reached par, went above or below it) and
     ``dd_par_by_strategy`` (per run and side's strategies: points against par, over- and under-bids,
-    the level difference), from the runs' par sidecars (no I/O)."""
+    the level difference), from the runs' par sidecars and sampled deals (``rows``,
+    :func:`~pipelines.analysis.dd.dd_rows`; no I/O)."""
     runs: dict[str, list[Any]] = {k: [] for k in PAR_TABLE_SCHEMA}
     strat: dict[str, list[Any]] = {k: [] for k in BY_STRATEGY_SCHEMA}
-    for f, r, par in zip(frames, rules, sidecars, strict=True):
-        land = landing(f, r, par)
+    for f, r, par, sampled in zip(frames, rules, sidecars, rows, strict=True):
+        land = landing(f, r, par, sampled)
         if land.height == 0:
             continue
         deals = land.filter(pl.col("side") == 0)
         par2 = par.filter(pl.col("par_team").is_not_null())
-        played = f.df.select("deal_id", "contract", "declarer").join(par2, on="deal_id", how="inner")
+        played = sampled.select("deal_id", "contract", "declarer").join(par2, on="deal_id", how="inner")
         other = played.filter(
             (pl.col("contract") == pl.col("par_contract"))
             & ((pl.col("declarer") % r.teams) != pl.col("par_team"))

@@ -12,9 +12,8 @@ never recomputed here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from functools import cached_property
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 import polars as pl
 
@@ -95,8 +94,6 @@ class Frame:
     ladder: Ladder
     stats: Mapping[str, pl.DataFrame]
     paired: Mapping[str, pl.DataFrame] | None = None
-    #: Per-deal rows of some deals only (:meth:`with_deals`), else None.
-    rows: pl.DataFrame | None = None
 
     def run_columns(self) -> tuple[pl.Expr, pl.Expr]:
         """The literal ``run_id`` and ``variant`` columns that tag every row of this run's tables."""
@@ -110,18 +107,6 @@ class Frame:
     def count(self, name: str) -> int:
         """One of the run's totals (``deals``, ``games``, ``thrown_in``, ``contracts``, ``finished``...)."""
         return int(self.stats["counts"][name][0])
-
-    @cached_property
-    def df(self) -> pl.DataFrame:
-        """The per-deal frame: of the deals given to :meth:`with_deals`, else of the whole run (its
-        memory grows with the log: only for the few per-deal uses, e.g. the DD tables)."""
-        if self.rows is not None:
-            return self.rows
-        return deal_rows(self.run, self.players, self.teams)
-
-    def with_deals(self, deal_ids: Sequence[int] | pl.Series) -> Frame:
-        """This frame with the per-deal rows of the given deals only (read part by part)."""
-        return replace(self, rows=deal_rows(self.run, self.players, self.teams, deal_ids))
 
 
 def run_shape(run: Run) -> tuple[int, int]:
@@ -225,18 +210,6 @@ def collect_deals(run: Run, lf: pl.LazyFrame, players: int, teams: int) -> pl.Da
             f"{run.path}/deals: a card or bid the analysis does not know ({str(exc).splitlines()[0]})"
         ) from exc
     return hand_features(df.with_columns(partner_calls(df, teams))).drop("bid_seats")
-
-
-def deal_rows(
-    run: Run, players: int, teams: int, deal_ids: Sequence[int] | pl.Series | None = None
-) -> pl.DataFrame:
-    """The per-deal frame of the run (of the given deals only, when given), read chunk by chunk."""
-    ids = None if deal_ids is None else pl.Series("deal_id", deal_ids, dtype=pl.Int64)
-    parts = []
-    for chunk in chunks(run):
-        lf = chunk if ids is None else chunk.filter(pl.col("deal_id").is_in(ids.implode()))
-        parts.append(collect_deals(run, lf, players, teams))
-    return pl.concat(parts)
 
 
 CHUNK_ROWS = 250_000

@@ -3,14 +3,28 @@ the dealer, so misère viability is measured on every kind of hand, not only on 
 policy chose.  Each replay re-deals the logged deal from its seed (checked against the log's cards),
 forces the contract with :meth:`sim.engine.State.force_contract` and plays it out with one strategy
 in every seat; its points are compared with what the declarer's team really scored on that deal.
+
+The sample (:func:`sample_ids`, evenly spaced in ``deal_id`` order) is found holding one part file's
+ids at a time (:mod:`pipelines.idspans`).  The replays are a sidecar of the run,
+``RUN/whatif_misere/part-NNNNN.parquet``: the sampled deals in ``deal_id`` order, :data:`CHUNK_DEALS`
+per part, each part replayed by one task (:func:`replay_chunk`: in this process, or a Ray task on the
+shared scheduler of :mod:`pipelines.chunks`) and written atomically when it comes back, as the DD
+sidecar's (:func:`pipelines.analysis.dd.sidecar_parts`).  A part is reused when its deal ids, seeds
+and version (:func:`replay_version`: this replay's definition, the seat strategy's id, the engine's
+version and the rules) match; so an interrupted or repeated analysis replays only what is missing.
 """
 
 from __future__ import annotations
 
+import io
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from fivehundred.pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, rate_points
 from fivehundred.pipelines.analysis.frame import Frame, manifest_rules
@@ -18,14 +32,40 @@ from fivehundred.pipelines.analysis.intervals import bootstrap_table
 from fivehundred.pipelines.analysis.io import AnalysisError
 from fivehundred.pipelines.analysis.misere import misere_features, misere_long
 from fivehundred.pipelines.analysis.multiplicity import versus_rest
-from fivehundred.sim.engine import State
+from fivehundred.pipelines.idspans import Span, ids_at_ranks, read_ids
+from fivehundred.pipelines.rundir import encode_parquet
+from fivehundred.sim.engine import ENGINE_VERSION, State
 from fivehundred.sim.errors import UserError
 from fivehundred.sim.game import play_deal
 from fivehundred.sim.notation import MISERE, OPEN_MISERE, joker_suit_text, universal_mask
+from fivehundred.sim.rules import Rules
 from fivehundred.sim.seeding import bot_rng
 
 WHATIF_CONTRACTS = (MISERE, OPEN_MISERE)
 SEAT_REL = 1
+#: What a replay row means (the seat, the contracts, the joker's place): a change replays again.
+WHATIF_VERSION = "whatif.v1"
+WHATIF_DIR = "whatif_misere"
+#: Deals replayed per task and per part file (fixed: the parts, and their bytes, do not depend on
+#: the workers).
+CHUNK_DEALS = 50
+#: Log columns a replay reads.
+LOG_COLUMNS = ("deal_id", "game_id", "hand_no", "seed", "dealer", "hands", "score_delta")
+#: A part file: one row per (sampled deal, forced contract), in deal order then contract order.
+PART_SCHEMA = pa.schema(
+    [
+        ("deal_id", pa.int64()),
+        ("seed", pa.uint64()),
+        ("contract", pa.string()),
+        ("made", pa.bool_()),
+        ("dpoints", pa.int32()),
+        ("actual", pa.int32()),
+        ("hand", pa.uint64()),
+        ("joker_place", pa.string()),
+        ("joker_suit", pa.string()),
+        ("dd_version", pa.string()),  # the sidecars' version column (pipelines.analysis.dd)
+    ]
+)
 
 
 def default_strategy() -> str:
@@ -50,52 +90,71 @@ def rules_of(frame: Frame) -> Any:
         ) from exc
 
 
-def sample_deals(df: pl.DataFrame, sample: int) -> pl.DataFrame:
-    """``sample`` deals spread evenly over the run in deal-id order (all deals if fewer)."""
-    d = df.sort("deal_id")
-    if sample >= d.height:
-        return d
-    idx = np.unique(np.linspace(0, d.height - 1, sample).round().astype(np.int64))
-    return d[idx]
+def sample_ranks(n: int, sample: int) -> np.ndarray:
+    """The ranks (0-based, in ``deal_id`` order) of ``sample`` deals spread evenly over ``n`` (all
+    deals if fewer)."""
+    if sample >= n:
+        return np.arange(n, dtype=np.int64)
+    return np.unique(np.linspace(0, n - 1, sample).round().astype(np.int64))
 
 
-def sampled_rows(frame: Frame, sample: int) -> pl.DataFrame:
-    """The per-deal rows of :func:`sample_deals` of the run, read part by part (only the deal ids of
-    the whole run are held at once)."""
-    ids = frame.run.scan.select("deal_id").collect()
-    picked = sample_deals(ids, sample)["deal_id"]
-    return frame.with_deals(picked).df.sort("deal_id")
+def sample_ids(frame: Frame, sample: int) -> list[int]:
+    """The deal ids of ``sample`` deals spread evenly over the run in deal-id order (:func:`sample_ranks`),
+    holding one part file's ids at a time (the log's ids are unique: :func:`open_run` checked)."""
+    log = frame.run.log
+    spans = []
+    for rel in log.files:
+        ids = read_ids(log.open, rel)
+        if ids.size:
+            spans.append(Span(rel, int(ids.min()), int(ids.max()), int(ids.size)))
+        del ids
+    n = sum(s.rows for s in spans)
+    return list(ids_at_ranks(log.open, spans, sample_ranks(n, sample).tolist()))
 
 
-def replay(frame: Frame, spec: str, sample: int) -> pl.DataFrame:
-    """One row per (sampled deal, forced contract): made, points, actual points, hand and joker."""
+def replay_version(rules: Rules, label: str) -> str:
+    """The version a replay part must carry to be reused: :data:`WHATIF_VERSION`, the seat strategy's
+    id, the engine's version and a digest of the rules (their settings, not their description)."""
+    from fivehundred.pipelines.runconfig import identity_hash, jsonable
+
+    settings = jsonable({k: v for k, v in rules.as_dict().items() if k != "description"})
+    return f"{WHATIF_VERSION} {label} {ENGINE_VERSION} rules:{identity_hash({'rules': settings})}"
+
+
+@dataclass(frozen=True)
+class ReplayChunk:
+    """One part's deals: ``key`` is the part's index; ``rows`` the log rows (:data:`LOG_COLUMNS`);
+    ``spec`` the seat strategy; ``version`` :func:`replay_version`; ``where`` and ``variant`` name the
+    run in errors."""
+
+    key: int
+    rules: Rules
+    spec: str
+    version: str
+    where: str
+    variant: str
+    rows: tuple[dict[str, Any], ...]
+
+
+def replay_chunk(chunk: ReplayChunk) -> bytes:
+    """The part file's bytes of a chunk: each deal replayed with each forced contract (a Ray task)."""
     from fivehundred.strategies import label, make
 
-    rules = rules_of(frame)
+    rules = chunk.rules
     contracts = [c for c in WHATIF_CONTRACTS if c in rules.bid_index]
-    rows = sampled_rows(frame, sample)
-    logged = (
-        frame.run.scan.filter(pl.col("deal_id").is_in(rows["deal_id"].to_list()))
-        .select("deal_id", "hands")
-        .collect()
-    )
-    hands = dict(zip(logged["deal_id"].to_list(), logged["hands"].to_list(), strict=True))
-    bots = [make(spec) for _ in range(rules.players)]
-    labels = [label(spec)] * rules.players
+    bots = [make(chunk.spec) for _ in range(rules.players)]
+    labels = [label(chunk.spec)] * rules.players
     jokers = rules.deck.jokers
-    out: dict[str, list[Any]] = {
-        k: []
-        for k in ("deal_id", "contract", "made", "dpoints", "actual", "hand", "joker_place", "joker_suit")
-    }
-    for r in rows.iter_rows(named=True):  # one replay per sampled deal (engine calls, not statistics)
+    out: dict[str, list[Any]] = {f.name: [] for f in PART_SCHEMA}
+    for r in chunk.rows:  # one replay per sampled deal (engine calls, not statistics)
         seat = (r["dealer"] + SEAT_REL) % rules.players
         base = State.deal(rules, r["seed"], r["dealer"])
         base.hand_no = r["hand_no"]
         dealt = rules.deck.names_of(base.dealt[seat])
-        if sorted(dealt) != sorted(hands[r["deal_id"]][seat]):
+        if sorted(dealt) != sorted(r["hands"][seat]):
             raise AnalysisError(
-                f"{frame.run.path}: deal {r['deal_id']} does not re-deal from its seed with the rules of "
-                f"{frame.run.variant!r}; cannot replay it"
+                f"{chunk.where}: deal {r['deal_id']} does not re-deal from its seed with the rules of "
+                f"{chunk.variant!r}; cannot replay it"
             )
         team = rules.team_of(seat)
         for code in contracts:
@@ -113,40 +172,94 @@ def replay(frame: Frame, spec: str, sample: int) -> pl.DataFrame:
                 place = "partner"
             else:
                 place = "defender"
-            named = joker_suit_text(st.jokers_named)
-            out["deal_id"].append(r["deal_id"])
-            out["contract"].append(code)
-            out["made"].append(bool(st.made()))
-            out["dpoints"].append(int(st.score_delta[team]))
-            out["actual"].append(int(r[f"points_t{team}"]))
-            out["hand"].append(universal_mask(rules.deck, base.dealt[seat]))
-            out["joker_place"].append(place)
-            out["joker_suit"].append(named)
-    schema = {
-        "deal_id": pl.Int64,
-        "contract": pl.String,
-        "made": pl.Boolean,
-        "dpoints": pl.Int32,
-        "actual": pl.Int32,
-        "hand": pl.UInt64,
-        "joker_place": pl.String,
-        "joker_suit": pl.String,
-    }
-    df = pl.DataFrame(out, schema=schema)
+            for k, v in (
+                ("deal_id", r["deal_id"]),
+                ("seed", r["seed"]),
+                ("contract", code),
+                ("made", bool(st.made())),
+                ("dpoints", int(st.score_delta[team])),
+                ("actual", int(r["score_delta"][team])),
+                ("hand", universal_mask(rules.deck, base.dealt[seat])),
+                ("joker_place", place),
+                ("joker_suit", joker_suit_text(st.jokers_named)),
+                ("dd_version", chunk.version),
+            ):
+                out[k].append(v)
+    return encode_parquet(pa.table(out, schema=PART_SCHEMA))
+
+
+def replay(
+    frame: Frame,
+    spec: str,
+    sample: int,
+    workers: int | None = 0,
+    address: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> pl.DataFrame:
+    """One row per (sampled deal, forced contract): made, points, actual points, hand and joker, from
+    the run's replay sidecar (replayed where missing or stale: in this process when ``workers`` is 0
+    or None and no ``address`` is given, else on Ray; ``progress(parts done, parts)``)."""
+    from fivehundred.pipelines.analysis.dd import sidecar_parts
+    from fivehundred.strategies import label
+
+    rules = rules_of(frame)
+    run = frame.run
+    contracts = [c for c in WHATIF_CONTRACTS if c in rules.bid_index]
+    ids = sample_ids(frame, sample) if contracts else []  # a ladder without misère: nothing to replay
+    logged = (
+        run.scan.filter(pl.col("deal_id").is_in(pl.Series(ids, dtype=pl.Int64).implode()))
+        .select(LOG_COLUMNS)
+        .collect(engine="streaming")
+        .sort("deal_id")
+        .to_dicts()
+    )
+    version = replay_version(rules, label(spec))
+    chunks = [logged[i : i + CHUNK_DEALS] for i in range(0, len(logged), CHUNK_DEALS)]
+    keys = [
+        ([r["deal_id"] for r in c for _ in contracts], [r["seed"] for r in c for _ in contracts])
+        for c in chunks
+    ]
+    parts = sidecar_parts(
+        run.log.dir,
+        WHATIF_DIR,
+        [ReplayChunk(i, rules, spec, version, run.path, run.variant, tuple(c)) for i, c in enumerate(chunks)],
+        keys,
+        version,
+        replay_chunk,
+        workers or 0,
+        address,
+        progress,
+    )
+    table = (
+        pa.concat_tables([pq.read_table(io.BytesIO(p)) for p in parts])
+        if parts
+        else PART_SCHEMA.empty_table()
+    )
+    df = pl.from_arrow(table.drop_columns(["seed", "dd_version"]))
+    assert isinstance(df, pl.DataFrame)
     return df.with_columns(
         (pl.col("dpoints") - pl.col("actual")).alias("diff"),
-        pl.lit(labels[0]).alias("strategy"),
+        pl.lit(label(spec)).alias("strategy"),
     )
 
 
-def misere_whatif(frames: list[Frame], seat_strategy: str | None, sample: int) -> dict[str, pl.DataFrame]:
-    """``misere_whatif`` and ``misere_whatif_by_feature`` for each run (see docs/statistics.md)."""
+def misere_whatif(
+    frames: Sequence[Frame],
+    seat_strategy: str | None,
+    sample: int,
+    workers: int | None = 0,
+    address: str | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> dict[str, pl.DataFrame]:
+    """``misere_whatif`` and ``misere_whatif_by_feature`` for each run (see docs/statistics.md), the
+    replays on ``workers`` (:func:`replay`); ``progress(run, parts done, parts)``."""
     if sample < 1:
         raise AnalysisError(f"--sample must be at least 1, got {sample}")
     spec = seat_strategy or default_strategy()
     summary, by_feature = [], []
     for f in frames:
-        d = replay(f, spec, sample)
+        report = None if progress is None else (lambda done, total, p=f.run.path: progress(p, done, total))
+        d = replay(f, spec, sample, workers, address, report)
         tag = f"misere_whatif/{f.run.run_id}"
         keys = ["strategy", "contract"]
         t = rate_points(d, keys, tag)

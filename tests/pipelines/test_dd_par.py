@@ -12,6 +12,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from fivehundred.pipelines.analysis import analyze, ddpar
+from fivehundred.pipelines.analysis import dd as ddmod
 from fivehundred.pipelines.analysis.batches import deal_frame
 from fivehundred.pipelines.analysis.io import AnalysisError, open_run
 from fivehundred.pipelines.hand import denomination_of
@@ -209,9 +210,10 @@ def test_unknown_dd_kind_is_refused(run: Path, tmp_path: Path) -> None:
 
 def test_landing_marks_over_and_under_bids(run: Path) -> None:
     frame = deal_frame(open_run(run))
+    rows = ddmod.dd_rows(frame).sort("deal_id")
     par = pl.DataFrame(
         {
-            "deal_id": frame.df["deal_id"][:1],
+            "deal_id": rows["deal_id"][:1],
             **{f"dd_{d}": [[0, 0, 0, 0]] for d in DENS},
             "par_contract": ["10NT"],
             "par_declarer": [1],
@@ -220,7 +222,7 @@ def test_landing_marks_over_and_under_bids(run: Path) -> None:
         }
     )
     land = ddpar.landing(frame, RULES, par)
-    contract, declarer = frame.df.select("contract", "declarer").row(0)
+    contract, declarer = rows.select("contract", "declarer").row(0)
     assert land.height == 2
     side1 = land.filter(pl.col("side") == 1).row(0, named=True)
     assert side1["par_net"] == 520 and side1["underbid"]  # nothing but 10NT itself is at or above it
