@@ -7,6 +7,12 @@ that its peak RSS (``ru_maxrss``) and CPU time (user + system, every thread) are
 
     python benchmarks/analyze.py [--deals 1000000 4000000] [--workers K] [--dir DIR]
     python benchmarks/analyze.py --deals 16000000
+    python benchmarks/analyze.py --what-if 1000 --dd-sample 2
+
+``--what-if N`` adds a row per log for ``analyze --what-if misere --sample N`` and ``--dd-sample N``
+one for ``analyze --dd-sample N`` (each with the main tables; the log's replay and DD sidecars are
+removed first, so the replays and solves are measured too).  The log replicates ``--base`` deals, so
+a DD sample of ``N`` hands holds every copy of them: ``N`` times the copies.
 """
 
 from __future__ import annotations
@@ -15,9 +21,11 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,8 +86,9 @@ def build_log(run_dir: Path, deals: int, base: int, seed: int) -> None:
     )
 
 
-def measure(run_dir: Path, deals: int, base: int, workers: int) -> dict:
-    """Build the log of ``deals`` deals if needed, then analyse it in a child process."""
+def measure(run_dir: Path, deals: int, base: int, workers: int, extra: Sequence[str] = ()) -> dict:
+    """Build the log of ``deals`` deals if needed, then analyse it in a child process (``extra``:
+    ``--what-if N`` or ``--dd-sample N``)."""
     manifest = run_dir / "manifest.json"
     want = {"deals": deals, "bots": _bots()}
     have = json.loads(manifest.read_text()) if manifest.exists() else {}
@@ -87,7 +96,7 @@ def measure(run_dir: Path, deals: int, base: int, workers: int) -> dict:
         t0 = time.perf_counter()
         build_log(run_dir, deals, base, seed=2026)
         print(f"built {deals:,} deals in {run_dir} in {time.perf_counter() - t0:.1f} s", flush=True)
-    cmd = [sys.executable, __file__, "--child", "--dir", str(run_dir), "--workers", str(workers)]
+    cmd = [sys.executable, __file__, "--child", "--dir", str(run_dir), "--workers", str(workers), *extra]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -98,13 +107,22 @@ def main() -> None:
     ap.add_argument("--base", type=int, default=20_000, help="deals really played before replication")
     ap.add_argument("--workers", type=int, default=0, help="Ray workers for the analysis (0: in-process)")
     ap.add_argument("--dir", type=Path, default=Path("/tmp/fivehundred-bench-analyze"))
+    ap.add_argument("--what-if", type=int, default=0, help="also time --what-if misere --sample N (0: no)")
+    ap.add_argument("--dd-sample", type=int, default=0, help="also time --dd-sample N (0: no)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         from fivehundred.pipelines.analysis import analyze
 
+        kw: dict = {}
+        if args.what_if:
+            shutil.rmtree(args.dir / "whatif_misere", ignore_errors=True)
+            kw = {"what_if": "misere", "sample": args.what_if}
+        elif args.dd_sample:
+            shutil.rmtree(args.dir / "dd", ignore_errors=True)
+            kw = {"dd": "contract", "dd_sample": args.dd_sample}
         t0 = time.perf_counter()
-        tables = analyze([args.dir], args.dir / "stats", workers=args.workers)
+        tables = analyze([args.dir], args.dir / "stats", workers=args.workers, **kw)
         wall = time.perf_counter() - t0
         use = resource.getrusage(resource.RUSAGE_SELF)
         peak = use.ru_maxrss * 1024
@@ -115,6 +133,7 @@ def main() -> None:
                     "cpu_s": use.ru_utime + use.ru_stime,
                     "peak_bytes": peak,
                     "tables": len(tables),
+                    "dd_sampled": int(tables["dd_sample"]["sampled"][0]) if "dd_sample" in tables else None,
                 }
             )
         )
@@ -124,20 +143,32 @@ def main() -> None:
     print(f"load average before: {' '.join(load)} ({os.cpu_count()} cores)")
     results = []
     for deals in args.deals:
-        res = measure(Path(f"{args.dir}-{deals}"), deals, args.base, args.workers)
+        run_dir = Path(f"{args.dir}-{deals}")
+        res = measure(run_dir, deals, args.base, args.workers)
         results.append((deals, res))
-        print(
-            f"analyze: {deals:>11,} deals, {res['tables']} tables, {res['wall_s']:6.2f} s wall, "
-            f"{res['cpu_s']:6.2f} s CPU, {deals / res['wall_s']:9,.0f} deals/s wall, "
-            f"peak RSS {res['peak_bytes'] / 2**30:.2f} GiB",
-            flush=True,
-        )
+        _print("analyze", deals, res)
+        if args.what_if:
+            res = measure(run_dir, deals, args.base, args.workers, ["--what-if", str(args.what_if)])
+            _print(f"--what-if misere --sample {args.what_if}", deals, res)
+        if args.dd_sample:
+            res = measure(run_dir, deals, args.base, args.workers, ["--dd-sample", str(args.dd_sample)])
+            _print(f"--dd-sample {args.dd_sample} ({res['dd_sampled']:,} deals sampled)", deals, res)
     if len(results) > 1:
         (d0, r0), (d1, r1) = results[0], results[-1]
         print(
             f"{d1:,} vs {d0:,} deals: peak memory x{r1['peak_bytes'] / r0['peak_bytes']:.3f} "
             f"(target <= 1.15), CPU per deal x{(r1['cpu_s'] / d1) / (r0['cpu_s'] / d0):.3f} (linear: 1)"
         )
+
+
+def _print(what: str, deals: int, res: dict) -> None:
+    print(
+        f"{what}: {deals:>11,} deals, {res['tables']} tables, {res['wall_s']:6.2f} s wall, "
+        f"{res['cpu_s']:6.2f} s CPU, {deals / res['wall_s']:9,.0f} deals/s wall, "
+        f"{deals / res['cpu_s']:9,.0f} deals per CPU-second, "
+        f"peak RSS {res['peak_bytes'] / 2**30:.2f} GiB",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -54,8 +54,8 @@ def analyze_cmd(
         int | None,
         typer.Option(
             "--workers",
-            help="Ray workers reading the runs' batches (default: in this process) and solving --dd "
-            "(default: all cores); 0: everything in this process.",
+            help="Ray workers reading the runs' batches and replaying --what-if (default: in this "
+            "process) and solving --dd (default: all cores); 0: everything in this process.",
         ),
     ] = None,
     address: Annotated[

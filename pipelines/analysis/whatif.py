@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from fivehundred.pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, rate_points
+from fivehundred.pipelines.analysis.dd import SIDECAR_SCHEMA, sidecar_parts
 from fivehundred.pipelines.analysis.frame import Frame, manifest_rules
 from fivehundred.pipelines.analysis.intervals import bootstrap_table
 from fivehundred.pipelines.analysis.io import AnalysisError
@@ -53,18 +54,10 @@ CHUNK_DEALS = 50
 LOG_COLUMNS = ("deal_id", "game_id", "hand_no", "seed", "dealer", "hands", "score_delta")
 #: A part file: one row per (sampled deal, forced contract), in deal order then contract order.
 PART_SCHEMA = pa.schema(
-    [
-        ("deal_id", pa.int64()),
-        ("seed", pa.uint64()),
-        ("contract", pa.string()),
-        ("made", pa.bool_()),
-        ("dpoints", pa.int32()),
-        ("actual", pa.int32()),
-        ("hand", pa.uint64()),
-        ("joker_place", pa.string()),
-        ("joker_suit", pa.string()),
-        ("dd_version", pa.string()),  # the sidecars' version column (pipelines.analysis.dd)
-    ]
+    [SIDECAR_SCHEMA.field(c) for c in ("deal_id", "seed", "contract")]
+    + [("made", pa.bool_()), ("dpoints", pa.int32()), ("actual", pa.int32()), ("hand", pa.uint64())]
+    + [(c, pa.string()) for c in ("joker_place", "joker_suit")]
+    + [SIDECAR_SCHEMA.field("dd_version")]  # the sidecars' version column
 )
 
 
@@ -199,7 +192,6 @@ def replay(
     """One row per (sampled deal, forced contract): made, points, actual points, hand and joker, from
     the run's replay sidecar (replayed where missing or stale: in this process when ``workers`` is 0
     or None and no ``address`` is given, else on Ray; ``progress(parts done, parts)``)."""
-    from fivehundred.pipelines.analysis.dd import sidecar_parts
     from fivehundred.strategies import label
 
     rules = rules_of(frame)

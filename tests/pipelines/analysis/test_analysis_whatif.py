@@ -61,6 +61,15 @@ def _whatif(run: Path, out: Path, **kw: object) -> dict[str, pl.DataFrame]:
     return {n: tables[n] for n in WHATIF_TABLES}
 
 
+def _same(
+    run: Path, parts: dict[str, bytes], again: dict[str, pl.DataFrame], first: dict[str, pl.DataFrame]
+) -> None:
+    """The run's parts are ``parts`` again and the tables those of the first analysis."""
+    assert _parts(run) == parts
+    for name in WHATIF_TABLES:
+        assert_frame_equal(again[name], first[name], check_exact=True)
+
+
 def test_any_part_size_gives_the_golden_tables(
     runs: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -85,9 +94,7 @@ def test_a_second_analysis_replays_nothing(
     replayed.clear()
     again = _whatif(base, tmp_path / "s2")
     assert replayed == []
-    assert _parts(base) == before
-    for name in WHATIF_TABLES:
-        assert_frame_equal(again[name], first[name], check_exact=True)
+    _same(base, before, again, first)
 
 
 def test_torn_stale_and_extra_parts_are_redone_or_removed(
@@ -108,9 +115,7 @@ def test_torn_stale_and_extra_parts_are_redone_or_removed(
     replayed = _count_replays(monkeypatch)
     again = _whatif(base, tmp_path / "s2")
     assert replayed == [1, 3]
-    assert _parts(base) == before
-    for name in WHATIF_TABLES:
-        assert_frame_equal(again[name], first[name], check_exact=True)
+    _same(base, before, again, first)
 
 
 def test_another_seat_strategy_or_sample_replays_what_changed(
