@@ -84,7 +84,8 @@ def analyze(
 
     ``out_dir`` defaults to ``<first run>/stats``.  ``what_if="misere"`` adds the forced-misère
     replay tables for ``sample`` deals of each run played by ``seat_strategy`` (default
-    ``heuristic`` when registered, else ``random``).  ``dd="contract"`` adds the double-dummy tables
+    ``heuristic`` when registered, else ``random``), replayed where missing into each run's sidecar
+    ``RUN/whatif_misere/`` (on Ray as the batches, below).  ``dd="contract"`` adds the double-dummy tables
     (each run's DD sidecar ``RUN/dd/`` computed where missing, on ``workers`` Ray workers, 0: in this
     process; ``dd_progress(run, parts done, parts)`` after each part; ``dd="par"`` also the par
     tables, docs/dd.md); ``dd_sample`` solves only the first ``dd_sample`` deals of the first run in

@@ -153,6 +153,29 @@ def test_the_sample_is_evenly_spaced_over_the_sorted_ids(base: Path) -> None:
         assert whatif.sample_ids(frame, sample) == want.tolist(), sample
 
 
+def test_the_sample_reads_one_part_file_at_a_time(base: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each part file's ids are read alone (for its range), then again alone for the ranks it holds:
+    never two files' ids at once (the golden log's parts hold disjoint id ranges)."""
+    from fivehundred.pipelines import idspans
+
+    frame = deal_frame(open_run(base))
+    sizes = {p.name: pq.read_metadata(p).num_rows for p in (base / "deals").glob("*.parquet")}
+    read: list[tuple[str, int]] = []
+    real = idspans.read_ids
+
+    def spy(open_file, rel):  # type: ignore[no-untyped-def]
+        ids = real(open_file, rel)
+        read.append((Path(rel).name, ids.size))
+        return ids
+
+    monkeypatch.setattr(idspans, "read_ids", spy)
+    monkeypatch.setattr(whatif, "read_ids", spy)
+    whatif.sample_ids(frame, WHATIF_SAMPLE)
+    assert read[: len(sizes)] == sorted(sizes.items())  # each file's span, one file at a time
+    again = read[len(sizes) :]  # then alone again, each file holding one of the ranks
+    assert again and all(sizes[name] == n for name, n in again) and len(set(again)) == len(again)
+
+
 def _opener(files: dict[str, np.ndarray]):  # type: ignore[no-untyped-def]
     blobs = {}
     for name, ids in files.items():
