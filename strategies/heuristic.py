@@ -91,6 +91,59 @@ def _highest(cards: Sequence[int], key: tuple[int, ...]) -> int:
     return best
 
 
+class Turn:
+    """One play decision as the play helpers read it (one object rather than eight arguments each):
+    the view, the rule set's and the contract's tables, the legal actions, the trick so far, the
+    cards the seat has not seen (``unseen``), its hand, the declarer and the side of each seat."""
+
+    def __init__(
+        self,
+        view: SeatView,
+        info: RulesInfo,
+        ci: CardInfo,
+        legal: Sequence[int],
+        trick: tuple[tuple[int, int], ...],
+        unseen: int,
+        hand: int,
+        declarer: int,
+        sides: tuple[int, ...],
+    ) -> None:
+        self.view = view
+        self.info = info
+        self.ci = ci
+        self.legal = legal
+        self.trick = trick
+        self.unseen = unseen
+        self.hand = hand
+        self.declarer = declarer
+        self.sides = sides
+
+
+#: heuristic.v1's parameters: name -> (default, validator, meaning).  One table: the class's
+#: ``DEFAULTS``, ``PARAMS`` and ``PARAM_HELP`` are read from it (heuristic.v2 extends it).
+V1_PARAMETERS: Final[dict[str, tuple[Any, Any, str]]] = {
+    "aggression": (0.0, number(-3.0, 3.0), "tricks added to every estimate"),
+    "partner_tricks": (1.6, number(0.0, 5.0), "tricks expected from each partner"),
+    "kitty_tricks": (0.6, number(0.0, 3.0), "tricks expected from the kitty exchange"),
+    "nt_stoppers": (3, whole(1, 5), "stoppers needed for a no-trump bid"),
+    "misere": (True, boolean, "bid misère and open misère at all"),
+    "misere_risk": (1.4, number(0.0, 10.0), "misère risk (whole hand, joker 0.5) allowed for MIS"),
+    "open_misere_risk": (1.1, number(0.0, 10.0), "misère risk allowed for OMIS"),
+    "score_aware": (True, boolean, "adjust bidding near the winning and losing scores"),
+    "smart_leads": (
+        True,
+        boolean,
+        "defenders lead a suit their partner bid; the declaring side stops drawing trumps "
+        "once every opponent has shown out of them",
+    ),
+    "defend_together": (
+        True,
+        boolean,
+        "in the 3-player game the two defenders play as partners while the contract can still go either way",
+    ),
+}
+
+
 # Compiled with mypyc, yet other packages may subclass it; registered at the end of the module
 # rather than by a class decorator (mypyc gives up native subclassing for other class decorators).
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -105,58 +158,20 @@ class HeuristicStrategy:
     asked_when_forced: ClassVar[bool] = False
 
     #: Tunable parameters: name -> validator (returns an error message or None).
-    PARAMS: ClassVar[dict[str, Any]] = {
-        "aggression": number(-3.0, 3.0),
-        "partner_tricks": number(0.0, 5.0),
-        "kitty_tricks": number(0.0, 3.0),
-        "nt_stoppers": whole(1, 5),
-        "misere": boolean,
-        "misere_risk": number(0.0, 10.0),
-        "open_misere_risk": number(0.0, 10.0),
-        "score_aware": boolean,
-        "smart_leads": boolean,
-        "defend_together": boolean,
-    }
-
+    PARAMS: ClassVar[dict[str, Any]] = {k: v[1] for k, v in V1_PARAMETERS.items()}
     #: What each parameter does (``fivehundred strategies --describe``; docs/strategies.md).
-    PARAM_HELP: ClassVar[dict[str, str]] = {
-        "aggression": "tricks added to every estimate",
-        "partner_tricks": "tricks expected from each partner",
-        "kitty_tricks": "tricks expected from the kitty exchange",
-        "nt_stoppers": "stoppers needed for a no-trump bid",
-        "misere": "bid misère and open misère at all",
-        "misere_risk": "misère risk (whole hand, joker 0.5) allowed for MIS",
-        "open_misere_risk": "misère risk allowed for OMIS",
-        "score_aware": "adjust bidding near the winning and losing scores",
-        "smart_leads": "defenders lead a suit their partner bid; the declaring side stops drawing trumps "
-        "once every opponent has shown out of them",
-        "defend_together": "in the 3-player game the two defenders play as partners while the contract "
-        "can still go either way",
-    }
+    PARAM_HELP: ClassVar[dict[str, str]] = {k: v[2] for k, v in V1_PARAMETERS.items()}
+    #: Each parameter's default value.
+    DEFAULTS: ClassVar[dict[str, Any]] = {k: v[0] for k, v in V1_PARAMETERS.items()}
 
-    def __init__(
-        self,
-        aggression: float = 0.0,
-        partner_tricks: float = 1.6,
-        kitty_tricks: float = 0.6,
-        nt_stoppers: int = 3,
-        misere: bool = True,
-        misere_risk: float = 1.4,
-        open_misere_risk: float = 1.1,
-        score_aware: bool = True,
-        smart_leads: bool = True,
-        defend_together: bool = True,
-    ) -> None:
-        self.aggression = float(aggression)
-        self.partner_tricks = float(partner_tricks)
-        self.kitty_tricks = float(kitty_tricks)
-        self.nt_stoppers = int(nt_stoppers)
-        self.misere = bool(misere)
-        self.misere_risk = float(misere_risk)
-        self.open_misere_risk = float(open_misere_risk)
-        self.score_aware = bool(score_aware)
-        self.smart_leads = bool(smart_leads)
-        self.defend_together = bool(defend_together)
+    def __init__(self, **params: Any) -> None:
+        """Parameters by name (:attr:`PARAMS`; ``make`` validates them), the rest at :attr:`DEFAULTS`."""
+        unknown = [k for k in params if k not in self.DEFAULTS]
+        if unknown:
+            raise TypeError(f"{self.name}: unknown parameter {unknown[0]!r}")
+        values = dict(self.DEFAULTS)
+        values.update(params)
+        self._configure(values)
         self._memo: dict[tuple[Any, ...], Any] = {}
         self._menus: dict[int, Any] = {}  # id(legal bid tuple) -> (tuple, menu)
         # seat -> [plays seen, how many, shown voids, suit led, active seats, contract tables, rules]:
@@ -168,6 +183,19 @@ class HeuristicStrategy:
         self._info: Any = None
         self._tables: Any = None
         self._ci: Any = None
+
+    def _configure(self, p: dict[str, Any]) -> None:
+        """Set the parameters from ``p`` (every name of :attr:`DEFAULTS`); subclasses add theirs."""
+        self.aggression = float(p["aggression"])
+        self.partner_tricks = float(p["partner_tricks"])
+        self.kitty_tricks = float(p["kitty_tricks"])
+        self.nt_stoppers = int(p["nt_stoppers"])
+        self.misere = bool(p["misere"])
+        self.misere_risk = float(p["misere_risk"])
+        self.open_misere_risk = float(p["open_misere_risk"])
+        self.score_aware = bool(p["score_aware"])
+        self.smart_leads = bool(p["smart_leads"])
+        self.defend_together = bool(p["defend_together"])
 
     # ================================================================== bidding
 
@@ -494,16 +522,16 @@ class HeuristicStrategy:
             exposed = view.exposed
             if exposed:
                 unseen &= ~exposed
-            trick = view.trick
+            t = Turn(view, info, ci, legal, view.trick, unseen, hand, declarer, sides)
             if seat == declarer:
-                return self._misere_declarer(view, info, ci, legal, trick, unseen, hand)
-            return self._misere_defender(view, info, ci, legal, trick, unseen, hand, exposed)
+                return self._misere_declarer(t)
+            return self._misere_defender(t, exposed)
         if sides[0] < 0:  # each for themselves (3 players): defend together while the contract is open
             sides = self._open_sides(view, info, declarer)
         led = view.led_suit
         if led < 0:
-            return self._lead(view, info, ci, legal, unseen, hand, declarer, sides)
-        return self._follow(view, info, ci, legal, view.trick, unseen, hand, sides, led)
+            return self._lead(Turn(view, info, ci, legal, (), unseen, hand, declarer, sides))
+        return self._follow(Turn(view, info, ci, legal, view.trick, unseen, hand, declarer, sides), led)
 
     def _deal_facts(self, view: SeatView) -> tuple[Any, ...]:
         """What stays fixed for a seat through the play of a deal, cached per seat with its sources.
@@ -568,17 +596,10 @@ class HeuristicStrategy:
 
     # ---------------------------------------------------------------- suit and NT contracts
 
-    def _lead(
-        self,
-        view: SeatView,
-        info: RulesInfo,
-        ci: CardInfo,
-        legal: Sequence[int],
-        unseen: int,
-        hand: int,
-        declarer: int,
-        sides: tuple[int, ...],
-    ) -> int:
+    def _lead(self, t: Turn) -> int:
+        """A lead in a suit or no-trump contract (see the module docstring)."""
+        view, info, ci, legal = t.view, t.info, t.ci, t.legal
+        unseen, hand, declarer, sides = t.unseen, t.hand, t.declarer, t.sides
         # The card leads: the hand but its suitless jokers (those are led as joker-lead actions).
         tables = view.tables
         assert tables is not None
@@ -602,7 +623,7 @@ class HeuristicStrategy:
                 top = _highest(mine, strength)
                 if not higher[top] & unseen:
                     return top  # draw trumps with a winner
-                if len(mine) >= 3 and view.seat == declarer:
+                if self._draws_low(t, mine):
                     return _lowest(mine, strength)
         sm = cm & ~tm
         if not sm:
@@ -613,9 +634,13 @@ class HeuristicStrategy:
         winners = [c for c in side if not higher[c] & out_side]
         if winners:
             safe = [c for c in winners if not higher[c] & unseen]
-            pick = safe or (winners if not attacking or not unseen & tm else [])
+            pick = safe or (winners if not attacking or not self._ruffers(t) else [])
             if pick:
                 return _highest(pick, strength)
+        if attacking and ci.trump >= 0:
+            lead = self._ruff_lead(t, sm)
+            if lead >= 0:
+                return lead
         masks = ci.suit_mask
         if self.smart_leads and not attacking:
             # Defenders: lead low in a suit a partner bid.
@@ -698,18 +723,10 @@ class HeuristicStrategy:
                     best, best_len = a, n
         return best
 
-    def _follow(
-        self,
-        view: SeatView,
-        info: RulesInfo,
-        ci: CardInfo,
-        legal: Sequence[int],
-        trick: tuple[tuple[int, int], ...],
-        unseen: int,
-        hand: int,
-        sides: tuple[int, ...],
-        led: int,
-    ) -> int:
+    def _follow(self, t: Turn, led: int) -> int:
+        """Following to a lead of effective suit ``led`` in a suit or no-trump contract."""
+        view, info, ci, legal = t.view, t.info, t.ci, t.legal
+        trick, unseen, hand, sides = t.trick, t.unseen, t.hand, t.sides
         power, eff, strength, higher = ci.power, ci.eff, ci.strength, ci.higher
         _, win_seat, win_card = _trick_winner(ci, trick, led)
         # Following, the legal actions are the cards of the led suit, or the whole hand when void.
@@ -727,6 +744,9 @@ class HeuristicStrategy:
             winning = bits(wm)
             if not to_play:
                 return _lowest(winning, strength)  # last hand wins as cheaply as possible
+            pick = self._win_with(t, led, winning, to_play)
+            if pick >= 0:
+                return pick
             sure = [c for c in winning if not higher[c] & unseen]
             if sure:
                 return _lowest(sure, strength)
@@ -738,8 +758,26 @@ class HeuristicStrategy:
             return _lowest(winning, strength)  # ruff as cheaply as possible
         return self._cheap(ci, legal, hand, unseen)
 
-    @staticmethod
-    def _cheap(ci: CardInfo, cards: Sequence[int], hand: int, unseen: int) -> int:
+    def _draws_low(self, t: Turn, mine: Sequence[int]) -> bool:
+        """Whether the declaring side, drawing trumps without a sure winner among ``mine`` (its
+        trumps), leads the lowest: the declarer with three or more."""
+        return len(mine) >= 3 and t.view.seat == t.declarer
+
+    def _ruffers(self, t: Turn) -> int:
+        """The trumps that could ruff the declaring side's side winners: every unseen trump."""
+        return t.unseen & t.ci.trump_mask
+
+    def _ruff_lead(self, t: Turn, side: int) -> int:
+        """A lead for the declaring side in a suit contract before its long suit (``side``: its side
+        cards), or -1: none here."""
+        return -1
+
+    def _win_with(self, t: Turn, led: int, winning: Sequence[int], to_play: int) -> int:
+        """The card that beats an opponent's winning card when others play after (``winning``: the
+        cards that beat it), before the maxims below, or -1: none here."""
+        return -1
+
+    def _cheap(self, ci: CardInfo, cards: Sequence[int], hand: int, unseen: int) -> int:
         """The card worth least: plain losers of long suits first, then winners, then trumps."""
         if len(cards) == 1:
             return cards[0]
@@ -765,16 +803,9 @@ class HeuristicStrategy:
 
     # ---------------------------------------------------------------- misère
 
-    def _misere_declarer(
-        self,
-        view: SeatView,
-        info: RulesInfo,
-        ci: CardInfo,
-        legal: Sequence[int],
-        trick: tuple[tuple[int, int], ...],
-        unseen: int,
-        hand: int,
-    ) -> int:
+    def _misere_declarer(self, t: Turn) -> int:
+        """The misère declarer's card: lead what others must beat, duck, shed danger when void."""
+        view, ci, legal, trick, unseen = t.view, t.ci, t.legal, t.trick, t.unseen
         strength, lower, higher = ci.strength, ci.lower, ci.higher
         cards = [a for a in legal if a < JOKER_LEAD]
         if not cards:
@@ -806,17 +837,9 @@ class HeuristicStrategy:
                 best, worst = c, danger
         return best
 
-    def _misere_defender(
-        self,
-        view: SeatView,
-        info: RulesInfo,
-        ci: CardInfo,
-        legal: Sequence[int],
-        trick: tuple[tuple[int, int], ...],
-        unseen: int,
-        hand: int,
-        exposed: int | None,
-    ) -> int:
+    def _misere_defender(self, t: Turn, exposed: int | None) -> int:
+        """A misère defender's card: make the declarer take a trick (``exposed``: its open hand)."""
+        view, ci, legal, trick, unseen = t.view, t.ci, t.legal, t.trick, t.unseen
         strength, power, eff, masks = ci.strength, ci.power, ci.eff, ci.suit_mask
         declarer = view.declarer
         if not trick and legal[-1] >= JOKER_LEAD:
@@ -827,7 +850,7 @@ class HeuristicStrategy:
         if not cards:
             return legal[0]
         if not trick:
-            return self._misere_lead(view, info, ci, cards, unseen, hand, exposed)
+            return self._misere_lead(t, cards, exposed)
         led = view.led_suit
         best_p, win_seat, _ = _trick_winner(ci, trick, led)
         following = [c for c in cards if eff[c] == led]
@@ -877,16 +900,7 @@ class HeuristicStrategy:
                 best, bk = a, k
         return best
 
-    def _misere_lead(
-        self,
-        view: SeatView,
-        info: RulesInfo,
-        ci: CardInfo,
-        cards: list[int],
-        unseen: int,
-        hand: int,
-        exposed: int | None,
-    ) -> int:
+    def _misere_lead(self, t: Turn, cards: list[int], exposed: int | None) -> int:
         """A misère defender's lead: the suit most likely to force the declarer to win the trick.
 
         Against the exposed hand: a suit where we hold a card under the declarer's lowest one (the
@@ -895,6 +909,7 @@ class HeuristicStrategy:
         be forced over it.  Unexposed: our lowest card of a suit the declarer has not shown out of,
         where few unseen cards lie below it (the declarer cannot duck) and many above (it must follow).
         """
+        view, info, ci, unseen, hand = t.view, t.info, t.ci, t.unseen, t.hand
         strength, lower, masks = ci.strength, ci.lower, ci.suit_mask
         declarer = view.declarer
         seat = view.seat

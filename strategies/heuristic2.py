@@ -32,12 +32,13 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from fivehundred.sim._mypyc import mypyc_attr
+from fivehundred.sim.cards import bits
 from fivehundred.sim.engine import BID, NAME_NONE, NAME_SUIT, PASS
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import boolean, number, register
 from fivehundred.strategies.estimates import nt_stopper
-from fivehundred.strategies.heuristic import HeuristicStrategy
-from fivehundred.strategies.tables import RulesInfo, rules_info
+from fivehundred.strategies.heuristic import V1_PARAMETERS, HeuristicStrategy, Turn, _lowest, _shown_out
+from fivehundred.strategies.tables import CardInfo, RulesInfo, rules_info
 
 if TYPE_CHECKING:
     import random
@@ -188,6 +189,20 @@ def misere_value(b: Bid, p: float) -> float:
     return (2.0 * p - 1.0) * b.points
 
 
+#: heuristic.v2's parameters: heuristic.v1's (:data:`~strategies.heuristic.V1_PARAMETERS`) and its
+#: own switches, name -> (default, validator, meaning).
+V2_PARAMETERS: Final[dict[str, tuple[Any, Any, str]]] = {
+    **V1_PARAMETERS,
+    "misere_risk": (*V1_PARAMETERS["misere_risk"][:2], "unused by v2 (its misère table decides)"),
+    "open_misere_risk": (*V1_PARAMETERS["open_misere_risk"][:2], "unused by v2 (its misère table decides)"),
+    "jump": (True, boolean, "jump bids (off for ablations)"),
+    "blind_misere": (True, boolean, "bid blind misère where the rules allow it (off for ablations)"),
+    "name_jokers": (True, boolean, "name the joker's suit in NT and misère (off for ablations)"),
+    "compete": (0.75, number(0.0, 3.0), "how far a suit bid competes over the opponents' level (tricks)"),
+    "card_play": (True, boolean, "v2's card play (off: heuristic.v1's, for ablations)"),
+}
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)
 class Heuristic2Strategy(HeuristicStrategy):
     """``heuristic.v1``'s reading of the hand and its play, with calibrated expected-points bidding."""
@@ -195,60 +210,20 @@ class Heuristic2Strategy(HeuristicStrategy):
     name: ClassVar[str] = "heuristic.v2"
     uses_rng: ClassVar[bool] = False
 
-    PARAMS: ClassVar[dict[str, Any]] = {
-        **HeuristicStrategy.PARAMS,
-        "jump": boolean,
-        "blind_misere": boolean,
-        "name_jokers": boolean,
-        "compete": number(0.0, 3.0),
-    }
-
+    PARAMS: ClassVar[dict[str, Any]] = {k: v[1] for k, v in V2_PARAMETERS.items()}
     #: What each parameter does (``misere_risk`` and ``open_misere_risk`` are unused: the table decides).
-    PARAM_HELP: ClassVar[dict[str, str]] = {
-        **HeuristicStrategy.PARAM_HELP,
-        "misere_risk": "unused by v2 (its misère table decides)",
-        "open_misere_risk": "unused by v2 (its misère table decides)",
-        "jump": "jump bids (off for ablations)",
-        "blind_misere": "bid blind misère where the rules allow it (off for ablations)",
-        "name_jokers": "name the joker's suit in NT and misère (off for ablations)",
-        "compete": "how far a suit bid competes over the opponents' level (tricks)",
-    }
+    PARAM_HELP: ClassVar[dict[str, str]] = {k: v[2] for k, v in V2_PARAMETERS.items()}
+    DEFAULTS: ClassVar[dict[str, Any]] = {k: v[0] for k, v in V2_PARAMETERS.items()}
 
-    def __init__(
-        self,
-        aggression: float = 0.0,
-        partner_tricks: float = 1.6,
-        kitty_tricks: float = 0.6,
-        nt_stoppers: int = 3,
-        misere: bool = True,
-        misere_risk: float = 1.4,
-        open_misere_risk: float = 1.1,
-        score_aware: bool = True,
-        smart_leads: bool = True,
-        defend_together: bool = True,
-        jump: bool = True,
-        blind_misere: bool = True,
-        name_jokers: bool = True,
-        compete: float = 0.75,
-    ) -> None:
-        # The parameters of heuristic.v1 (misere_risk and open_misere_risk are unused: the table
-        # decides misère), then v2's switches, kept for ablations.
-        super().__init__(
-            aggression,
-            partner_tricks,
-            kitty_tricks,
-            nt_stoppers,
-            misere,
-            misere_risk,
-            open_misere_risk,
-            score_aware,
-            smart_leads,
-            defend_together,
-        )
-        self.jump = bool(jump)
-        self.blind_misere = bool(blind_misere)
-        self.name_jokers = bool(name_jokers)
-        self.compete = float(compete)
+    def _configure(self, p: dict[str, Any]) -> None:
+        """heuristic.v1's parameters (``misere_risk`` and ``open_misere_risk`` are unused: the table
+        decides misère), then v2's switches, kept for ablations."""
+        super()._configure(p)
+        self.jump = bool(p["jump"])
+        self.blind_misere = bool(p["blind_misere"])
+        self.name_jokers = bool(p["name_jokers"])
+        self.compete = float(p["compete"])
+        self.card_play = bool(p["card_play"])
         #: The suits named so far in a deal whose jokers are being named, by :meth:`_deal_key`.
         self._named: dict[tuple[Any, ...], list[int]] = {}
 
@@ -400,6 +375,103 @@ class Heuristic2Strategy(HeuristicStrategy):
             if a != PASS and ladder[a - BID].blind and ours + ladder[a - BID].points >= rules.win_score:
                 return a
         return PASS
+
+    # ================================================================== play
+
+    # heuristic.v1's play with five changes, each measured in duplicate against v2 with v1's play
+    # (docs/strategies.md, heuristic.v2): through the hooks of HeuristicStrategy._lead and _follow.
+
+    def _draws_low(self, t: Turn, mine: Sequence[int]) -> bool:
+        """Drawing trumps without a sure winner: the declarer leads its lowest trump with two or more
+        (v1: three), and its partner leads its lowest trump at once."""
+        if not self.card_play:
+            return super()._draws_low(t, mine)
+        return t.view.seat != t.declarer or len(mine) >= 2
+
+    def _ruffers(self, t: Turn) -> int:
+        """No trump can ruff the declaring side's side winners once every opponent has shown out of
+        trumps (v1: while any trump is unseen, the partner's too, it cashes no side winner)."""
+        out = t.unseen & t.ci.trump_mask
+        if not self.card_play or not out or t.ci.trump < 0:
+            return out
+        info, sides, declarer = t.info, t.sides, t.declarer
+        shown = _shown_out(t.view.plays, t.ci.eff, t.ci.trump, info.n)
+        if all(shown >> s & 1 for s in range(info.n) if sides[s] != sides[declarer]):
+            return 0
+        return out
+
+    def _ruff_lead(self, t: Turn, side: int) -> int:
+        """The declaring side leads low in a side suit a partner has shown void in while that partner
+        may still hold trumps (the partner ruffs it)."""
+        if not self.card_play:
+            return -1
+        view, ci = t.view, t.ci
+        seat, sides, masks = view.seat, t.sides, ci.suit_mask
+        voids = self._voids(view)
+        for p in range(t.info.n):
+            if p == seat or sides[p] != sides[seat] or not view.active[p] or voids[p] >> ci.trump & 1:
+                continue
+            for s in range(4):
+                if s != ci.trump and voids[p] >> s & 1 and side & masks[s]:
+                    return _lowest(bits(side & masks[s]), ci.strength)
+        return -1
+
+    def _win_with(self, t: Turn, led: int, winning: Sequence[int], to_play: int) -> int:
+        """Against an opponent's winning card with others to play after: ruff with the lowest trump
+        when no opponent still to play can overruff (one shown void in the suit led and not in
+        trumps; v1 ruffs with its lowest sure winner, often the joker or a bower), and second hand
+        in a suit contract takes the trick with the top card of the suit led (an ace is ruffed on a
+        later round: v1 plays second hand low)."""
+        ci = t.ci
+        trump = ci.trump
+        if not self.card_play or trump < 0:
+            return -1
+        view, sides, hand = t.view, t.sides, t.hand
+        seat = view.seat
+        if not hand & ci.suit_mask[led]:  # void: ruffing
+            voids = self._voids(view)
+            n = t.info.n
+            for k in range(1, to_play + 1):
+                o = (seat + k) % n
+                if sides[o] != sides[seat] and voids[o] >> led & 1 and not voids[o] >> trump & 1:
+                    return -1
+            return _lowest(winning, ci.strength)
+        if len(t.trick) == 1 and led != trump:
+            side_unseen = t.unseen & ~ci.trump_mask
+            top = [c for c in winning if not ci.higher[c] & side_unseen]
+            if top:
+                return _lowest(top, ci.strength)
+        return -1
+
+    def _cheap(self, ci: CardInfo, cards: Sequence[int], hand: int, unseen: int) -> int:
+        """The card worth least (a discard or a low card): trumps are kept last, then the top cards
+        of their suits (no higher card of the suit unseen: v1 counts the unseen trumps as higher, so
+        it threw side aces as readily as small cards), then guarded honours (no more higher cards of
+        the suit unseen than the hand holds under it, two at most), then small cards of short suits
+        go first."""
+        if not self.card_play:
+            return super()._cheap(ci, cards, hand, unseen)
+        if len(cards) == 1:
+            return cards[0]
+        power, higher, lower, strength = ci.power, ci.higher, ci.lower, ci.strength
+        eff, masks = ci.eff, ci.suit_mask
+        side_unseen = unseen & ~ci.trump_mask
+        best = cards[0]
+        bv = 1 << 30
+        for c in cards:
+            if power[c]:
+                v = 10000 + power[c]
+            else:
+                above = (higher[c] & side_unseen).bit_count()
+                if not above:
+                    v = 1000 + strength[c]
+                elif above <= 2 and above <= (lower[c] & hand).bit_count():
+                    v = 500 + strength[c]
+                else:
+                    v = strength[c] + 4 * (hand & masks[eff[c]]).bit_count()
+            if v < bv:
+                best, bv = c, v
+        return best
 
     # ================================================================== joker
 
