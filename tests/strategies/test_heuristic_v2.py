@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from fivehundred.sim import available_variants, load_rules, play_game
-from fivehundred.sim.engine import AUCTION, BID, JOKER, KITTY, NAME_NONE, NAME_SUIT, PASS
+from fivehundred.sim.engine import AUCTION, BID, JOKER, KITTY, NAME_NONE, NAME_SUIT, PASS, PLAY
 from fivehundred.sim.game import new_deal, play_deal
 from fivehundred.sim.notation import SUITS
 from fivehundred.sim.rng import NoRng
@@ -300,3 +300,237 @@ def test_v1_parameters_pass_through_by_name() -> None:
     bot = make("heuristic.v2(aggression=0.5, compete=1.0, nt_stoppers=4)")
     assert (bot.aggression, bot.compete, bot.nt_stoppers, bot.jump) == (0.5, 1.0, 4, True)
     assert Heuristic2Strategy().partner_tricks == make("heuristic.v1").partner_tricks
+
+
+# ---------------------------------------------------------------- v2's card play, on real deals
+
+_RULES = load_rules("pagat-au")
+_V2 = make("heuristic.v2")
+_V2_V1_PLAY = make("heuristic.v2(card_play=False)")
+_CONTRACTS = ["6S", "7C", "8D", "7H", "9H", "6D", "7S", "8H"]
+
+
+def _v2_play_points(deals: int = 160) -> list:  # type: ignore[type-arg]
+    """Play-phase states of forced suit contracts played by heuristic.v2 in every seat."""
+    out = []
+    for d in range(deals):
+        state, _ = new_deal(_RULES, 63, d, 0)
+        state.force_contract(_CONTRACTS[d % len(_CONTRACTS)], d % 4)
+        methods = (_V2.bid, _V2.discard, _V2.name_joker, _V2.play)
+        while not state.done:
+            legal = state.legal_actions()
+            if state.phase == PLAY and len(legal) > 1:
+                out.append(state.clone())
+            state.apply(methods[state.phase](state.view(state.turn), legal, NO_RNG))
+    return out
+
+
+_POINTS: list = []  # type: ignore[type-arg]
+
+
+def _points() -> list:  # type: ignore[type-arg]
+    if not _POINTS:
+        _POINTS.extend(_v2_play_points())
+    return _POINTS
+
+
+def _strength(state, c: int) -> int:  # type: ignore[no-untyped-def]
+    t = state.tables
+    return t.power[c] or (t.rank[c] if t.eff_suit[c] == state.led else 0)
+
+
+def _unseen(state, seat: int) -> int:  # type: ignore[no-untyped-def]
+    """Cards the seat cannot see: not in its hand, not played, not its own discards as declarer."""
+    out = _RULES.deck.full_mask & ~state.hands[seat] & ~state.played
+    return out & ~state.discards if seat == state.declarer else out
+
+
+def _shown_void(state) -> list[int]:  # type: ignore[no-untyped-def]
+    """Per seat, the effective suits it failed to follow (as a bitmask), from the plays so far."""
+    eff = state.tables.eff_suit
+    voids = [0] * _RULES.players
+    n = state.n_active
+    for i in range(0, len(state.plays), n):
+        led = eff[state.plays[i]]
+        for k in range(i + 1, min(i + n, len(state.plays))):
+            if eff[state.plays[k]] != led:
+                voids[state.play_seats[k]] |= 1 << led
+    return voids
+
+
+def _side_top(state, seat: int, c: int) -> bool:  # type: ignore[no-untyped-def]
+    """No unseen card of ``c``'s (side) suit ranks above it."""
+    t = state.tables
+    return not any(
+        _unseen(state, seat) >> d & 1 and t.eff_suit[d] == t.eff_suit[c] and t.rank[d] > t.rank[c]
+        for d in range(_RULES.deck.size)
+        if not t.power[d]
+    )
+
+
+def _winner(state) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+    best = max(state.trick, key=lambda c: _strength(state, c))
+    return state.trick_seats[state.trick.index(best)], best
+
+
+def _play(state, bot=_V2) -> int:  # type: ignore[no-untyped-def]
+    return bot.play(state.view(state.turn), state.legal_actions(), NO_RNG)
+
+
+def test_v2_without_its_card_play_plays_v1s_cards() -> None:
+    v1 = make("heuristic.v1")
+    for state in _points()[::3]:
+        assert _play(state, _V2_V1_PLAY) == _play(state, v1)
+
+
+def test_ruffs_with_the_lowest_trump_unless_an_opponent_after_can_overruff() -> None:
+    low = guarded = 0
+    for state in _points():
+        seat = state.turn
+        t = state.tables
+        if (
+            not state.trick
+            or len(state.trick) == state.n_active - 1
+            or state.hands[seat] & t.suit_mask[state.led]
+        ):
+            continue
+        who, best = _winner(state)
+        if who % 2 == seat % 2:
+            continue  # the partner is winning
+        ruffs = [c for c in state.legal_actions() if t.power[c] > _strength(state, best)]
+        if not ruffs:
+            continue
+        voids = _shown_void(state)
+        later = [(seat + k) % 4 for k in range(1, 4 - len(state.trick))]
+        trump = state.contract.trump
+        threat = any(
+            o % 2 != seat % 2 and voids[o] >> state.led & 1 and not voids[o] >> trump & 1 for o in later
+        )
+        card = _play(state)
+        if threat:
+            assert card == _play(state, _V2_V1_PLAY)  # v1's ruff: its lowest sure trump, else lowest
+            guarded += 1
+        else:
+            assert card == min(ruffs, key=lambda c: t.power[c])
+            low += 1
+    assert low > 30 and guarded > 3, (low, guarded)
+
+
+def test_second_hand_takes_the_trick_with_the_top_card_of_a_side_suit() -> None:
+    checked = 0
+    for state in _points():
+        seat = state.turn
+        t = state.tables
+        if len(state.trick) != 1 or state.led == state.contract.trump:
+            continue
+        lead = state.trick[0]
+        tops = [
+            c
+            for c in state.legal_actions()
+            if t.eff_suit[c] == state.led
+            and _strength(state, c) > _strength(state, lead)
+            and _side_top(state, seat, c)
+        ]
+        if not tops:
+            continue
+        assert _play(state) == min(tops, key=lambda c: t.rank[c])
+        checked += 1
+    assert checked > 30
+
+
+def _keep_class(state, seat: int, c: int) -> int:  # type: ignore[no-untyped-def]
+    """0 a small card, 1 a guarded honour (at most two higher unseen and as many held under it),
+    2 the top card of its suit, 3 a trump: what v2 keeps longest."""
+    t = state.tables
+    if t.power[c]:
+        return 3
+    if _side_top(state, seat, c):
+        return 2
+    unseen, hand = _unseen(state, seat), state.hands[seat]
+    same = [d for d in range(_RULES.deck.size) if t.eff_suit[d] == t.eff_suit[c] and not t.power[d]]
+    above = sum(1 for d in same if unseen >> d & 1 and t.rank[d] > t.rank[c])
+    under = sum(1 for d in same if hand >> d & 1 and t.rank[d] < t.rank[c])
+    return 1 if above <= 2 and above <= under else 0
+
+
+def test_discards_keep_trumps_then_suit_winners_then_guarded_honours() -> None:
+    checked = kept = 0
+    for state in _points():
+        seat = state.turn
+        t = state.tables
+        if not state.trick or state.hands[seat] & t.suit_mask[state.led]:
+            continue
+        card = _play(state)
+        if t.power[card]:
+            continue  # a ruff
+        side = [c for c in state.legal_actions() if not t.power[c]]
+        assert _keep_class(state, seat, card) == min(_keep_class(state, seat, c) for c in side)
+        checked += 1
+        kept += any(_keep_class(state, seat, c) == 2 for c in side) and _keep_class(state, seat, card) < 2
+    assert checked > 100 and kept > 20, (checked, kept)
+
+
+def _out_of_trumps(state, seat: int) -> bool:  # type: ignore[no-untyped-def]
+    """Every opponent of ``seat`` failed to follow a trump lead."""
+    eff, trump, n = state.tables.eff_suit, state.contract.trump, state.n_active
+    out = set()
+    for i in range(0, len(state.plays) - len(state.trick), n):
+        if eff[state.plays[i]] == trump:
+            out |= {state.play_seats[i + k] for k in range(1, n) if eff[state.plays[i + k]] != trump}
+    return all(s in out for s in range(4) if s % 2 != seat % 2)
+
+
+def test_the_declaring_side_draws_trumps_with_two_and_its_partner_with_one() -> None:
+    declarer = partner = 0
+    for state in _points():
+        seat = state.turn
+        t = state.tables
+        tm = t.suit_mask[state.contract.trump]
+        if state.trick or seat % 2 != state.declarer % 2 or not _unseen(state, seat) & tm:
+            continue
+        trumps = (state.hands[seat] & tm).bit_count()
+        if _out_of_trumps(state, seat) or trumps < (2 if seat == state.declarer else 1):
+            continue
+        assert tm >> _play(state) & 1
+        if seat == state.declarer:
+            declarer += 1
+        else:
+            partner += 1
+    assert declarer > 30 and partner > 10, (declarer, partner)
+
+
+def test_the_declaring_side_cashes_suit_winners_once_the_opponents_are_out_of_trumps() -> None:
+    checked = 0
+    for state in _points():
+        seat = state.turn
+        if state.trick or seat % 2 != state.declarer % 2 or not _out_of_trumps(state, seat):
+            continue
+        t = state.tables
+        winners = [c for c in state.legal_actions() if not t.power[c] and _side_top(state, seat, c)]
+        if not winners:
+            continue
+        card = _play(state)
+        assert card in winners
+        checked += 1
+    assert checked > 10
+
+
+def test_the_declaring_side_leads_to_a_partners_void() -> None:
+    checked = 0
+    for state in _points():
+        seat = state.turn
+        t = state.tables
+        trump = state.contract.trump
+        if state.trick or seat % 2 != state.declarer % 2:
+            continue
+        card = _play(state)
+        if t.power[card] or _side_top(state, seat, card):
+            continue  # drawing trumps or cashing a winner
+        voids = _shown_void(state)
+        partner = (seat + 2) % 4
+        suits = {s for s in range(4) if s != trump and voids[partner] >> s & 1}
+        if voids[partner] >> trump & 1 or not any(t.eff_suit[c] in suits for c in state.legal_actions()):
+            continue
+        assert t.eff_suit[card] in suits
+        checked += 1
+    assert checked > 3, checked
