@@ -1,4 +1,4 @@
-"""``heuristic.v2``: ``heuristic.v1``'s card play with bidding calibrated on simulated outcomes.
+"""``heuristic.v2``: bidding calibrated on simulated outcomes, and a card play of its own.
 
 The hand is read as ``heuristic.v1`` reads it (trick estimates per denomination, the auction's
 adjustments, misère risk), but what an estimate is worth comes from a table fitted on forced
@@ -21,7 +21,14 @@ From that the bot bids for expected points instead of the cheapest call:
   it does not stop: the named joker stops that suit at once, where a suitless one could only be
   played once the hand is void in it.
 
-The discard, the play and the misère play are ``heuristic.v1``'s.
+The discard and the misère play are ``heuristic.v1``'s.  The card play in suit and no-trump
+contracts is ``heuristic.v1``'s with six changes, made through its hooks (:meth:`_draws_low`,
+:meth:`_ruffers`, :meth:`_ruff_lead`, :meth:`_win_with`, :meth:`_cheap`): the declarer draws trumps
+with two (its partner with one), the declaring side cashes its suit winners once every opponent has
+shown out of trumps and leads to a partner's void, a ruff uses the lowest trump unless an opponent
+still to play can overruff, second hand in a suit contract takes the trick with the top card of the
+suit led, and a discard keeps the trumps, then the top cards of their suits, then guarded honours.
+``card_play=False`` restores ``heuristic.v1``'s play (for ablations).
 """
 
 from __future__ import annotations
@@ -205,7 +212,7 @@ V2_PARAMETERS: Final[dict[str, tuple[Any, Any, str]]] = {
 
 @mypyc_attr(allow_interpreted_subclasses=True)
 class Heuristic2Strategy(HeuristicStrategy):
-    """``heuristic.v1``'s reading of the hand and its play, with calibrated expected-points bidding."""
+    """``heuristic.v1``'s reading of the hand, calibrated expected-points bidding and its own card play."""
 
     name: ClassVar[str] = "heuristic.v2"
     uses_rng: ClassVar[bool] = False
