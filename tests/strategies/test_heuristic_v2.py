@@ -386,8 +386,7 @@ def test_v2_without_its_card_play_plays_v1s_cards() -> None:
 def test_ruffs_with_the_lowest_trump_unless_an_opponent_after_can_overruff() -> None:
     low = guarded = 0
     for state in _points():
-        seat = state.turn
-        t = state.tables
+        seat, t = state.turn, state.tables
         if (
             not state.trick
             or len(state.trick) == state.n_active - 1
@@ -419,8 +418,7 @@ def test_ruffs_with_the_lowest_trump_unless_an_opponent_after_can_overruff() -> 
 def test_second_hand_takes_the_trick_with_the_top_card_of_a_side_suit() -> None:
     checked = 0
     for state in _points():
-        seat = state.turn
-        t = state.tables
+        seat, t = state.turn, state.tables
         if len(state.trick) != 1 or state.led == state.contract.trump:
             continue
         lead = state.trick[0]
@@ -456,8 +454,7 @@ def _keep_class(state, seat: int, c: int) -> int:  # type: ignore[no-untyped-def
 def test_discards_keep_trumps_then_suit_winners_then_guarded_honours() -> None:
     checked = kept = 0
     for state in _points():
-        seat = state.turn
-        t = state.tables
+        seat, t = state.turn, state.tables
         if not state.trick or state.hands[seat] & t.suit_mask[state.led]:
             continue
         card = _play(state)
@@ -483,8 +480,7 @@ def _out_of_trumps(state, seat: int) -> bool:  # type: ignore[no-untyped-def]
 def test_the_declaring_side_draws_trumps_with_two_and_its_partner_with_one() -> None:
     declarer = partner = 0
     for state in _points():
-        seat = state.turn
-        t = state.tables
+        seat, t = state.turn, state.tables
         tm = t.suit_mask[state.contract.trump]
         if state.trick or seat % 2 != state.declarer % 2 or not _unseen(state, seat) & tm:
             continue
@@ -518,8 +514,7 @@ def test_the_declaring_side_cashes_suit_winners_once_the_opponents_are_out_of_tr
 def test_the_declaring_side_leads_to_a_partners_void() -> None:
     checked = 0
     for state in _points():
-        seat = state.turn
-        t = state.tables
+        seat, t = state.turn, state.tables
         trump = state.contract.trump
         if state.trick or seat % 2 != state.declarer % 2:
             continue
