@@ -188,7 +188,8 @@ def contract_value(rules: Rules, row: list[float], b: Bid, defence_share: float)
         for k in range(level - 5, 5):
             over += row[k]
         value += rules.overtrick_points * over
-    return value - 10.0 * (rules.hand_size - row[5]) * defence_share
+    # The defenders score per trick as the rules do (R9): the points of one trick times the tricks.
+    return value - rules.defender_points(1) * (rules.hand_size - row[5]) * defence_share
 
 
 def misere_value(b: Bid, p: float) -> float:
