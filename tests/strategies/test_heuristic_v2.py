@@ -302,6 +302,21 @@ def test_v1_parameters_pass_through_by_name() -> None:
     assert Heuristic2Strategy().partner_tricks == make("heuristic.v1").partner_tricks
 
 
+def test_one_parameter_table_gives_defaults_validators_and_help() -> None:
+    from fivehundred.strategies.heuristic import HeuristicStrategy
+
+    for cls in (HeuristicStrategy, Heuristic2Strategy):
+        assert list(cls.DEFAULTS) == list(cls.PARAMS) == list(cls.PARAM_HELP)
+        bot = cls()
+        assert all(getattr(bot, k) == v for k, v in cls.DEFAULTS.items())
+    assert set(HeuristicStrategy.DEFAULTS) < set(Heuristic2Strategy.DEFAULTS)
+    assert Heuristic2Strategy(card_play=False).card_play is False
+    with pytest.raises(TypeError, match="unknown parameter 'card_play'"):
+        HeuristicStrategy(card_play=False)  # a v2 switch is not v1's
+    with pytest.raises(ValueError, match="card_play"):
+        make("heuristic.v2(card_play=3)")
+
+
 # ---------------------------------------------------------------- v2's card play, on real deals
 
 _RULES = load_rules("pagat-au")
