@@ -35,11 +35,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from fivehundred.sim.dd import Position, move_values
-from fivehundred.sim.engine import AUCTION
+from fivehundred.sim.engine import AUCTION, BID, PASS
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import AuctionOf, boolean, number, register, whole
+from fivehundred.strategies.expert_bidding import BidWorlds, bid_value, deal_key, deal_state
 from fivehundred.strategies.heuristic2 import Heuristic2Strategy
 from fivehundred.strategies.sampling import distinct_actions, initial_state, replay_state, sample_hidden
+from fivehundred.strategies.tables import rules_info
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -47,6 +49,13 @@ if TYPE_CHECKING:
     from fivehundred.sim.engine import SeatView, State
     from fivehundred.sim.rules import Bid, Rules
 
+#: The misère risk (``heuristic``'s) up to which the DD bidding values a legal misère bid.
+MISERE_REACH = 3.0
+#: How many denominations the DD bidding values at most (those whose estimate reaches their cheapest
+#: legal bid best), besides ``heuristic.v2``'s own choice.
+BID_DENOMINATIONS = 2
+#: What the defenders score per trick they take (the engine's ``_score``; not a rules switch).
+DEFENDER_POINTS = 10.0
 #: Tricks after the first over which the number of worlds rises from ``early_worlds`` to ``worlds``.
 RAMP_TRICKS = 3
 
@@ -54,57 +63,113 @@ RAMP_TRICKS = 3
 def side_points(rules: Rules, contract: Bid, tricks: int) -> float:
     """Points of the declaring side minus the defenders' when it takes ``tricks`` (DD value).
 
-    Misère: ``tricks`` is 0 (made) or 1 (failed) and the defenders score nothing.  At a table where
-    every seat is its own team the defenders' tricks count half (each scores its own).
+    The declarer's score is the rules' own (:meth:`~sim.rules.Rules.declarer_points`: made or
+    failed, overtricks, slam floor, misère).  The defenders score 10 a trick (the engine's scoring;
+    the rules object has no field for it) and nothing in misère, where ``tricks`` is 0 (made) or 1
+    (failed).  At a table where every seat is its own team the defenders' tricks count half (each
+    scores its own).
     """
+    pts = float(rules.declarer_points(contract, tricks))
     if contract.misere:
-        return float(contract.points if tricks == 0 else -contract.points)
-    if tricks >= contract.tricks:
-        pts = contract.points + rules.overtrick_points * (tricks - contract.tricks)
-        if tricks == rules.hand_size and pts < rules.slam_floor:
-            pts = rules.slam_floor
-    else:
-        pts = -contract.points
-    return pts - 10.0 * (rules.hand_size - tricks) / (rules.teams - 1)
+        return pts
+    return pts - DEFENDER_POINTS * (rules.hand_size - tricks) / (rules.teams - 1)
 
 
 @register("expert.v1")
 class ExpertStrategy(AuctionOf):
     """Determinized double-dummy player.  See the module docstring; parameters in :attr:`PARAMS`."""
 
-    PARAMS: ClassVar[dict[str, Any]] = {
-        "worlds": whole(1, 1_000),
-        "pool": whole(1, 100),
-        "search_tricks": whole(0, 20),
-        "infer": boolean,
-        "mismatch": number(0.0, 1.0),
-        "early_worlds": whole(1, 1_000),
+    #: Each parameter once: its validator, its default and what it does (``PARAMS``, ``PARAM_HELP``
+    #: and the constructor's defaults are read from here).
+    SETTINGS: ClassVar[dict[str, tuple[Any, Any, str]]] = {
+        "worlds": (
+            whole(1, 1_000),
+            20,
+            "sampled deals solved double-dummy per play decision (the best-weighted of the pool)",
+        ),
+        "pool": (whole(1, 100), 4, "candidate deals drawn per kept world, before weighting by the auction"),
+        "search_tricks": (
+            whole(0, 20),
+            10,
+            "search only with at most this many tricks left; earlier, play heuristic.v2's card",
+        ),
+        "infer": (
+            boolean,
+            True,
+            "weight sampled deals by whether heuristic.v2 would have made the calls seen",
+        ),
+        "mismatch": (
+            number(0.0, 1.0),
+            0.1,
+            "weight factor of each call heuristic.v2 would not have made in a sampled deal",
+        ),
+        "early_worlds": (
+            whole(1, 1_000),
+            6,
+            "worlds at the first trick (the dearest solves); more each trick, all from the fourth trick on",
+        ),
+        "bid_worlds": (
+            whole(0, 200),
+            5,
+            "sampled deals (hands and kitty) solved double-dummy per candidate contract in the bidding "
+            "(0: bid as heuristic.v2)",
+        ),
+        "bid_pool": (whole(1, 20), 3, "bidding deals drawn per kept one, before weighting by the auction"),
+        "bid_reach": (
+            number(0.0, 5.0),
+            1.0,
+            "a denomination is valued when heuristic's estimate is at most this many tricks under its "
+            "cheapest legal bid",
+        ),
+        "bid_shift": (
+            number(0.0, 1.0),
+            0.5,
+            "share of each bidding world valued at one DD trick fewer (DD play flatters the declarer)",
+        ),
+        "bid_cards": (
+            whole(0, 200),
+            40,
+            "DD bidding only at tables with at most this many cards in the hands at the opening lead (a "
+            "full-deal solve of the six-player table's 60 takes seconds)",
+        ),
+        "pass_value": (
+            number(-500.0, 500.0),
+            0.0,
+            "points a pass is worth when no one holds a bid (a bid must beat it)",
+        ),
     }
-    PARAM_HELP: ClassVar[dict[str, str]] = {
-        "worlds": "sampled deals solved double-dummy per play decision (the best-weighted of the pool)",
-        "pool": "candidate deals drawn per kept world, before weighting by the auction",
-        "search_tricks": "search only with at most this many tricks left; earlier, play heuristic.v2's card",
-        "infer": "weight sampled deals by whether heuristic.v2 would have made the calls seen",
-        "mismatch": "weight factor of each call heuristic.v2 would not have made in a sampled deal",
-        "early_worlds": "worlds at the first trick (the dearest solves); more each trick, all from the "
-        "fourth trick on",
-    }
+    PARAMS: ClassVar[dict[str, Any]] = {k: v[0] for k, v in SETTINGS.items()}
+    PARAM_HELP: ClassVar[dict[str, str]] = {k: v[2] for k, v in SETTINGS.items()}
 
-    def __init__(
-        self,
-        worlds: int = 20,
-        pool: int = 4,
-        search_tricks: int = 10,
-        infer: bool = True,
-        mismatch: float = 0.1,
-        early_worlds: int = 6,
-    ) -> None:
-        self.worlds, self.pool, self.search_tricks = int(worlds), int(pool), int(search_tricks)
-        self.infer, self.mismatch = bool(infer), float(mismatch)
-        self.early_worlds = min(int(early_worlds), self.worlds)
+    worlds: int
+    pool: int
+    search_tricks: int
+    infer: bool
+    mismatch: float
+    early_worlds: int
+    bid_worlds: int
+    bid_pool: int
+    bid_reach: float
+    bid_shift: float
+    bid_cards: int
+    pass_value: float
+
+    def __init__(self, **params: Any) -> None:
+        """The parameters of :attr:`SETTINGS` by name (the defaults for those not given)."""
+        unknown = sorted(set(params) - set(self.SETTINGS))
+        if unknown:
+            raise TypeError(
+                f"unknown parameter(s) {', '.join(unknown)} (parameters: {', '.join(self.SETTINGS)})"
+            )
+        for key, (_, default, _) in self.SETTINGS.items():
+            setattr(self, key, type(default)(params.get(key, default)))
+        self.early_worlds = min(self.early_worlds, self.worlds)
         self.base = Heuristic2Strategy()
-        #: The model of the other seats' calls (its own instance: no memory shared with ``base``).
+        #: The model of the other seats' calls and of a sampled declarer's discards and joker naming
+        #: (its own instance: no memory shared with ``base``).
         self.model = Heuristic2Strategy()
+        #: Per seat: the bidding deals of its current deal and their solves.
+        self._bidding: dict[int, BidWorlds] = {}
 
     # ---------------------------------------------------------------- inference
 
@@ -150,6 +215,118 @@ class ExpertStrategy(AuctionOf):
             drawn.append((w, k, replay_state(view, st, discards)))
         drawn.sort(key=lambda x: (-x[0], x[1]))
         return [(w, st) for w, _, st in drawn[:worlds]]
+
+    # ---------------------------------------------------------------- bidding
+
+    def bid(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int:
+        """The call of best expected DD points over the sampled deals (see :meth:`dd_bid`), or
+        ``heuristic.v2``'s where the search has nothing to weigh."""
+        default = int(self.base.bid(view, legal, rng))
+        rules = view.rules
+        if len(legal) == 1 or self.bid_worlds == 0 or view.high_bidder == view.seat:
+            return default  # forced, switched off, or the declarer raise turn (v2's raise)
+        if rules.players * rules.hand_size > self.bid_cards:
+            return default  # a full-deal solve costs too much at this table
+        if default != PASS and rules.ladder[default - BID].blind:
+            return default  # blind misère is called from the scores, without the hand
+        return self.dd_bid(view, legal, rng, default)
+
+    def bid_worlds_of(self, view: SeatView, rng: Rng) -> tuple[BidWorlds, list[tuple[float, int]]]:
+        """The seat's bidding deals of this deal (drawn at its first call) and the ``bid_worlds``
+        most likely after the auction so far, as (weight, index) pairs (the first drawn on ties)."""
+        worlds = self._bidding.get(view.seat)
+        if worlds is None or worlds.key != deal_key(view):
+            count = self.bid_worlds * (self.bid_pool if self.infer else 1)
+            worlds = self._bidding[view.seat] = BidWorlds(view, rng, count)
+        weighed: list[tuple[float, int]] = []
+        for i, (hands, kitty) in enumerate(worlds.deals):
+            w = self.auction_weight(view, deal_state(view, hands, kitty)) if self.infer and view.bids else 1.0
+            weighed.append((w, i))
+        weighed.sort(key=lambda x: (-x[0], x[1]))
+        if weighed[0][0] <= 0.0:  # mismatch 0 and no deal fits the auction: count them alike
+            weighed = [(1.0, i) for _, i in weighed]
+        return worlds, weighed[: self.bid_worlds]
+
+    def bid_candidates(self, view: SeatView, legal: Sequence[int], default: int) -> list[list[int]]:
+        """The calls the DD bidding values, in groups that share one DD solve per world: each
+        candidate denomination's legal bids (cheapest first), then the legal misère bids.
+
+        A denomination is a candidate when ``heuristic``'s estimate reaches its cheapest legal bid
+        within ``bid_reach`` tricks (the :data:`BID_DENOMINATIONS` that reach it best), and
+        ``default``'s always is; misère when the hand's risk is at most :data:`MISERE_REACH`.  Once
+        the cheapest bid of a denomination would win the game it is the only one of its group
+        (making it wins: no jump), and so while others may still speak where the rules give the
+        declarer a raise (the raise turn jumps).
+        """
+        rules = view.rules
+        ladder = rules.ladder
+        base = self.base
+        groups: list[list[int]] = [[] for _ in range(5)]
+        miseres: list[int] = []
+        for a in legal:
+            if a == PASS:
+                continue
+            b = ladder[a - BID]
+            if b.misere:
+                if not b.blind:
+                    miseres.append(a)
+            else:
+                groups[b.trump].append(a)
+        est = base.estimates(view)
+        cands = [
+            t for t in range(5) if groups[t] and est[t] >= ladder[groups[t][0] - BID].tricks - self.bid_reach
+        ]
+        cands.sort(key=lambda t: (ladder[groups[t][0] - BID].tricks - est[t], t))  # the best reach first
+        cands = cands[:BID_DENOMINATIONS]
+        if default != PASS and not ladder[default - BID].misere and ladder[default - BID].trump not in cands:
+            cands.append(ladder[default - BID].trump)
+        scores = view.scores
+        score = scores[view.seat % rules.teams] if scores else 0
+        raise_later = rules.declarer_raise and sum(view.passed) < rules.players - 1
+        out: list[list[int]] = []
+        for t in cands:
+            group = groups[t]
+            if raise_later or score + ladder[group[0] - BID].points >= rules.win_score:
+                group = group[:1]
+            out.append(group)
+        if (
+            miseres
+            and base.misere
+            and base._misere_risk(view.seat, view.hand, rules_info(rules)) <= MISERE_REACH
+        ):
+            out.append(miseres)
+        return out
+
+    def dd_bid(self, view: SeatView, legal: Sequence[int], rng: Rng, default: int) -> int:
+        """Value the :meth:`bid_candidates` by DD over the bidding deals (:func:`bid_value`), and
+        passing by the contract held (a partner's: its worth to the side; an opponent's: minus its
+        worth to them; none: ``pass_value``); call the best (a pass on ties)."""
+        groups = self.bid_candidates(view, legal, default)
+        if not groups:
+            return default
+        worlds, chosen = self.bid_worlds_of(view, rng)
+        rules = view.rules
+        ladder = rules.ladder
+        seat = view.seat
+        model = self.model
+        teams = rules.teams
+        held = view.high_bid
+        holder = view.high_bidder
+        if held is None:
+            pass_v = self.pass_value
+        else:
+            got = [(w, worlds.tricks(view, i, held.code, holder, model)) for w, i in chosen]
+            v = bid_value(rules, held, got, self.bid_shift, side_points)
+            pass_v = v if holder % teams == seat % teams and teams < rules.players else -v
+        best, best_v = PASS, pass_v
+        for group in groups:
+            first = ladder[group[0] - BID]
+            got = [(w, worlds.tricks(view, i, first.code, seat, model)) for w, i in chosen]
+            for a in group:
+                v = bid_value(rules, ladder[a - BID], got, self.bid_shift, side_points)
+                if v > best_v + 1e-9:
+                    best, best_v = a, v
+        return best
 
     # ---------------------------------------------------------------- play
 

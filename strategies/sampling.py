@@ -4,7 +4,8 @@
 merges touching cards (the choices a search needs to tell apart); :func:`sample_hidden`
 places the cards a seat cannot see (respecting shown voids, a named joker, the exposed open-misère
 hand, the declarer's known kitty and discards) and :func:`rebuild_state` turns such a placement into
-a legal engine :class:`~sim.engine.State` at the view's point of the deal.
+a legal engine :class:`~sim.engine.State` at the view's point of the deal; :func:`sample_deal` deals
+the unseen cards of a seat in the auction (the other hands and the kitty).
 """
 
 from __future__ import annotations
@@ -248,3 +249,35 @@ def distinct_actions(view: SeatView, legal: Sequence[int]) -> list[int]:
         prev = c
     out.extend(a for a in legal if a >= JOKER_LEAD)
     return out
+
+
+def sample_deal(view: SeatView, rng: Rng | random.Random) -> tuple[list[int], int]:
+    """One random deal of the cards this seat cannot see, for a view in the auction.
+
+    Returns ``(hands, kitty)``: this seat's hand as it is, every other seat dealt ``hand_size``
+    cards and the kitty ``kitty_size`` cards, uniformly from the cards outside the seat's hand (in
+    the auction nothing else is known: no card has been played or shown).
+    """
+    rules = view.rules
+    info = rules_info(rules)
+    n = info.n
+    seat = view.seat
+    hand = view.hand
+    cards = list(bits(info.full & ~hand))
+    rng.shuffle(cards)
+    hands = [0] * n
+    hands[seat] = hand
+    k = 0
+    size = info.hand_size
+    for s in range(n):
+        if s == seat:
+            continue
+        m = 0
+        for c in cards[k : k + size]:
+            m |= 1 << c
+        hands[s] = m
+        k += size
+    kitty = 0
+    for c in cards[k:]:
+        kitty |= 1 << c
+    return hands, kitty

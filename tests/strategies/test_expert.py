@@ -16,7 +16,7 @@ from fivehundred.strategies.tables import card_info, rules_info
 
 from .conftest import public_view
 
-SMALL = "expert(worlds=3, pool=2, search_tricks=4)"
+SMALL = "expert(worlds=3, pool=2, search_tricks=4, bid_worlds=2)"
 
 
 def _v2_deal_states(variant: str, deals: int, seed: int = 41):  # type: ignore[no-untyped-def]
@@ -60,10 +60,11 @@ def test_fewer_worlds_in_the_first_tricks() -> None:
         make("expert(early_worlds=0)")
 
 
-def test_bidding_discard_and_joker_are_heuristic_v2s() -> None:
-    """The search is in the play only: the auction, discards and naming are heuristic.v2's."""
+def test_without_dd_bidding_the_auction_discard_and_joker_are_heuristic_v2s() -> None:
+    """``bid_worlds=0``: the search is in the play only, the auction, discards and naming are v2's."""
     rules = load_rules("pagat-au")
-    expert = play_game(rules, [make(SMALL), make("heuristic")] * 2, 8, 1)
+    off = "expert(worlds=3, pool=2, search_tricks=4, bid_worlds=0)"
+    expert = play_game(rules, [make(off), make("heuristic")] * 2, 8, 1)
     v2 = play_game(rules, [make("heuristic.v2"), make("heuristic")] * 2, 8, 1)
     n = min(len(expert), len(v2))
     assert n > 2

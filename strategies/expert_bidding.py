@@ -1,0 +1,98 @@
+"""``expert.v1``'s double-dummy bidding: candidate contracts valued over sampled worlds and kitties.
+
+At a bidding decision the seat draws deals of the cards it cannot see (:func:`sampling.sample_deal`:
+the other hands and the kitty), once per deal, and weighs them by the auction so far (the
+``expert.v1`` inference: every call of another seat that ``heuristic.v2`` would not have made with
+its sampled hand multiplies the weight by ``mismatch``).  For a contract and a declarer the deal is
+played out double-dummy: the declarer takes the kitty and discards as ``heuristic.v2`` does (and
+names the joker as it does), then :func:`sim.dd.dd_tricks` gives the declaring side's tricks from
+the opening lead.  :class:`BidWorlds` keeps a seat's sampled deals and every solve for the deal, so
+the seat's later calls re-weigh the same deals and solve only what is new.
+
+:func:`bid_value` turns DD tricks into the points the declaring side scores minus the defenders'
+(:func:`strategies.expert.side_points`, the rules' own ``declarer_points``), with ``shift`` (the
+share of worlds in which one trick fewer is counted): DD play is perfect on both sides and the
+determinized declarer knows the defenders' cards, so it is read a little lower.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from fivehundred.sim.dd import Position, dd_tricks
+from fivehundred.sim.engine import JOKER, KITTY, PLAY, State
+from fivehundred.sim.rng import Rng
+from fivehundred.strategies.sampling import sample_deal
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from fivehundred.sim.engine import SeatView
+    from fivehundred.sim.rules import Bid, Rules
+
+
+def deal_state(view: SeatView, hands: list[int], kitty: int) -> State:
+    """A state before any call of the view's deal with these hands and kitty (its scores, number)."""
+    st = State(view.rules, hands, kitty, view.dealer)
+    st.scores = view.scores
+    st.hand_no = view.hand_no
+    return st
+
+
+def contract_tricks(view: SeatView, hands: list[int], kitty: int, code: str, declarer: int, bot: Any) -> int:
+    """The declaring side's DD tricks (misère: 0 made, 1 failed) when ``declarer`` plays ``code``
+    on this deal: it takes the kitty, ``bot`` discards and names the joker for it, and the play is
+    solved double-dummy from the opening lead."""
+    st = deal_state(view, hands, kitty)
+    st.force_contract(code, declarer)
+    quiet = Rng(0)  # heuristic.v2 draws nothing
+    while st.phase == KITTY:
+        st.apply(bot.discard(st.view(declarer), st.legal_actions(), quiet))
+    while st.phase == JOKER:
+        st.apply(bot.name_joker(st.view(declarer), st.legal_actions(), quiet))
+    assert st.phase == PLAY
+    return dd_tricks(Position.from_state(st))
+
+
+def bid_value(
+    rules: Rules, contract: Bid, tricks: list[tuple[float, int]], shift: float, points: Callable[..., float]
+) -> float:
+    """The weighted mean over worlds of ``points(rules, contract, tricks)`` (the declaring side's
+    points minus the defenders'), a suit or NT contract counted with one trick fewer in a ``shift``
+    share of each world.  ``tricks``: (weight, DD tricks) per world, the weights summing to more
+    than 0."""
+    total = weight = 0.0
+    for w, t in tricks:
+        v = points(rules, contract, t)
+        if shift > 0.0 and not contract.misere and t > 0:
+            v = (1.0 - shift) * v + shift * points(rules, contract, t - 1)
+        total += w * v
+        weight += w
+    return total / weight
+
+
+class BidWorlds:
+    """One seat's sampled deals for the bidding of one deal, with their DD solves.
+
+    ``key`` identifies the deal from the seat's view (a new deal starts a new sample); the deals are
+    drawn from the seat's rng at its first call, ``count`` of them.
+    """
+
+    def __init__(self, view: SeatView, rng: Rng, count: int) -> None:
+        self.key = deal_key(view)
+        self.deals = [sample_deal(view, rng) for _ in range(count)]
+        self.solved: dict[tuple[int, str, int], int] = {}
+
+    def tricks(self, view: SeatView, i: int, code: str, declarer: int, bot: Any) -> int:
+        """:func:`contract_tricks` of deal ``i`` (solved once per deal, contract code and declarer)."""
+        key = (i, code, declarer)
+        hit = self.solved.get(key)
+        if hit is None:
+            hands, kitty = self.deals[i]
+            hit = self.solved[key] = contract_tricks(view, hands, kitty, code, declarer, bot)
+        return hit
+
+
+def deal_key(view: SeatView) -> tuple[Any, ...]:
+    """What identifies a deal and the seat's hand in its views of the auction."""
+    return (view.seat, view.dealer, view.hand_no, view.scores, view.hand, view.rules.name)

@@ -1,0 +1,257 @@
+"""expert.v1's DD bidding: the sampled deals agree with the view, a contract's DD value is the solver's
+on the deal the declarer would play, the bid depends on nothing hidden, and switched off it bids as
+heuristic.v2."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as hs
+
+from fivehundred.sim import load_rules, play_game
+from fivehundred.sim.dd import Position, dd_tricks
+from fivehundred.sim.engine import AUCTION, BID, DONE, JOKER, KITTY, PASS
+from fivehundred.sim.game import new_deal
+from fivehundred.sim.rng import Rng
+from fivehundred.strategies.base import make
+from fivehundred.strategies.expert import ExpertStrategy, side_points
+from fivehundred.strategies.expert_bidding import bid_value, contract_tricks, deal_key
+from fivehundred.strategies.sampling import sample_deal
+from fivehundred.strategies.tables import rules_info
+
+from .conftest import shuffle_hidden
+
+#: A small DD bidding for the tests: few worlds, every denomination in reach.
+BIDDER = "expert(bid_worlds=3, bid_pool=2, bid_reach=5.0, search_tricks=0)"
+
+
+def _auction_states(variant: str, deals: int, seed: int = 5):  # type: ignore[no-untyped-def]
+    """States at the auction decisions (with a choice) of heuristic.v2 self-play deals."""
+    rules = load_rules(variant)
+    bot = make("heuristic.v2")
+    rng = Rng(0)
+    for d in range(deals):
+        state, _ = new_deal(rules, seed, d, d % rules.players)
+        while state.phase == AUCTION:
+            legal = state.legal_actions()
+            if len(legal) > 1:
+                yield state.clone()
+            state.apply(bot.bid(state.view(state.turn), legal, rng))
+
+
+@pytest.mark.parametrize("variant", ["pagat-au", "three-player", "six-player", "two-jokers"])
+def test_sampled_deals_agree_with_the_view(variant: str) -> None:
+    rules = load_rules(variant)
+    full = rules_info(rules).full
+    checked = 0
+    for k, state in enumerate(_auction_states(variant, 4)):
+        view = state.view(state.turn)
+        hands, kitty = sample_deal(view, Rng(k))
+        assert hands[view.seat] == view.hand
+        assert all(h.bit_count() == rules.hand_size for h in hands)
+        assert kitty.bit_count() == rules.kitty_size
+        union = kitty
+        for h in hands:
+            assert not union & h  # no card twice
+            union |= h
+        assert union == full
+        checked += 1
+    assert checked > 5
+
+
+def test_deals_differ_between_draws_and_repeat_with_the_rng() -> None:
+    view = next(_auction_states("pagat-au", 1)).view(1)
+    draws = {tuple(sample_deal(view, Rng(s))[0]) for s in range(20)}
+    assert len(draws) == 20
+    assert sample_deal(view, Rng(3)) == sample_deal(view, Rng(3))
+
+
+def test_contract_tricks_is_the_solver_on_the_deal_the_declarer_plays() -> None:
+    """The DD value of a contract on a deal is dd_tricks of that deal after heuristic.v2's discards and
+    naming, from the opening lead; misère is 0/1."""
+    rules = load_rules("pagat-au")
+    v2 = make("heuristic.v2")
+    checked = 0
+    for d in range(6):
+        state, _ = new_deal(rules, 11, d, d % 4)
+        view = state.view(0)
+        for code, declarer in (("6S", d % 4), ("7NT", (d + 1) % 4), ("MIS", d % 4)):
+            st = state.clone()
+            st.force_contract(code, declarer)
+            while st.phase in (KITTY, JOKER):
+                m = v2.discard if st.phase == KITTY else v2.name_joker
+                st.apply(m(st.view(declarer), st.legal_actions(), Rng(0)))
+            want = dd_tricks(Position.from_state(st))
+            got = contract_tricks(view, list(state.hands), state.kitty, code, declarer, make("heuristic.v2"))
+            assert got == want
+            if code == "MIS":
+                assert got in (0, 1)
+            checked += 1
+    assert checked == 18
+
+
+@given(
+    tricks=hs.lists(hs.tuples(hs.floats(0.1, 5.0), hs.integers(0, 10)), min_size=1, max_size=6),
+    shift=hs.floats(0.0, 1.0),
+    code=hs.sampled_from(["6S", "7H", "8NT", "10C", "MIS", "OMIS"]),
+)
+@example(tricks=[(1.0, 6), (1.0, 5)], shift=0.0, code="6S")  # made 40 - 40, failed -40 - 50: mean -45
+@example(tricks=[(1.0, 10)], shift=1.0, code="7H")  # all read one lower: 9 tricks, 200 - 10
+@settings(max_examples=200, deadline=None)
+def test_bid_value_is_the_weighted_mean_of_the_points(
+    tricks: list[tuple[float, int]], shift: float, code: str
+) -> None:
+    rules = load_rules("pagat-au")
+    b = rules.bid(code)
+    if b.misere:
+        tricks = [(w, min(t, 1)) for w, t in tricks]
+    got = bid_value(rules, b, tricks, shift, side_points)
+    total = sum(w for w, _ in tricks)
+    low = (
+        sum(w * side_points(rules, b, max(t - 1, 0) if t and not b.misere else t) for w, t in tricks) / total
+    )
+    high = sum(w * side_points(rules, b, t) for w, t in tricks) / total
+    assert (
+        got == pytest.approx((1 - shift) * high + shift * low) if not b.misere else got == pytest.approx(high)
+    )
+    if tricks == [(1.0, 6), (1.0, 5)] and shift == 0.0 and code == "6S":
+        assert got == -45.0
+    if tricks == [(1.0, 10)] and shift == 1.0 and code == "7H":
+        assert got == 190.0
+
+
+@pytest.mark.parametrize("variant", ["pagat-au", "six-player"])
+def test_the_bid_ignores_hidden_cards(variant: str) -> None:
+    """Two deals that differ only in cards the seat cannot see give the same bid for the same rng (a
+    fresh bot each time: no memory of the other deal), and the DD bid is not always heuristic.v2's."""
+    rng = random.Random(2)
+    checked = differs = 0
+    for k, state in enumerate(_auction_states(variant, 5 if variant == "pagat-au" else 3)):
+        if k % 2:
+            continue
+        seat = state.turn
+        legal = state.legal_actions()
+        answers = set()
+        for _ in range(2):
+            other = shuffle_hidden(state, seat, rng)
+            assert other.hands != state.hands or other.kitty != state.kitty
+            answers.add(make(BIDDER).bid(other.view(seat), legal, Rng(k)))
+        answers.add(make(BIDDER).bid(state.view(seat), legal, Rng(k)))
+        assert len(answers) == 1
+        differs += answers != {make("heuristic.v2").bid(state.view(seat), legal, Rng(k))}
+        checked += 1
+    assert checked > 5
+    if variant == "pagat-au":
+        assert differs > 0
+
+
+def test_a_seat_solves_its_deals_once_per_deal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A later call of the seat in the same deal re-weighs the same sampled deals and solves nothing
+    twice; a new deal draws new ones."""
+    import fivehundred.strategies.expert_bidding as eb
+
+    solves: list[tuple[int, str, int]] = []
+    real = eb.contract_tricks
+
+    def counting(view, hands, kitty, code, declarer, bot):  # type: ignore[no-untyped-def]
+        solves.append((hands[0], code, declarer))
+        return real(view, hands, kitty, code, declarer, bot)
+
+    monkeypatch.setattr(eb, "contract_tricks", counting)
+    bot = make(BIDDER)
+    state = next(_auction_states("pagat-au", 1))
+    view = state.view(state.turn)
+    legal = state.legal_actions()
+    bot.bid(view, legal, Rng(1))
+    first = len(solves)
+    assert first > 0 and len(set(solves)) == first
+    bot.bid(view, legal, Rng(2))  # the same decision again: everything is cached
+    assert len(solves) == first
+    assert bot._bidding[view.seat].key == deal_key(view)
+
+
+def test_without_dd_bidding_every_call_is_heuristic_v2s() -> None:
+    """``bid_worlds=0`` (and a table over ``bid_cards``) turns the DD bidding off: every call is v2's,
+    so the games are those of the expert before the DD bidding (the play search is unchanged)."""
+    checked = 0
+    for variant, spec in (("pagat-au", "expert(bid_worlds=0)"), ("two-jokers", "expert(bid_cards=39)")):
+        bot, v2 = make(spec), make("heuristic.v2")
+        for k, state in enumerate(_auction_states(variant, 12)):
+            view = state.view(state.turn)
+            legal = state.legal_actions()
+            assert bot.bid(view, legal, Rng(k)) == v2.bid(view, legal, Rng(k))
+            checked += 1
+    assert checked > 40
+
+
+def test_the_dd_bid_is_the_best_valued_call_on_the_true_deal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Given one world (the true deal), the bid is the candidate call of best DD points, or PASS when
+    none beats passing (``pass_value`` 0 with no bid held, else the held contract's DD worth)."""
+    rules = load_rules("pagat-au")
+    v2 = make("heuristic.v2")
+    checked = bids = 0
+    for k, state in enumerate(_auction_states("pagat-au", 12)):
+        if k % 2:
+            continue
+        bot = ExpertStrategy(bid_worlds=1, bid_reach=5.0, bid_shift=0.0, infer=False)
+        view = state.view(state.turn)
+        legal = state.legal_actions()
+        monkeypatch.setattr(
+            "fivehundred.strategies.expert_bidding.sample_deal",
+            lambda v, r, st=state: (list(st.hands), st.kitty),
+        )
+        got = bot.bid(view, legal, Rng(k))
+
+        solved: dict[tuple[int, int], int] = {}  # (declarer, denomination or -1 misère) -> DD tricks
+
+        def points(code: str, declarer: int, view=view, st=state, solved=solved) -> float:  # type: ignore[no-untyped-def]
+            b = rules.bid(code)
+            key = (declarer, -1 if b.misere else b.trump)
+            if key not in solved:
+                solved[key] = contract_tricks(view, list(st.hands), st.kitty, code, declarer, v2)
+            return side_points(rules, b, solved[key])
+
+        if view.high_bid is None:
+            pass_v = 0.0
+        else:
+            pass_v = points(view.high_bid.code, view.high_bidder)
+            pass_v = pass_v if view.high_bidder % 2 == view.seat % 2 else -pass_v
+        values = {
+            a: points(rules.ladder[a - BID].code, view.seat)
+            for group in bot.bid_candidates(view, legal, v2.bid(view, legal, Rng(0)))
+            for a in group
+        }
+        best = max(values.values(), default=pass_v)
+        if got == PASS:
+            assert best <= pass_v + 1e-9
+        else:
+            bids += 1
+            assert values[got] == best > pass_v
+        checked += 1
+    assert checked > 5 and bids > 0
+
+
+@pytest.mark.parametrize("variant", ["pagat-au", "three-player", "six-player", "two-jokers", "nullo"])
+def test_dd_bidding_plays_whole_games_reproducibly(variant: str) -> None:
+    rules = load_rules(variant)
+    spec = "expert(worlds=2, pool=2, search_tricks=3, bid_worlds=2, bid_pool=2)"
+
+    def game() -> list[dict]:
+        bots = [make(spec) if s % rules.teams == 0 else make("heuristic") for s in range(rules.players)]
+        return play_game(rules, bots, 9, 0)
+
+    first = game()
+    assert first and (first[-1]["winner"] is not None or len(first) >= rules.deal_limit)
+    assert all(r["contract"] is None or r["plays"] for r in first)
+    assert game() == first
+
+
+def test_state_phases_are_untouched_by_the_bidding() -> None:
+    """Valuing contracts builds its own states: the view's deal goes on as before."""
+    state = next(_auction_states("pagat-au", 1))
+    before = state.clone()
+    bot = make(BIDDER)
+    bot.bid(state.view(state.turn), state.legal_actions(), Rng(0))
+    assert state.hands == before.hands and state.bids == before.bids and state.phase != DONE
