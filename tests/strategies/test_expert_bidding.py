@@ -21,24 +21,17 @@ from fivehundred.strategies.expert_bidding import bid_value, contract_tricks, de
 from fivehundred.strategies.sampling import sample_deal
 from fivehundred.strategies.tables import rules_info
 
-from .conftest import shuffle_hidden
+from .conftest import decision_points, shuffle_hidden
 
 #: A small DD bidding for the tests: few worlds, every denomination in reach.
 BIDDER = "expert(bid_worlds=3, bid_pool=2, bid_reach=5.0, search_tricks=0)"
 
 
 def _auction_states(variant: str, deals: int, seed: int = 5):  # type: ignore[no-untyped-def]
-    """States at the auction decisions (with a choice) of heuristic.v2 self-play deals."""
-    rules = load_rules(variant)
-    bot = make("heuristic.v2")
-    rng = Rng(0)
-    for d in range(deals):
-        state, _ = new_deal(rules, seed, d, d % rules.players)
-        while state.phase == AUCTION:
-            legal = state.legal_actions()
-            if len(legal) > 1:
-                yield state.clone()
-            state.apply(bot.bid(state.view(state.turn), legal, rng))
+    """States at the auction decisions with a choice of heuristic self-play deals (varied scores)."""
+    for state in decision_points(load_rules(variant), seed, deals):
+        if state.phase == AUCTION and len(state.legal_actions()) > 1:
+            yield state
 
 
 @pytest.mark.parametrize("variant", ["pagat-au", "three-player", "six-player", "two-jokers"])
