@@ -21,12 +21,22 @@ Speed: one decision costs ``worlds`` DD solves of the position, each over all le
 pure-Python solver does about 10 full solves a second from the opening lead and is far faster later
 in the deal, so ``search_tricks`` bounds the search: with more than ``search_tricks`` tricks left
 the bot plays ``heuristic.v2``'s card.  The default (10: always search) is meant for the C solver
-(``sim/_ddc.c``): with it, two ``expert.v1`` seats against two ``heuristic.v2`` play about 1.2
-deals per CPU second (pagat-au); with the pure solver use e.g. ``expert(search_tricks=7)`` (about
-6).  The budget is in tricks, not seconds, so that a decision never depends on the machine's speed
-(same seed, same games).
+(``sim/_ddc.c``; docs/strategies.md has the measured deals per second); with the pure solver use
+e.g. ``expert(search_tricks=7, bid_worlds=0, name_worlds=0)``.  The budget is in tricks and worlds,
+not seconds, so that a decision never depends on the machine's speed (same seed, same games).
 
-Bidding, the discard and the joker naming are ``heuristic.v2``'s.  The bot reads only its
+In the bidding (:meth:`ExpertStrategy.dd_bid`, :mod:`strategies.expert_bidding`) the seat draws
+``bid_worlds * bid_pool`` deals of the cards it cannot see (other hands and kitty) at its first call
+of the deal, keeps the ``bid_worlds`` the auction so far makes most likely (the same inference), and
+values each candidate contract (the denominations its estimate nearly reaches, misère when the hand
+suits it) by DD: the declarer takes the kitty and discards as ``heuristic.v2`` does, then the deal
+is solved from the opening lead.  Passing is worth the held contract's DD value (a partner's: for
+the side; an opponent's: against it) or ``pass_value`` when nobody has bid.  The solves are kept for
+the deal, so a later call re-weighs the same deals.  ``bid_worlds=0`` bids as ``heuristic.v2``; so
+does a table with more than ``bid_cards`` cards in the hands (a full six-player solve takes seconds).
+
+The joker naming (:meth:`ExpertStrategy.name_joker`) is valued the same way, each legal naming
+solved on ``name_worlds`` deals; the discard is ``heuristic.v2``'s.  The bot reads only its
 :class:`~sim.engine.SeatView` and draws every random number from its ``rng``.
 """
 
@@ -34,13 +44,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from fivehundred.sim.dd import Position, move_values
-from fivehundred.sim.engine import AUCTION, BID, PASS
+from fivehundred.sim.dd import Position, dd_tricks, move_values
+from fivehundred.sim.engine import AUCTION, BID, NAME_NONE, NAME_SUIT, PASS
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import AuctionOf, boolean, number, register, whole
 from fivehundred.strategies.expert_bidding import BidWorlds, bid_value, deal_key, deal_state
-from fivehundred.strategies.heuristic2 import Heuristic2Strategy
-from fivehundred.strategies.sampling import distinct_actions, initial_state, replay_state, sample_hidden
+from fivehundred.strategies.heuristic2 import Heuristic2Strategy, calibration, misere_value
+from fivehundred.strategies.sampling import (
+    distinct_actions,
+    initial_state,
+    replay_state,
+    sample_deal,
+    sample_hidden,
+)
 from fivehundred.strategies.tables import rules_info
 
 if TYPE_CHECKING:
@@ -122,9 +138,19 @@ class ExpertStrategy(AuctionOf):
             "cheapest legal bid",
         ),
         "bid_shift": (
-            number(0.0, 1.0),
+            number(0.0, 3.0),
             0.5,
-            "share of each bidding world valued at one DD trick fewer (DD play flatters the declarer)",
+            "tricks under the DD count at which a bidding world is valued (DD play flatters the declarer)",
+        ),
+        "bid_margin": (
+            number(0.0, 500.0),
+            20.0,
+            "points by which a call must beat heuristic.v2's own call, both valued by DD, to be made instead",
+        ),
+        "name_worlds": (
+            whole(0, 200),
+            5,
+            "sampled deals solved per legal joker naming in NT and misère (0: name as heuristic.v2)",
         ),
         "bid_cards": (
             whole(0, 200),
@@ -151,6 +177,8 @@ class ExpertStrategy(AuctionOf):
     bid_pool: int
     bid_reach: float
     bid_shift: float
+    bid_margin: float
+    name_worlds: int
     bid_cards: int
     pass_value: float
 
@@ -300,7 +328,10 @@ class ExpertStrategy(AuctionOf):
     def dd_bid(self, view: SeatView, legal: Sequence[int], rng: Rng, default: int) -> int:
         """Value the :meth:`bid_candidates` by DD over the bidding deals (:func:`bid_value`), and
         passing by the contract held (a partner's: its worth to the side; an opponent's: minus its
-        worth to them; none: ``pass_value``); call the best (a pass on ties)."""
+        worth to them; none: ``pass_value``); call the best (a pass on ties), unless ``default``
+        (``heuristic.v2``'s call) is valued within ``bid_margin`` of it.  Misère is valued by
+        ``heuristic.v2``'s made rate at the hand's risk (DD misère, all hands open, says little of
+        a closed misère and, on five deals, is a coin of five throws)."""
         groups = self.bid_candidates(view, legal, default)
         if not groups:
             return default
@@ -318,14 +349,64 @@ class ExpertStrategy(AuctionOf):
             got = [(w, worlds.tricks(view, i, held.code, holder, model)) for w, i in chosen]
             v = bid_value(rules, held, got, self.bid_shift, side_points)
             pass_v = v if holder % teams == seat % teams and teams < rules.players else -v
-        best, best_v = PASS, pass_v
+        cal = calibration(rules)
+        risk = self.base._misere_risk(seat, view.hand, rules_info(rules))
+        values: dict[int, float] = {PASS: pass_v}
         for group in groups:
             first = ladder[group[0] - BID]
+            if first.misere:  # misère: heuristic.v2's made rate at the hand's risk (DD misère is 0/1)
+                for a in group:
+                    b = ladder[a - BID]
+                    values[a] = misere_value(b, cal.made(b.open, risk))
+                continue
             got = [(w, worlds.tricks(view, i, first.code, seat, model)) for w, i in chosen]
             for a in group:
-                v = bid_value(rules, ladder[a - BID], got, self.bid_shift, side_points)
-                if v > best_v + 1e-9:
-                    best, best_v = a, v
+                values[a] = bid_value(rules, ladder[a - BID], got, self.bid_shift, side_points)
+        best = PASS
+        for a, v in values.items():
+            if v > values[best] + 1e-9:
+                best = a
+        if default in values and values[best] < values[default] + self.bid_margin:
+            return default  # v2's call, unless the DD values another clearly higher
+        return best
+
+    # ---------------------------------------------------------------- joker naming
+
+    def name_joker(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int:
+        """The naming of best mean DD points over ``name_worlds`` sampled deals (the most likely of
+        ``name_worlds * bid_pool`` after the auction), solved from the opening lead with each legal
+        naming; ``heuristic.v2``'s naming wins ties.  With two jokers in the hand (or
+        ``name_worlds=0``, or a table over ``bid_cards``) it is ``heuristic.v2``'s naming."""
+        default = int(self.base.name_joker(view, legal, rng))
+        rules = view.rules
+        if len(legal) == 1 or self.name_worlds == 0 or rules.players * rules.hand_size > self.bid_cards:
+            return default
+        held = [j for j, c in enumerate(rules.deck.jokers) if view.hand >> c & 1]
+        contract = view.contract
+        if len(held) != 1 or contract is None:
+            return default
+        seat = view.seat
+        discards = view.discards or 0
+        drawn: list[tuple[float, int, list[int]]] = []
+        for k in range(self.name_worlds * (self.bid_pool if self.infer else 1)):
+            hands, _ = sample_deal(view, rng)
+            w = self.auction_weight(view, initial_state(view, hands, discards)) if self.infer else 1.0
+            drawn.append((w, k, hands))
+        drawn.sort(key=lambda x: (-x[0], x[1]))
+        team = seat % rules.teams
+        active = [not contract.misere or s == seat or s % rules.teams != team for s in range(rules.players)]
+        totals = dict.fromkeys(legal, 0.0)
+        for w, _, hands in drawn[: self.name_worlds]:
+            shown = tuple(h if active[s] else 0 for s, h in enumerate(hands))
+            for a in legal:
+                named = list(view.jokers_named)
+                named[held[0]] = a - NAME_SUIT if a != NAME_NONE else -1
+                pos = Position(rules, contract, seat, seat, shown, tuple(named))
+                totals[a] += (w or 1e-12) * side_points(rules, contract, dd_tricks(pos))
+        best, best_v = default, totals[default]
+        for a in legal:
+            if totals[a] > best_v + 1e-9:
+                best, best_v = a, totals[a]
         return best
 
     # ---------------------------------------------------------------- play

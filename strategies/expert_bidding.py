@@ -10,9 +10,9 @@ the opening lead.  :class:`BidWorlds` keeps a seat's sampled deals and every sol
 the seat's later calls re-weigh the same deals and solve only what is new.
 
 :func:`bid_value` turns DD tricks into the points the declaring side scores minus the defenders'
-(:func:`strategies.expert.side_points`, the rules' own ``declarer_points``), with ``shift`` (the
-share of worlds in which one trick fewer is counted): DD play is perfect on both sides and the
-determinized declarer knows the defenders' cards, so it is read a little lower.
+(:func:`strategies.expert.side_points`, the rules' own ``declarer_points``), read ``shift`` tricks
+lower: DD play is perfect on both sides and the determinized declarer knows the defenders' cards,
+so real declarers take fewer (measured: docs/strategies.md, expert.v1).
 """
 
 from __future__ import annotations
@@ -58,14 +58,19 @@ def bid_value(
     rules: Rules, contract: Bid, tricks: list[tuple[float, int]], shift: float, points: Callable[..., float]
 ) -> float:
     """The weighted mean over worlds of ``points(rules, contract, tricks)`` (the declaring side's
-    points minus the defenders'), a suit or NT contract counted with one trick fewer in a ``shift``
-    share of each world.  ``tricks``: (weight, DD tricks) per world, the weights summing to more
-    than 0."""
+    points minus the defenders'), a suit or NT contract read ``shift`` tricks lower: ``k`` =
+    ``floor(shift)`` lower, and one more in a ``shift - k`` share of each world (never under 0).
+    ``tricks``: (weight, DD tricks) per world, the weights summing to more than 0."""
+    whole = int(shift)
+    part = shift - whole
     total = weight = 0.0
     for w, t in tricks:
-        v = points(rules, contract, t)
-        if shift > 0.0 and not contract.misere and t > 0:
-            v = (1.0 - shift) * v + shift * points(rules, contract, t - 1)
+        if contract.misere:
+            v = points(rules, contract, t)
+        else:
+            v = points(rules, contract, max(t - whole, 0))
+            if part > 0.0:
+                v = (1.0 - part) * v + part * points(rules, contract, max(t - whole - 1, 0))
         total += w * v
         weight += w
     return total / weight

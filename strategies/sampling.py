@@ -252,18 +252,23 @@ def distinct_actions(view: SeatView, legal: Sequence[int]) -> list[int]:
 
 
 def sample_deal(view: SeatView, rng: Rng | random.Random) -> tuple[list[int], int]:
-    """One random deal of the cards this seat cannot see, for a view in the auction.
+    """One random deal of the cards this seat cannot see, for a view before the play.
 
     Returns ``(hands, kitty)``: this seat's hand as it is, every other seat dealt ``hand_size``
-    cards and the kitty ``kitty_size`` cards, uniformly from the cards outside the seat's hand (in
-    the auction nothing else is known: no card has been played or shown).
+    cards, uniformly from the cards outside the seat's hand and its known discards, and the kitty
+    the rest (``kitty_size`` cards in the auction; none once the declarer holds the kitty: its
+    discards are known to it).  Before the play nothing else is known of the hidden cards.
     """
     rules = view.rules
     info = rules_info(rules)
     n = info.n
     seat = view.seat
     hand = view.hand
-    cards = list(bits(info.full & ~hand))
+    unseen = info.full & ~hand
+    known = view.discards
+    if known:
+        unseen &= ~known
+    cards = list(bits(unseen))
     rng.shuffle(cards)
     hands = [0] * n
     hands[seat] = hand
