@@ -158,6 +158,12 @@ class ExpertStrategy(AuctionOf):
             "DD bidding only at tables with at most this many cards in the hands at the opening lead (a "
             "full-deal solve of the six-player table's 60 takes seconds)",
         ),
+        "bid_levels_only": (
+            boolean,
+            True,
+            "the DD bidding only chooses the level of heuristic.v2's denomination (false: it also "
+            "chooses the denomination, misère, passing and competing)",
+        ),
         "pass_value": (
             number(-500.0, 500.0),
             0.0,
@@ -180,6 +186,7 @@ class ExpertStrategy(AuctionOf):
     bid_margin: float
     name_worlds: int
     bid_cards: int
+    bid_levels_only: bool
     pass_value: float
 
     def __init__(self, **params: Any) -> None:
@@ -332,18 +339,26 @@ class ExpertStrategy(AuctionOf):
         (``heuristic.v2``'s call) is valued within ``bid_margin`` of it.  Misère is valued by
         ``heuristic.v2``'s made rate at the hand's risk (DD misère, all hands open, says little of
         a closed misère and, on five deals, is a coin of five throws)."""
-        groups = self.bid_candidates(view, legal, default)
+        rules = view.rules
+        ladder = rules.ladder
+        if self.bid_levels_only:
+            if default == PASS or ladder[default - BID].misere:
+                return default
+            trump = ladder[default - BID].trump
+            groups = [
+                g for g in self.bid_candidates(view, legal, default) if ladder[g[0] - BID].trump == trump
+            ]
+        else:
+            groups = self.bid_candidates(view, legal, default)
         if not groups:
             return default
         worlds, chosen = self.bid_worlds_of(view, rng)
-        rules = view.rules
-        ladder = rules.ladder
         seat = view.seat
         model = self.model
         teams = rules.teams
         held = view.high_bid
         holder = view.high_bidder
-        if held is None:
+        if held is None or self.bid_levels_only:
             pass_v = self.pass_value
         else:
             got = [(w, worlds.tricks(view, i, held.code, holder, model)) for w, i in chosen]
@@ -351,7 +366,7 @@ class ExpertStrategy(AuctionOf):
             pass_v = v if holder % teams == seat % teams and teams < rules.players else -v
         cal = calibration(rules)
         risk = self.base._misere_risk(seat, view.hand, rules_info(rules))
-        values: dict[int, float] = {PASS: pass_v}
+        values: dict[int, float] = {} if self.bid_levels_only else {PASS: pass_v}
         for group in groups:
             first = ladder[group[0] - BID]
             if first.misere:  # misère: heuristic.v2's made rate at the hand's risk (DD misère is 0/1)
@@ -362,7 +377,7 @@ class ExpertStrategy(AuctionOf):
             got = [(w, worlds.tricks(view, i, first.code, seat, model)) for w, i in chosen]
             for a in group:
                 values[a] = bid_value(rules, ladder[a - BID], got, self.bid_shift, side_points)
-        best = PASS
+        best = next(iter(values))
         for a, v in values.items():
             if v > values[best] + 1e-9:
                 best = a

@@ -25,7 +25,7 @@ from fivehundred.strategies.tables import rules_info
 from .conftest import decision_points, shuffle_hidden
 
 #: A small DD bidding for the tests: few worlds, every denomination in reach.
-BIDDER = "expert(bid_worlds=3, bid_pool=2, bid_reach=5.0, search_tricks=0)"
+BIDDER = "expert(bid_worlds=3, bid_pool=2, bid_reach=5.0, search_tricks=0, bid_levels_only=False)"
 
 
 def _auction_states(variant: str, deals: int, seed: int = 5):  # type: ignore[no-untyped-def]
@@ -199,7 +199,9 @@ def test_the_dd_bid_is_the_best_valued_call_on_the_true_deal(monkeypatch: pytest
     for k, state in enumerate(_auction_states("pagat-au", 12)):
         if k % 2:
             continue
-        bot = ExpertStrategy(bid_worlds=1, bid_reach=5.0, bid_shift=0.0, bid_margin=0.0, infer=False)
+        bot = ExpertStrategy(
+            bid_worlds=1, bid_reach=5.0, bid_shift=0.0, bid_margin=0.0, infer=False, bid_levels_only=False
+        )
         view = state.view(state.turn)
         legal = state.legal_actions()
         monkeypatch.setattr(
@@ -238,6 +240,40 @@ def test_the_dd_bid_is_the_best_valued_call_on_the_true_deal(monkeypatch: pytest
             assert values[got] == best > pass_v
         checked += 1
     assert checked > 5 and bids > 0
+
+
+def test_levels_only_keeps_v2s_denomination_and_takes_the_dd_best_level(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The default DD bidding: PASS and misère as heuristic.v2 calls them; a suit or NT bid in v2's
+    denomination, at v2's level unless another level is valued ``bid_margin`` higher on the deals."""
+    rules = load_rules("pagat-au")
+    v2 = make("heuristic.v2")
+    checked = moved = 0
+    for k, state in enumerate(_auction_states("pagat-au", 30)):
+        view = state.view(state.turn)
+        legal = state.legal_actions()
+        want = v2.bid(view, legal, Rng(0))
+        monkeypatch.setattr(
+            "fivehundred.strategies.expert_bidding.sample_deal",
+            lambda v, r, st=state: (list(st.hands), st.kitty),
+        )
+        bot = ExpertStrategy(bid_worlds=1, infer=False, bid_margin=10.0)
+        got = bot.bid(view, legal, Rng(k))
+        if want == PASS or rules.ladder[want - BID].misere:
+            assert got == want
+            continue
+        b, w = rules.ladder[got - BID], rules.ladder[want - BID]
+        assert not b.misere and b.trump == w.trump
+        if got != want:
+            t = contract_tricks(view, list(state.hands), state.kitty, w.code, view.seat, v2)
+            assert (
+                bid_value(rules, b, [(1.0, t)], 0.5, side_points)
+                >= bid_value(rules, w, [(1.0, t)], 0.5, side_points) + 10
+            )
+            moved += 1
+        checked += 1
+    assert checked > 5 and moved > 0
 
 
 @pytest.mark.parametrize("variant", ["pagat-au", "three-player", "six-player", "two-jokers", "nullo"])
