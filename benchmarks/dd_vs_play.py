@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -22,12 +23,13 @@ from fivehundred.sim import load_rules, play_game
 from fivehundred.sim.dd import Position, dd_tricks
 from fivehundred.sim.engine import JOKER, NAME_NONE, NAME_SUIT, State
 from fivehundred.sim.notation import parse_joker_suit
+from fivehundred.sim.rules import Rules
 from fivehundred.strategies.base import label, make
 
 
-def true_dd(rules: object, record: dict) -> int:
+def true_dd(rules: Rules, record: dict[str, Any]) -> int:
     """The DD tricks of a logged deal's contract from the opening lead, after its discards and naming."""
-    index = rules.deck.index  # type: ignore[attr-defined]
+    index = rules.deck.index
 
     def mask(cards: list[str]) -> int:
         m = 0
@@ -35,7 +37,7 @@ def true_dd(rules: object, record: dict) -> int:
             m |= 1 << index[c]
         return m
 
-    st = State(rules, [mask(h) for h in record["hands"]], mask(record["kitty"]), record["dealer"])  # type: ignore[arg-type]
+    st = State(rules, [mask(h) for h in record["hands"]], mask(record["kitty"]), record["dealer"])
     st.force_contract(record["contract"], record["declarer"])
     for c in record["discards"]:
         st.apply(index[c])
