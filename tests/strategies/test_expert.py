@@ -50,6 +50,24 @@ def test_registered_with_validated_parameters() -> None:
         assert all(w in str(err.value) for w in words), str(err.value)
 
 
+def test_parameters_are_declared_once() -> None:
+    """PARAMS, PARAM_HELP and the defaults come from SETTINGS; describe_params reads them; a wrong
+    name is refused by the constructor too."""
+    from fivehundred.strategies.base import describe_params
+
+    settings = ExpertStrategy.SETTINGS
+    assert list(ExpertStrategy.PARAMS) == list(ExpertStrategy.PARAM_HELP) == list(settings)
+    described = {p.name: p.default for p in describe_params("expert")}
+    assert described == {k: v[1] for k, v in settings.items()}
+    bot = ExpertStrategy(bid_worlds=2, bid_shift=1)
+    assert bot.bid_worlds == 2 and bot.bid_shift == 1.0 and isinstance(bot.bid_shift, float)
+    assert bot.worlds == settings["worlds"][1]
+    with pytest.raises(TypeError, match="wrolds"):
+        ExpertStrategy(wrolds=3)
+    with pytest.raises(StrategyConfigError, match="bid_shift"):
+        make("expert(bid_shift=4)")
+
+
 def test_fewer_worlds_in_the_first_tricks() -> None:
     bot = ExpertStrategy(worlds=20, early_worlds=5)
     assert [bot.worlds_at(t) for t in range(6)] == [5, 10, 15, 20, 20, 20]
