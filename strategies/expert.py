@@ -126,7 +126,7 @@ class ExpertStrategy(AuctionOf):
         ),
         "bid_worlds": (
             whole(0, 200),
-            5,
+            0,
             "sampled deals (hands and kitty) solved double-dummy per candidate contract in the bidding "
             "(0: bid as heuristic.v2)",
         ),
