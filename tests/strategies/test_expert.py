@@ -79,9 +79,10 @@ def test_fewer_worlds_in_the_first_tricks() -> None:
 
 
 def test_without_dd_bidding_the_auction_discard_and_joker_are_heuristic_v2s() -> None:
-    """``bid_worlds=0``: the search is in the play only, the auction, discards and naming are v2's."""
+    """``bid_worlds=0, name_worlds=0``: the search is in the play only; the auction, discards and naming
+    are v2's."""
     rules = load_rules("pagat-au")
-    off = "expert(worlds=3, pool=2, search_tricks=4, bid_worlds=0)"
+    off = "expert(worlds=3, pool=2, search_tricks=4, bid_worlds=0, name_worlds=0)"
     expert = play_game(rules, [make(off), make("heuristic")] * 2, 8, 1)
     v2 = play_game(rules, [make("heuristic.v2"), make("heuristic")] * 2, 8, 1)
     n = min(len(expert), len(v2))
@@ -183,7 +184,9 @@ def test_plays_the_best_dd_action_over_its_worlds(monkeypatch: pytest.MonkeyPatc
 
 def test_without_search_it_plays_heuristic_v2s_games() -> None:
     rules = load_rules("pagat-au")
-    expert = play_game(rules, [make("expert(search_tricks=0, bid_worlds=0)"), make("heuristic")] * 2, 8, 0)
+    expert = play_game(
+        rules, [make("expert(search_tricks=0, bid_worlds=0, name_worlds=0)"), make("heuristic")] * 2, 8, 0
+    )
     v2 = play_game(rules, [make("heuristic.v2"), make("heuristic")] * 2, 8, 0)
     assert [r["plays"] for r in expert] == [r["plays"] for r in v2]
 
