@@ -70,8 +70,6 @@ MISERE_REACH = 3.0
 #: How many denominations the DD bidding values at most (those whose estimate reaches their cheapest
 #: legal bid best), besides ``heuristic.v2``'s own choice.
 BID_DENOMINATIONS = 2
-#: What the defenders score per trick they take (the engine's ``_score``; not a rules switch).
-DEFENDER_POINTS = 10.0
 #: Tricks after the first over which the number of worlds rises from ``early_worlds`` to ``worlds``.
 RAMP_TRICKS = 3
 
@@ -79,16 +77,16 @@ RAMP_TRICKS = 3
 def side_points(rules: Rules, contract: Bid, tricks: int) -> float:
     """Points of the declaring side minus the defenders' when it takes ``tricks`` (DD value).
 
-    The declarer's score is the rules' own (:meth:`~sim.rules.Rules.declarer_points`: made or
-    failed, overtricks, slam floor, misère).  The defenders score 10 a trick (the engine's scoring;
-    the rules object has no field for it) and nothing in misère, where ``tricks`` is 0 (made) or 1
-    (failed).  At a table where every seat is its own team the defenders' tricks count half (each
-    scores its own).
+    Both scores are the rules' own, as the engine scores a deal: the declarer's
+    (:meth:`~sim.rules.Rules.declarer_points`: made or failed, overtricks, slam floor, misère) and
+    the defenders' (:meth:`~sim.rules.Rules.defender_points`: a suit or NT contract's tricks; nothing
+    in misère, where ``tricks`` is 0 (made) or 1 (failed)).  At a table where every seat is its own
+    team the defenders' points count half (each scores its own).
     """
     pts = float(rules.declarer_points(contract, tricks))
     if contract.misere:
         return pts
-    return pts - DEFENDER_POINTS * (rules.hand_size - tricks) / (rules.teams - 1)
+    return pts - rules.defender_points(rules.hand_size - tricks) / (rules.teams - 1)
 
 
 @register("expert.v1")
