@@ -15,7 +15,6 @@ assumes 4 seats or a 43-card deck.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from fivehundred.sim._mypyc import mypyc_attr
@@ -92,21 +91,35 @@ def _highest(cards: Sequence[int], key: tuple[int, ...]) -> int:
     return best
 
 
-@dataclass
 class Turn:
     """One play decision as the play helpers read it (one object rather than eight arguments each):
     the view, the rule set's and the contract's tables, the legal actions, the trick so far, the
-    cards the seat has not seen (``unseen``), its hand, the declarer and the side of each seat."""
+    cards the seat has not seen (``unseen``), its hand, the declarer and the side of each seat.
 
-    view: SeatView
-    info: RulesInfo
-    ci: CardInfo
-    legal: Sequence[int]
-    trick: tuple[tuple[int, int], ...]
-    unseen: int
-    hand: int
-    declarer: int
-    sides: tuple[int, ...]
+    A plain class with its own ``__init__``: mypyc compiles it (a dataclass's generated ``__init__``
+    would run as interpreted Python at every play decision)."""
+
+    def __init__(
+        self,
+        view: SeatView,
+        info: RulesInfo,
+        ci: CardInfo,
+        legal: Sequence[int],
+        trick: tuple[tuple[int, int], ...],
+        unseen: int,
+        hand: int,
+        declarer: int,
+        sides: tuple[int, ...],
+    ) -> None:
+        self.view = view
+        self.info = info
+        self.ci = ci
+        self.legal = legal
+        self.trick = trick
+        self.unseen = unseen
+        self.hand = hand
+        self.declarer = declarer
+        self.sides = sides
 
 
 #: heuristic.v1's parameters: name -> (default, validator, meaning).  One table: the class's
