@@ -29,6 +29,8 @@ from fivehundred.strategies.base import StrategyConfigError, check_spec
 #: denomination and the par contract (docs/dd.md).
 DD_CONTRACT = "contract"
 DD_PAR = "par"
+#: The contract sidecar's columns the ``dd_`` tables read (held for every solved deal: 9 bytes a deal).
+DD_KEPT = ("deal_id", "dd_tricks")
 
 __all__ = [
     "AnalysisError",
@@ -167,23 +169,29 @@ def dd_analysis(
     from fivehundred.pipelines.analysis.dd import dd_rows, dd_sidecar, dd_tables, sample_cut
     from fivehundred.pipelines.analysis.whatif import rules_of
 
-    # Each run's sampled deals, read chunk by chunk once: the first run's first `sample` deals in the
-    # sample order, every other run's up to the same key (the same hands).
-    first = dd_rows(frames[0], sample=sample)
-    cut = None if sample is None else sample_cut(frames[0], sample, first)
-    rows = [first, *(dd_rows(f, cut) for f in frames[1:])]
+    # A sample: each run's sampled deals, read chunk by chunk once (the first run's first `sample`
+    # deals in the sample order, every other run's up to the same key: the same hands), held.  Every
+    # deal: nothing held but each run's sidecar lookup; the tables read the log again in batches.
+    rows = None
+    cut = None
+    if sample is not None:
+        first = dd_rows(frames[0], sample=sample)
+        cut = sample_cut(frames[0], sample, first)
+        rows = [first, *(dd_rows(f, cut) for f in frames[1:])]
     sidecars = []
-    for f, r in zip(frames, rows, strict=True):
+    for i, f in enumerate(frames):
         report = None if progress is None else (lambda done, total, p=f.run.path: progress(p, done, total))
-        sidecars.append(dd_sidecar(f, rules_of(f), workers, address, report, cut, rows=r))
+        r = None if rows is None else rows[i]
+        sidecars.append(dd_sidecar(f, rules_of(f), workers, address, report, cut, rows=r, columns=DD_KEPT))
     tables = dd_tables(frames, sidecars, rows, sample)
     if kind == DD_PAR:
-        from fivehundred.pipelines.analysis.ddpar import par_kind, par_tables
+        from fivehundred.pipelines.analysis.ddpar import PAR_KEPT, par_kind, par_tables
 
         pars = []
-        for f, r in zip(frames, rows, strict=True):
+        for i, f in enumerate(frames):
             report = None if progress is None else (lambda d, t, p=f"{f.run.path} (par)": progress(p, d, t))
-            pars.append(dd_sidecar(f, rules_of(f), workers, address, report, cut, par_kind(), r))
+            r = None if rows is None else rows[i]
+            pars.append(dd_sidecar(f, rules_of(f), workers, address, report, cut, par_kind(), r, PAR_KEPT))
         tables.update(par_tables(frames, [rules_of(f) for f in frames], pars, rows))
     return tables
 

@@ -17,7 +17,7 @@ reused; the bytes depend only on the log (never on the number of workers).
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
@@ -26,9 +26,11 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from fivehundred.pipelines.analysis.batches import Partial, Spec, finish, merge, plan_batches
 from fivehundred.pipelines.analysis.frame import LEVEL_ORDER, Frame, deal_exprs
-from fivehundred.pipelines.analysis.intervals import cluster_mean, wilson
+from fivehundred.pipelines.analysis.intervals import cluster_sums, wilson
 from fivehundred.pipelines.analysis.io import AnalysisError
+from fivehundred.pipelines.analysis.variants import _joint, unpairable
 from fivehundred.pipelines.rundir import encode_parquet
 from fivehundred.sim.dd import Position, dd_tricks
 from fivehundred.sim.rules import Rules
@@ -145,18 +147,24 @@ def solve_chunk(chunk: DDChunk) -> bytes:
     return encode_parquet(pa.table(cols, schema=SIDECAR_SCHEMA))
 
 
-def _part_matches(data: bytes | None, ids: list[int], seeds: list[int], version: str = DD_VERSION) -> bool:
+def _read_part(data: bytes | None, ids: list[int], seeds: list[int], version: str) -> pa.Table | None:
+    """A part's table when its deal ids, seeds and version are the ones wanted, else None (missing,
+    torn or stale)."""
     if data is None:
-        return False
+        return None
     try:
-        t = pq.read_table(io.BytesIO(data), columns=["deal_id", "seed", "dd_version"])
+        t = pq.read_table(io.BytesIO(data))
     except (pa.ArrowInvalid, OSError):
-        return False
-    return (
+        return None
+    if not {"deal_id", "seed", "dd_version"} <= set(t.column_names):
+        return None
+    if (
         t.column("deal_id").to_pylist() == ids
         and t.column("seed").to_pylist() == seeds
         and set(t.column("dd_version").to_pylist()) == {version}
-    )
+    ):
+        return t
+    return None
 
 
 #: The per-deal frame's columns (:func:`~pipelines.analysis.frame.deal_exprs`) the DD sidecars and
@@ -181,6 +189,13 @@ ROW_COLUMNS = (
 )
 
 
+def row_exprs(frame: Frame) -> list[pl.Expr]:
+    """The expressions of :data:`ROW_COLUMNS` over the run's deal log."""
+    return [
+        e for e in deal_exprs(frame.run, frame.players, frame.teams) if e.meta.output_name() in ROW_COLUMNS
+    ]
+
+
 def dd_rows(
     frame: Frame, cut: int | None = None, sample: int | None = None, ids: pl.Series | None = None
 ) -> pl.DataFrame:
@@ -188,13 +203,13 @@ def dd_rows(
     order: with ``sample``, the first ``sample`` deals (and any deal tied with the last one's key);
     else those whose :func:`sample_key` is at most ``cut`` (every deal when ``None``); only the deals
     ``ids`` when given.  Read chunk by chunk (:func:`~pipelines.analysis.frame.chunks`): what is held
-    at once is one chunk and the sampled rows, never the whole run."""
+    at once is one chunk and the sampled rows (for a sample; every deal's otherwise: the analysis
+    itself reads every deal's rows in batches, :func:`row_batches`)."""
     from fivehundred.pipelines.analysis import frame as framemod
 
-    run = frame.run
-    exprs = [e for e in deal_exprs(run, frame.players, frame.teams) if e.meta.output_name() in ROW_COLUMNS]
+    exprs = row_exprs(frame)
     kept: list[pl.DataFrame] = []
-    for lf in framemod.chunks(run, framemod.CHUNK_ROWS):
+    for lf in framemod.chunks(frame.run, framemod.CHUNK_ROWS):
         if ids is not None:
             lf = lf.filter(pl.col("deal_id").is_in(ids.implode()))
         d = sample_order(lf.select(exprs).collect(engine="streaming"), cut)
@@ -212,8 +227,16 @@ def dd_rows(
 def sampled_ids(frame: Frame, cut: int | None = None, rows: pl.DataFrame | None = None) -> pl.DataFrame:
     """``deal_id``, ``seed``, ``contract`` and ``sample_key`` of the run's sampled deals (those whose
     :func:`sample_key` is at most ``cut``; all deals when ``None``), in sample order, with or without
-    a contract (of ``rows``, :func:`dd_rows`, when given)."""
-    rows = dd_rows(frame, cut) if rows is None else rows
+    a contract (of ``rows``, :func:`dd_rows`, when given; else read chunk by chunk, these four
+    columns only: about 25 bytes a deal are held)."""
+    from fivehundred.pipelines.analysis import frame as framemod
+
+    if rows is None:
+        parts = [
+            sample_order(lf.select("deal_id", "seed", "contract").collect(engine="streaming"), cut)
+            for lf in framemod.chunks(frame.run, framemod.CHUNK_ROWS)
+        ]
+        rows = pl.concat(parts).sort("sample_key", "deal_id")
     return rows.select("deal_id", "seed", "contract", "sample_key")
 
 
@@ -240,6 +263,36 @@ class SidecarKind:
     chunk_deals: int
 
 
+#: Deals whose log rows (hands, kitty, ...) are read at once to build the tasks of the parts to solve.
+SOLVE_WINDOW_DEALS = 50_000
+#: Parts whose kept columns are gathered into one table at a time (the rest are already joined).
+_COMPACT_PARTS = 1024
+
+
+class _Kept:
+    """The kept columns of a sidecar's parts, gathered as they come (in any order) into few tables."""
+
+    def __init__(self, columns: Sequence[str] | None) -> None:
+        self.columns = None if columns is None else list(columns)
+        self.pending: list[pa.Table] = []
+        self.joined: list[pa.Table] = []
+
+    def add(self, table: pa.Table) -> None:
+        self.pending.append(table if self.columns is None else table.select(self.columns))
+        if len(self.pending) >= _COMPACT_PARTS:
+            self.joined.append(pa.concat_tables(self.pending).combine_chunks())
+            self.pending = []
+
+    def frame(self, schema: pa.Schema) -> pl.DataFrame:
+        tables = [*self.joined, *self.pending]
+        if not tables:
+            empty = schema.empty_table()
+            tables = [empty if self.columns is None else empty.select(self.columns)]
+        df = pl.from_arrow(pa.concat_tables(tables))
+        assert isinstance(df, pl.DataFrame)
+        return df.sort("deal_id")
+
+
 def dd_sidecar(
     frame: Frame,
     rules: Rules,
@@ -249,17 +302,21 @@ def dd_sidecar(
     cut: int | None = None,
     kind: SidecarKind | None = None,
     rows: pl.DataFrame | None = None,
+    columns: Sequence[str] | None = None,
 ) -> pl.DataFrame:
     """The run's DD sidecar (computed where missing or stale, else read), one row per deal with a
     contract (of the sampled deals up to the key ``cut``, :func:`sampled_ids`; of every deal when
     ``None``), in ``deal_id`` order; another sidecar with ``kind`` (the par sidecar,
-    :func:`pipelines.analysis.ddpar.par_kind`).  ``rows``: the sampled deals' :func:`dd_rows` when
-    already read.
+    :func:`pipelines.analysis.ddpar.par_kind`).  ``rows``: the sampled deals' :func:`dd_rows` (or
+    :func:`sampled_ids`) when already read; ``columns``: the sidecar's columns to return (all when
+    None; ``deal_id`` among them).
 
     Parts hold the deals in sample order, :attr:`SidecarKind.chunk_deals` each; a part whose deal
-    ids, seeds and version match is reused, parts beyond the request are removed.  ``workers`` 0: in
-    this process; otherwise on Ray (``None``: all cores, or ``address``'s cluster).
-    ``progress(parts done, parts)`` is called after each part.
+    ids, seeds and version match is reused, parts beyond the request are removed.  Each part is read
+    (or solved) and reduced to ``columns`` in turn, and the log rows of the parts to solve are read
+    :data:`SOLVE_WINDOW_DEALS` deals at a time.  ``workers`` 0: in this process; otherwise on Ray
+    (``None``: all cores, or ``address``'s cluster).  ``progress(parts done, parts)`` is called after
+    each part.
     """
     if kind is None:
         kind = SidecarKind(DD_DIR, DD_VERSION, SIDECAR_SCHEMA, LOG_COLUMNS, True, solve_chunk, CHUNK_DEALS)
@@ -267,74 +324,104 @@ def dd_sidecar(
     order = sampled_ids(frame, cut, rows)
     if kind.contracts_only:
         order = order.filter(pl.col("contract").is_not_null())
-    order = order.select("deal_id")
-    log = run.scan.filter(pl.col("deal_id").is_in(order["deal_id"].implode())).select(kind.log_columns)
-    picked = order.join(
-        log.collect(engine="streaming"), on="deal_id", how="left", maintain_order="left"
-    ).to_dicts()
+    order = order.select("deal_id", "seed")
     size = kind.chunk_deals
-    chunks = [picked[i : i + size] for i in range(0, len(picked), size)]
-    parts = sidecar_parts(
+
+    def key_of(i: int) -> tuple[list[int], list[int]]:
+        part = order.slice(i * size, size)
+        return part["deal_id"].to_list(), part["seed"].to_list()
+
+    def chunks_of(todo: Sequence[int]) -> Iterator[DDChunk]:
+        step = max(1, SOLVE_WINDOW_DEALS // size)
+        for w in range(0, len(todo), step):
+            window = todo[w : w + step]
+            want = pl.concat(
+                order.slice(i * size, size).select("deal_id", pl.lit(i, dtype=pl.Int64).alias("_part"))
+                for i in window
+            )
+            log = run.scan.filter(pl.col("deal_id").is_in(want["deal_id"].implode())).select(kind.log_columns)
+            picked = want.join(
+                log.collect(engine="streaming"), on="deal_id", how="left", maintain_order="left"
+            )
+            for (i,), rows_i in picked.partition_by("_part", as_dict=True, maintain_order=True).items():
+                yield DDChunk(int(i), rules, tuple(rows_i.drop("_part").to_dicts()))
+
+    kept = _Kept(columns)
+    sidecar_parts(
         run.log.dir,
         kind.folder,
-        [DDChunk(i, rules, tuple(c)) for i, c in enumerate(chunks)],
-        [([r["deal_id"] for r in c], [r["seed"] for r in c]) for c in chunks],
+        -(-order.height // size),
+        key_of,
+        chunks_of,
         kind.version,
         kind.task,
         workers,
         address,
         progress,
+        lambda _i, table: kept.add(table),
     )
-    tables = [pq.read_table(io.BytesIO(p)) for p in parts]
-    if not tables:
-        return pl.DataFrame(schema=pl.from_arrow(kind.schema.empty_table()).schema)
-    return pl.from_arrow(pa.concat_tables(tables)).sort("deal_id")  # type: ignore[union-attr]
+    return kept.frame(kind.schema)
 
 
 def sidecar_parts(
     rundir: Any,
     folder: str,
-    chunks: Sequence[Any],
-    keys: Sequence[tuple[list[int], list[int]]],
+    count: int,
+    key_of: Callable[[int], tuple[list[int], list[int]]],
+    chunks_of: Callable[[Sequence[int]], Iterable[Any]],
     version: str,
     task: Callable[[Any], bytes],
     workers: int | None,
     address: str | None,
     progress: Callable[[int, int], None] | None = None,
-) -> list[bytes]:
-    """The bytes of every part of a per-deal sidecar ``RUN/<folder>/`` (:func:`part_name`), each
-    computed where missing or stale, else read: part ``i`` is chunk ``i`` (whose ``key`` is ``i``),
-    whose rows must hold the ``deal_id`` and ``seed`` lists ``keys[i]`` and ``version`` in their
-    ``dd_version`` column to be reused.  ``task(chunk)`` gives a part's bytes (in this process when
-    ``workers`` is 0 and ``address`` None, else a Ray task), written atomically when it comes back;
-    parts beyond the last chunk are removed; ``progress(parts done, parts)`` after each part."""
-    parts: list[bytes | None] = []
-    for i, (ids, seeds) in enumerate(keys):
-        data = rundir.read(part_name(i, folder))
-        parts.append(data if _part_matches(data, ids, seeds, version) else None)
-    wanted = {part_name(i, folder) for i in range(len(chunks))}
+    keep: Callable[[int, pa.Table], None] | None = None,
+) -> list[pa.Table]:
+    """Every part ``0 .. count-1`` of a per-deal sidecar ``RUN/<folder>/`` (:func:`part_name`), each
+    computed where missing or stale, else read: part ``i`` must hold the ``deal_id`` and ``seed``
+    lists ``key_of(i)`` and ``version`` in its ``dd_version`` column to be reused.  The parts to
+    compute are the chunks ``chunks_of(indices)`` (built as they are taken; chunk ``i`` has ``key``
+    ``i``), each ``task(chunk)`` giving the part's bytes (in this process when ``workers`` is 0 and
+    ``address`` None, else a Ray task), written atomically when it comes back; parts beyond the last
+    are removed; ``progress(parts done, parts)`` after each part computed.
+
+    Each part's table goes to ``keep(index, table)`` as it is read or computed (reused parts in
+    order, then the computed ones as they come) and nothing is returned; without ``keep`` the tables
+    are returned in part order."""
+    tables: list[pa.Table | None] = [None] * (0 if keep else count)
+    todo: list[int] = []
+    for i in range(count):
+        t = _read_part(rundir.read(part_name(i, folder)), *key_of(i), version)
+        if t is None:
+            todo.append(i)
+        elif keep is not None:
+            keep(i, t)
+        else:
+            tables[i] = t
+    wanted = {part_name(i, folder) for i in range(count)}
     for rel in rundir.files(folder):  # parts of an earlier, longer log or sample
         if rel not in wanted:
             rundir.delete(rel)
-    todo = [c for c, p in zip(chunks, parts, strict=True) if p is None]
-    done = len(chunks) - len(todo)
-    for key, data in _solve(todo, workers, address, task):
-        rundir.write(part_name(key, folder), data)
-        parts[key] = data
-        done += 1
-        if progress is not None:
-            progress(done, len(chunks))
-    assert all(p is not None for p in parts)
-    return [p for p in parts if p is not None]
+    done = count - len(todo)
+    if todo:
+        for key, data in _solve(chunks_of(todo), workers, address, task):
+            rundir.write(part_name(key, folder), data)
+            t = pq.read_table(io.BytesIO(data))
+            if keep is not None:
+                keep(key, t)
+            else:
+                tables[key] = t
+            done += 1
+            if progress is not None:
+                progress(done, count)
+    assert keep is not None or all(t is not None for t in tables)
+    return [t for t in tables if t is not None]
 
 
 def _solve(
-    todo: Sequence[Any], workers: int | None, address: str | None, task: Callable[[Any], bytes]
+    todo: Iterable[Any], workers: int | None, address: str | None, task: Callable[[Any], bytes]
 ) -> Iterator[tuple[int, bytes]]:
     from fivehundred.pipelines.chunks import RayPool, run_chunks
 
-    if not todo:
-        return
     if workers == 0 and address is None:
         for done in run_chunks(todo, None, task=task):
             yield done.chunk.key, done.table
@@ -361,33 +448,184 @@ RATE_COLUMNS = (
     "made_not_dd",
     "dd_not_made",
 )
+_COUNTS = ("n", "made", "dd_made", "made_not_dd", "dd_not_made")
+#: The sums over the clusters (games) of a cluster-robust mean (:func:`intervals.cluster_sums`).
+CLUSTER_SUMS = ("G", "a", "b", "syy", "sym", "smm")
+#: The DD tables' partial aggregates of a chunk of whole games (:func:`dd_partials`): each one's key
+#: columns and how its value columns merge (:func:`~pipelines.analysis.batches.merge`).
+DD_AGGREGATES: Spec = {
+    "dd_rates": (("contract", "crank", "level", "is_mis"), dict.fromkeys(_COUNTS, "sum")),
+    "dd_gain": (("role", "strategy"), dict.fromkeys((*CLUSTER_SUMS, "below", "above"), "sum")),
+    "dd_counts": ((), {"sampled": "sum"}),
+}
+#: The pairing of a compared run with the base over a chunk: pairs per (metric, base value, run value).
+DD_PAIR_AGGREGATES: Spec = {"dd_pair": (("metric", "a", "b"), {"_c": "sum"})}
+#: Deals of one run (at most, plus one game) in a chunk of the DD tables' pass over every deal.
+DD_BATCH_ROWS = 200_000
 
 
-def dd_deals(frame: Frame, sidecar: pl.DataFrame, rows: pl.DataFrame) -> pl.DataFrame:
-    """The run's sampled deals (``rows``, :func:`dd_rows`) with a contract joined with their DD tricks,
-    and whether DD makes the contract."""
-    d = rows.filter(pl.col("contract").is_not_null()).join(
-        sidecar.select("deal_id", "dd_tricks"), on="deal_id", how="inner"
-    )
-    dd_made = (
+def id_slice(table: pl.DataFrame, rows: pl.DataFrame) -> pl.DataFrame:
+    """The rows of ``table`` (sorted by ``deal_id``) within the deal-id range of ``rows``."""
+    if rows.height == 0:
+        return table.clear()
+    ids = table["deal_id"]
+    lo = ids.search_sorted(rows["deal_id"].min(), "left")
+    hi = ids.search_sorted(rows["deal_id"].max(), "right")
+    return table.slice(lo, hi - lo)
+
+
+def row_batches(
+    frames: Sequence[Frame], rows: Sequence[pl.DataFrame] | None = None
+) -> Iterator[list[pl.DataFrame | None]]:
+    """Each run's sampled deals (:data:`ROW_COLUMNS`) in chunks of whole games, the same game ids of
+    every run in one chunk (None: the run has none there): a sample's ``rows`` (held) as one chunk;
+    every deal (``rows`` None) read in ranges of game ids of at most about :data:`DD_BATCH_ROWS`
+    deals of a run (:func:`~pipelines.analysis.batches.plan_batches`), one range at a time."""
+    if rows is not None:
+        yield list(rows)
+        return
+    shapes = [(f.players, f.teams) for f in frames]
+    plan = plan_batches([f.run for f in frames], shapes, [False] * len(frames), DD_BATCH_ROWS)
+    exprs = [row_exprs(f) for f in frames]
+    for b in plan:
+        out: list[pl.DataFrame | None] = []
+        for src, ex in zip(b.sources, exprs, strict=True):
+            if src is None:
+                out.append(None)
+                continue
+            lf = src.run.log.scan(list(src.files))
+            if src.filtered:
+                lf = lf.filter((pl.col("game_id") >= b.lo) & (pl.col("game_id") < b.hi))
+            out.append(lf.select(ex).collect(engine="streaming"))
+        yield out
+
+
+def _dd_ok() -> pl.Expr:
+    return (
         pl.when(pl.col("is_mis"))
         .then(pl.col("dd_tricks") == 0)
         .otherwise(pl.col("dd_tricks") >= pl.col("level_n"))
     )
-    return d.with_columns(dd_made.alias("dd_ok"), *frame.run_columns())
 
 
-def _rates(d: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
-    made, dd = pl.col("made"), pl.col("dd_ok")
-    g = d.group_by(["run_id", "variant", *keys]).agg(
-        pl.len().cast(pl.Int64).alias("n"),
-        made.sum().cast(pl.Int64).alias("made"),
-        dd.sum().cast(pl.Int64).alias("dd_made"),
-        (made & ~dd).sum().cast(pl.Int64).alias("made_not_dd"),
-        (~made & dd).sum().cast(pl.Int64).alias("dd_not_made"),
+def dd_partials(rows: pl.DataFrame, sidecar: pl.DataFrame, teams: int) -> Partial:
+    """The partial aggregates (:data:`DD_AGGREGATES`) of a chunk of a run's sampled deals (whole
+    games) and its DD sidecar: per contract the deals played, made, DD-makeable and the discordant
+    pairs; per role and strategy the trick gain's sums over the chunk's games; the deals sampled."""
+    d = rows.filter(pl.col("contract").is_not_null()).join(
+        id_slice(sidecar, rows).select("deal_id", "dd_tricks"), on="deal_id", how="inner"
     )
+    made, dd = pl.col("made"), _dd_ok()
+    i64 = pl.Int64
+    rates = d.group_by("contract", "crank", "level", "is_mis").agg(
+        pl.len().cast(i64).alias("n"),
+        made.sum().cast(i64).alias("made"),
+        dd.sum().cast(i64).alias("dd_made"),
+        (made & ~dd).sum().cast(i64).alias("made_not_dd"),
+        (~made & dd).sum().cast(i64).alias("dd_not_made"),
+    )
+    return {
+        "dd_rates": rates,
+        "dd_gain": _gain_sums(d.filter(~pl.col("is_mis")), teams),
+        "dd_counts": pl.DataFrame({"sampled": [rows.height]}, schema={"sampled": i64}),
+    }
+
+
+def cluster_exprs(y: pl.Expr, m: pl.Expr) -> list[pl.Expr]:
+    """The :data:`CLUSTER_SUMS` of per-cluster sums ``y`` over ``m`` observations (integer columns)."""
+    y, m = y.cast(pl.Int64), m.cast(pl.Int64)
+    return [
+        pl.len().cast(pl.Int64).alias("G"),
+        y.sum().alias("a"),
+        m.sum().alias("b"),
+        (y * y).sum().alias("syy"),
+        (y * m).sum().alias("sym"),
+        (m * m).sum().alias("smm"),
+    ]
+
+
+def _gain_sums(d: pl.DataFrame, teams: int) -> pl.DataFrame:
+    """Per role and strategy, the trick gain's cluster sums over the games of ``d`` (suit and NT
+    deals with their DD tricks; whole games) and its deals below and above DD play."""
+    seats = (
+        d.select("deal_id", "dteam", "strategies")
+        .with_columns(pl.int_ranges(0, pl.col("strategies").list.len()).alias("seat"))
+        .explode("strategies", "seat")
+        .filter(pl.col("seat") % teams != pl.col("dteam"))
+        .group_by("deal_id")
+        .agg(pl.col("strategies").unique().sort().str.join("+").alias("defence"))
+    )
+    d = d.join(seats, on="deal_id", how="left")
+    diff = pl.col("dtricks").cast(pl.Int64) - pl.col("dd_tricks").cast(pl.Int64)
+    both = pl.concat(
+        d.select(
+            "game_id", pl.lit(role).alias("role"), pl.col(who).alias("strategy"), (sign * diff).alias("g")
+        )
+        for role, who, sign in (("declarer", "dstrategy", 1), ("defence", "defence", -1))
+    )
+    per_game = both.group_by("role", "strategy", "game_id").agg(
+        pl.col("g").sum().alias("y"),
+        pl.len().alias("m"),
+        (pl.col("g") < 0).sum().alias("below"),
+        (pl.col("g") > 0).sum().alias("above"),
+    )
+    return per_game.group_by("role", "strategy").agg(
+        *cluster_exprs(pl.col("y"), pl.col("m")),
+        pl.col("below").cast(pl.Int64).sum(),
+        pl.col("above").cast(pl.Int64).sum(),
+    )
+
+
+def _pair_partials(base: pl.DataFrame, other: pl.DataFrame) -> tuple[Partial, int]:
+    """The pairs of a chunk (:data:`DD_PAIR_AGGREGATES`) of two runs' :func:`dd_sampled_deals`, and
+    how many pairs are not the same deal (seed or dealer differ)."""
+    joined = base.join(other, on=["game_id", "hand_no"], how="inner", suffix="_o")
+    bad = joined.filter((pl.col("seed") != pl.col("seed_o")) | (pl.col("dealer") != pl.col("dealer_o")))
+    hist = pl.concat(
+        [
+            _joint(joined.filter(pl.col(m).is_not_null() & pl.col(f"{m}_o").is_not_null()), [m])
+            for m, _ in DD_EFFECTS
+        ]
+    )
+    return {"dd_pair": hist}, bad.height
+
+
+def dd_pass(
+    frames: Sequence[Frame], sidecars: Sequence[pl.DataFrame], rows: Sequence[pl.DataFrame] | None = None
+) -> tuple[list[Partial], list[Partial | None]]:
+    """Each run's merged :data:`DD_AGGREGATES` and, for a run after the first on its table, its
+    merged pairing with the first (:data:`DD_PAIR_AGGREGATES`), over :func:`row_batches` (``rows``:
+    a sample's deals, held; None: every deal, in batches).  One-line error when paired deals differ."""
+    pairable = [False] + [unpairable(frames[0], f) is None for f in frames[1:]]
+    merged: list[Partial | None] = [None] * len(frames)
+    pairs: list[Partial | None] = [None] * len(frames)
+    for chunk in row_batches(frames, rows):
+        base = None
+        if chunk[0] is not None and any(pairable):
+            base = dd_sampled_deals(id_slice(sidecars[0], chunk[0]), chunk[0])
+        for i, (f, r, side) in enumerate(zip(frames, chunk, sidecars, strict=True)):
+            if r is None:
+                continue
+            merged[i] = merge(merged[i], dd_partials(r, side, f.teams), DD_AGGREGATES)
+            if pairable[i] and base is not None:
+                part, bad = _pair_partials(base, dd_sampled_deals(id_slice(side, r), r))
+                if bad:
+                    raise AnalysisError(
+                        f"runs {frames[0].run.path} and {f.run.path}: the DD samples cannot be paired "
+                        "(the deals differ: different master seeds?)"
+                    )
+                pairs[i] = merge(pairs[i], part, DD_PAIR_AGGREGATES)
+    done = [finish(m, DD_AGGREGATES) for m in merged]
+    assert all(m is not None for m in done), "every run has deals (open_run refuses an empty log)"
+    return [m for m in done if m is not None], [finish(p, DD_PAIR_AGGREGATES) for p in pairs]
+
+
+def _rates(frame: Frame, counts: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    g = counts.group_by(keys).agg(pl.col(c).sum() for c in _COUNTS)
     g = g.with_columns(
-        *wilson(pl.col("made"), pl.col("n"), "success"), *wilson(pl.col("dd_made"), pl.col("n"), "dd")
+        *wilson(pl.col("made"), pl.col("n"), "success"),
+        *wilson(pl.col("dd_made"), pl.col("n"), "dd"),
+        *frame.run_columns(),
     )
     return g.select("run_id", "variant", *keys, *RATE_COLUMNS)
 
@@ -395,32 +633,38 @@ def _rates(d: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
 def _empty(keys: dict[str, pl.DataType]) -> pl.DataFrame:
     schema: dict[str, Any] = {"run_id": pl.String, "variant": pl.String, **keys}
     for c in RATE_COLUMNS:
-        schema[c] = pl.Int64 if c in ("n", "made", "dd_made", "made_not_dd", "dd_not_made") else pl.Float64
+        schema[c] = pl.Int64 if c in _COUNTS else pl.Float64
     return pl.DataFrame(schema=schema)
 
 
-def dd_success(deals: Sequence[pl.DataFrame]) -> pl.DataFrame:
+def dd_success(frames: Sequence[Frame], merged: Sequence[Partial]) -> pl.DataFrame:
     """Per suit and NT contract: success as played beside success under DD play (the same deals)."""
     keys = {"contract": pl.String, "crank": pl.Int16}
-    out = [_rates(d.filter(~pl.col("is_mis")), list(keys)).sort("crank") for d in deals]
+    out = [
+        _rates(f, m["dd_rates"].filter(~pl.col("is_mis")), list(keys)).sort("crank")
+        for f, m in zip(frames, merged, strict=True)
+    ]
     return pl.concat([_empty(keys), *out], how="vertical_relaxed")
 
 
-def dd_by_level(deals: Sequence[pl.DataFrame]) -> pl.DataFrame:
+def dd_by_level(frames: Sequence[Frame], merged: Sequence[Partial]) -> pl.DataFrame:
     """Per bid level 6..10: how often the contract bid is DD-makeable (and was made as played)."""
     order = {v: i for i, v in enumerate(LEVEL_ORDER)}
     out = []
-    for d in deals:
-        t = _rates(d.filter(~pl.col("is_mis")), ["level"])
+    for f, m in zip(frames, merged, strict=True):
+        t = _rates(f, m["dd_rates"].filter(~pl.col("is_mis")), ["level"])
         t = t.with_columns(pl.col("level").replace_strict(order, return_dtype=pl.Int16).alias("order"))
         out.append(t.sort("order").drop("order"))
     return pl.concat([_empty({"level": pl.String}), *out], how="vertical_relaxed")
 
 
-def dd_misere(deals: Sequence[pl.DataFrame]) -> pl.DataFrame:
+def dd_misere(frames: Sequence[Frame], merged: Sequence[Partial]) -> pl.DataFrame:
     """Per misère contract: made as played beside DD-viable (the declarer can avoid every trick)."""
     keys = {"contract": pl.String, "crank": pl.Int16}
-    out = [_rates(d.filter(pl.col("is_mis")), list(keys)).sort("crank") for d in deals]
+    out = [
+        _rates(f, m["dd_rates"].filter(pl.col("is_mis")), list(keys)).sort("crank")
+        for f, m in zip(frames, merged, strict=True)
+    ]
     return pl.concat([_empty(keys), *out], how="vertical_relaxed")
 
 
@@ -440,57 +684,33 @@ GAIN_SCHEMA: dict[str, Any] = {
 }
 
 
-def dd_trick_gain(deals: Sequence[pl.DataFrame], teams: Sequence[int]) -> pl.DataFrame:
+def dd_trick_gain(frames: Sequence[Frame], merged: Sequence[Partial]) -> pl.DataFrame:
     """Tricks each strategy gains (+) or loses (-) against DD play, as declarer and as defence.
 
     Suit and NT deals.  As declarer: the declaring side's tricks minus its DD tricks; as defence: the
     DD tricks minus the declaring side's tricks, credited to the defenders' strategies (sorted, joined
     with ``+``).  Each deal's difference is the net of both sides' departures from DD play.  The mean's
-    interval is cluster-robust by game (docs/statistics.md).
+    interval is cluster-robust by game (docs/statistics.md), from the merged sums over the games.
     """
     rows: dict[str, list[Any]] = {k: [] for k in GAIN_SCHEMA}
-    for d, n_teams in zip(deals, teams, strict=True):
-        d = d.filter(~pl.col("is_mis"))
-        seats = (
-            d.select("deal_id", "dteam", "strategies")
-            .with_columns(pl.int_ranges(0, pl.col("strategies").list.len()).alias("seat"))
-            .explode("strategies", "seat")
-            .filter(pl.col("seat") % n_teams != pl.col("dteam"))
-            .group_by("deal_id")
-            .agg(pl.col("strategies").unique().sort().str.join("+").alias("defence"))
-        )
-        d = d.join(seats, on="deal_id", how="left")
-        diff = pl.col("dtricks").cast(pl.Int64) - pl.col("dd_tricks").cast(pl.Int64)
-        both = pl.concat(
-            d.select(
-                "run_id",
-                "variant",
-                "game_id",
-                pl.lit(role).alias("role"),
-                pl.col(who).alias("strategy"),
-                (sign * diff).alias("g"),
-            )
-            for role, who, sign in (("declarer", "dstrategy", 1), ("defence", "defence", -1))
-        )
-        per_game = both.group_by("run_id", "variant", "role", "strategy", "game_id").agg(
-            pl.col("g").sum().alias("y"),
-            pl.len().alias("m"),
-            (pl.col("g") < 0).sum().alias("below"),
-            (pl.col("g") > 0).sum().alias("above"),
-        )
-        groups = per_game.sort("run_id", "variant", "role", "strategy", "game_id").partition_by(
-            ["run_id", "variant", "role", "strategy"], maintain_order=True, as_dict=True
-        )
-        for key, g in sorted(groups.items()):
-            mean, lo, hi, se, games = cluster_mean(g["y"].to_list(), g["m"].to_list())
-            for k, v in zip(("run_id", "variant", "role", "strategy"), key, strict=True):
-                rows[k].append(v)
-            rows["n"].append(int(g["m"].sum()))
-            rows["games"].append(games)
-            rows["below_dd"].append(int(g["below"].sum()))
-            rows["above_dd"].append(int(g["above"].sum()))
-            for k, v in (("gain_mean", mean), ("gain_lo", lo), ("gain_hi", hi), ("gain_se", se)):
-                rows[k].append(None if v != v else v)  # nan -> null
+    for f, m in zip(frames, merged, strict=True):
+        for r in sorted(m["dd_gain"].iter_rows(named=True), key=lambda r: (r["role"], r["strategy"])):
+            mean, lo, hi, se, games = cluster_sums(*(int(r[c]) for c in CLUSTER_SUMS))
+            for k, v in (
+                ("run_id", f.run.run_id),
+                ("variant", f.run.variant),
+                ("role", r["role"]),
+                ("strategy", r["strategy"]),
+                ("n", int(r["b"])),
+                ("games", games),
+                ("below_dd", int(r["below"])),
+                ("above_dd", int(r["above"])),
+                ("gain_mean", mean),
+                ("gain_lo", lo),
+                ("gain_hi", hi),
+                ("gain_se", se),
+            ):
+                rows[k].append(None if isinstance(v, float) and v != v else v)  # nan -> null
     return pl.DataFrame(rows, schema=GAIN_SCHEMA)
 
 
@@ -505,20 +725,19 @@ def dd_sample_table(
     frames: Sequence[Frame],
     sidecars: Sequence[pl.DataFrame],
     sample: int | None,
-    rows: Sequence[pl.DataFrame],
+    merged: Sequence[Partial],
 ) -> pl.DataFrame:
     """``dd_sample``: per run, its deals, the sample asked for (null: every deal), the deals sampled
     (up to the first run's ``sample``-th key) and the contracts among them solved (the ``n``
-    every other ``dd_`` table is a part of); ``rows``: each run's sampled deals (:func:`dd_rows`)."""
+    every other ``dd_`` table is a part of); ``merged``: each run's :func:`dd_pass` aggregates."""
     out: dict[str, list[Any]] = {k: [] for k in SAMPLE_SCHEMA}
-    for f, side, sampled in zip(frames, sidecars, rows, strict=True):
-        n = f.count("deals")
+    for f, side, m in zip(frames, sidecars, merged, strict=True):
         for k, v in (
             ("run_id", f.run.run_id),
             ("variant", f.run.variant),
-            ("deals", n),
+            ("deals", f.count("deals")),
             ("sample", sample),
-            ("sampled", sampled.height),
+            ("sampled", int(m["dd_counts"]["sampled"][0])),
             ("solved", side.height),
         ):
             out[k].append(v)
@@ -528,22 +747,23 @@ def dd_sample_table(
 def dd_tables(
     frames: Sequence[Frame],
     sidecars: Sequence[pl.DataFrame],
-    rows: Sequence[pl.DataFrame],
+    rows: Sequence[pl.DataFrame] | None = None,
     sample: int | None = None,
 ) -> dict[str, pl.DataFrame]:
-    """The ``dd_`` tables of the runs' frames, their DD sidecars and sampled deals (``rows``,
-    :func:`dd_rows`; no I/O); ``sample`` is the ``--dd-sample`` the sidecars were solved for
-    (``None``: every deal)."""
-    deals = [dd_deals(f, s, r) for f, s, r in zip(frames, sidecars, rows, strict=True)]
-    out = {"dd_sample": dd_sample_table(frames, sidecars, sample, rows)}
+    """The ``dd_`` tables of the runs' frames and their DD sidecars (``deal_id`` and ``dd_tricks``
+    at least), from one :func:`dd_pass` over the sampled deals: ``rows`` (:func:`dd_rows`) for a
+    sample, every deal of the log in batches when None; ``sample`` is the ``--dd-sample`` the
+    sidecars were solved for (``None``: every deal)."""
+    merged, pairs = dd_pass(frames, sidecars, rows)
+    out = {"dd_sample": dd_sample_table(frames, sidecars, sample, merged)}
     if len(frames) > 1:
-        sampled = [dd_sampled_deals(s, r) for s, r in zip(sidecars, rows, strict=True)]
-        out["dd_variant_effects"] = dd_variant_effects(frames, sampled)
+        own = [int(m["dd_counts"]["sampled"][0]) for m in merged]
+        out["dd_variant_effects"] = dd_variant_effects(frames, pairs, own)
     return out | {
-        "dd_success": dd_success(deals),
-        "dd_by_level": dd_by_level(deals),
-        "dd_misere": dd_misere(deals),
-        "dd_trick_gain": dd_trick_gain(deals, [f.teams for f in frames]),
+        "dd_success": dd_success(frames, merged),
+        "dd_by_level": dd_by_level(frames, merged),
+        "dd_misere": dd_misere(frames, merged),
+        "dd_trick_gain": dd_trick_gain(frames, merged),
     }
 
 
@@ -586,33 +806,28 @@ def dd_sampled_deals(sidecar: pl.DataFrame, rows: pl.DataFrame) -> pl.DataFrame:
     ).sort("game_id", "hand_no")
 
 
-def dd_variant_effects(frames: Sequence[Frame], sampled: Sequence[pl.DataFrame]) -> pl.DataFrame:
+def dd_variant_effects(
+    frames: Sequence[Frame], pairs: Sequence[Partial | None], own: Sequence[int]
+) -> pl.DataFrame:
     """``dd_variant_effects``: for runs 2.. on the first run's table, each :data:`DD_EFFECTS` metric's
     paired difference (run − base) over the sampled deals both runs played (the conditional rates:
     over the pairs where both played such a contract), with the columns and intervals of
-    ``variant_effects`` and Holm's adjustment within each run."""
+    ``variant_effects`` and Holm's adjustment within each run; from the merged pairs of
+    :func:`dd_pass` and each run's number of sampled deals ``own``."""
     from fivehundred.pipelines.analysis.multiplicity import with_adjusted
-    from fivehundred.pipelines.analysis.variants import EFFECT_COLUMNS, _joint, _paired_rows, unpairable
+    from fivehundred.pipelines.analysis.variants import EFFECT_COLUMNS, _paired_rows
 
-    base, bd = frames[0], sampled[0]
+    base = frames[0]
     rows: list[dict[str, Any]] = []
-    for other, od in zip(frames[1:], sampled[1:], strict=True):
-        if unpairable(base, other) is not None:
+    for other, pair, n_other in zip(frames[1:], pairs[1:], own[1:], strict=True):
+        if unpairable(base, other) is not None or pair is None:
             continue
-        joined = bd.join(od, on=["game_id", "hand_no"], how="inner", suffix="_o").sort("game_id", "hand_no")
-        bad = joined.filter((pl.col("seed") != pl.col("seed_o")) | (pl.col("dealer") != pl.col("dealer_o")))
-        if bad.height:
-            raise AnalysisError(
-                f"runs {base.run.path} and {other.run.path}: the DD samples cannot be paired "
-                "(the deals differ: different master seeds?)"
-            )
         key = (base.run.run_id, other.run.run_id, "dd")
-        metrics = [m for m, _ in DD_EFFECTS]
-        for m in metrics:
-            pairs = joined.filter(pl.col(m).is_not_null() & pl.col(f"{m}_o").is_not_null())
-            if pairs.height == 0:
+        for m, _ in DD_EFFECTS:
+            hist = pair["dd_pair"].filter(pl.col("metric") == m)
+            if int(hist["_c"].sum()) == 0:
                 continue
-            for r in _paired_rows(_joint(pairs, [m]), [m], "deal", "dd_effects", key, (bd.height, od.height)):
+            for r in _paired_rows(hist, [m], "deal", "dd_effects", key, (own[0], n_other)):
                 r.update(
                     base_run=base.run.run_id,
                     run_id=other.run.run_id,

@@ -21,9 +21,19 @@ from typing import Any
 import polars as pl
 import pyarrow as pa
 
-from fivehundred.pipelines.analysis.dd import SIDECAR_SCHEMA, DDChunk, SidecarKind, dd_rows
+from fivehundred.pipelines.analysis.batches import Partial, Spec, merge
+from fivehundred.pipelines.analysis.dd import (
+    CLUSTER_SUMS,
+    SIDECAR_SCHEMA,
+    DDChunk,
+    SidecarKind,
+    cluster_exprs,
+    dd_rows,
+    id_slice,
+    row_batches,
+)
 from fivehundred.pipelines.analysis.frame import Frame
-from fivehundred.pipelines.analysis.intervals import cluster_mean, wilson_interval
+from fivehundred.pipelines.analysis.intervals import cluster_sums, wilson_interval
 from fivehundred.pipelines.analysis.io import AnalysisError
 from fivehundred.pipelines.hand import denomination_of, play_position
 from fivehundred.pipelines.rundir import encode_parquet
@@ -46,6 +56,9 @@ PAR_SCHEMA = pa.schema(
     + [("par_contract", pa.string()), ("par_declarer", pa.int8()), ("par_team", pa.int8())]
     + [("par_points", pa.int32()), SIDECAR_SCHEMA.field("dd_version")]
 )
+
+#: The par sidecar's columns the par tables read.
+PAR_KEPT = ("deal_id", *(f"dd_{d}" for d in DENOMINATIONS), "par_contract", "par_team", "par_points")
 
 
 def par_bids(rules: Rules) -> tuple[Bid, ...]:
@@ -274,54 +287,99 @@ def _nan_null(v: float) -> float | None:
     return None if v != v else v
 
 
+#: The par tables' partial aggregates of a chunk of whole games (:func:`par_partials`).
+PAR_AGGREGATES: Spec = {
+    "par_counts": ((), dict.fromkeys(("n", "at_par", "above", "below", "other"), "sum")),
+    "par_strategy": (
+        ("strategy",),
+        dict.fromkeys(("n", "at_par", "overbid", "underbid", "level_n", "level_sum", *CLUSTER_SUMS), "sum"),
+    ),
+}
+
+
+def par_partials(frame: Frame, rules: Rules, par: pl.DataFrame, rows: pl.DataFrame) -> Partial:
+    """The partial aggregates (:data:`PAR_AGGREGATES`) of a chunk of a run's sampled deals (whole
+    games) and its par sidecar (sorted by ``deal_id``): the deals with a par, at par, above and below
+    it, par bought by the other side; per side's strategies the counts and the cluster sums over the
+    chunk's games of the points against par."""
+    par = id_slice(par, rows)
+    land = landing(frame, rules, par, rows)
+    deals = land.filter(pl.col("side") == 0)
+    par2 = par.filter(pl.col("par_team").is_not_null())
+    played = rows.select("deal_id", "contract", "declarer").join(par2, on="deal_id", how="inner")
+    other = played.filter(
+        (pl.col("contract") == pl.col("par_contract"))
+        & ((pl.col("declarer") % rules.teams) != pl.col("par_team"))
+    ).height
+    counts = {
+        "n": deals.height,
+        "at_par": int(deals["at_par"].sum()),
+        "above": int(land.filter("overbid")["deal_id"].n_unique()),
+        "below": int(land.filter("underbid")["deal_id"].n_unique()),
+        "other": other,
+    }
+    i64 = pl.Int64
+    land = land.with_columns((pl.col("net") - pl.col("par_net")).alias("y"))
+    per_game = land.group_by("strategy", "game_id").agg(pl.col("y").sum(), pl.len().alias("m"))
+    sums = per_game.group_by("strategy").agg(*cluster_exprs(pl.col("y"), pl.col("m")))
+    strat = land.group_by("strategy").agg(
+        pl.len().cast(i64).alias("n"),
+        *(pl.col(c).sum().cast(i64) for c in ("at_par", "overbid", "underbid")),
+        pl.col("level_diff").count().cast(i64).alias("level_n"),
+        pl.col("level_diff").sum().cast(i64).alias("level_sum"),
+    )
+    return {
+        "par_counts": pl.DataFrame(counts, schema=dict.fromkeys(counts, i64)),
+        "par_strategy": strat.join(sums, on="strategy", how="left").select(
+            "strategy", *PAR_AGGREGATES["par_strategy"][1]
+        ),
+    }
+
+
 def par_tables(
     frames: Sequence[Frame],
     rules: Sequence[Rules],
     sidecars: Sequence[pl.DataFrame],
-    rows: Sequence[pl.DataFrame],
+    rows: Sequence[pl.DataFrame] | None = None,
 ) -> dict[str, pl.DataFrame]:
     """``dd_par`` (per run: how often the bidding reached par, went above or below it) and
     ``dd_par_by_strategy`` (per run and side's strategies: points against par, over- and under-bids,
-    the level difference), from the runs' par sidecars and sampled deals (``rows``,
-    :func:`~pipelines.analysis.dd.dd_rows`; no I/O)."""
+    the level difference), from the runs' par sidecars (sorted by ``deal_id``) and one pass over the
+    sampled deals (:func:`~pipelines.analysis.dd.row_batches`: ``rows``, a sample's, or every deal
+    in batches when None), merging :func:`par_partials`."""
+    merged: list[Partial | None] = [None] * len(frames)
+    for chunk in row_batches(frames, rows):
+        for i, (f, r, par, sampled) in enumerate(zip(frames, rules, sidecars, chunk, strict=True)):
+            if sampled is not None:
+                merged[i] = merge(merged[i], par_partials(f, r, par, sampled), PAR_AGGREGATES)
     runs: dict[str, list[Any]] = {k: [] for k in PAR_TABLE_SCHEMA}
     strat: dict[str, list[Any]] = {k: [] for k in BY_STRATEGY_SCHEMA}
-    for f, r, par, sampled in zip(frames, rules, sidecars, rows, strict=True):
-        land = landing(f, r, par, sampled)
-        if land.height == 0:
+    for f, par, m in zip(frames, sidecars, merged, strict=True):
+        c = None if m is None else m["par_counts"].row(0, named=True)
+        if m is None or c is None or c["n"] == 0:
             continue
-        deals = land.filter(pl.col("side") == 0)
+        n, at = int(c["n"]), int(c["at_par"])
         par2 = par.filter(pl.col("par_team").is_not_null())
-        played = sampled.select("deal_id", "contract", "declarer").join(par2, on="deal_id", how="inner")
-        other = played.filter(
-            (pl.col("contract") == pl.col("par_contract"))
-            & ((pl.col("declarer") % r.teams) != pl.col("par_team"))
-        ).height
-        n = deals.height
-        at = int(deals["at_par"].sum())
-        above = int(land.filter("overbid")["deal_id"].n_unique())
-        below = int(land.filter("underbid")["deal_id"].n_unique())
         lo, hi = wilson_interval(at, n)
         for k, v in (
             ("run_id", f.run.run_id), ("variant", f.run.variant), ("n", n),
             ("par_passed", par2.filter(pl.col("par_contract").is_null()).height),
             ("par_points_mean", math.fsum(par2["par_points"].to_list()) / n),
             ("at_par", at), ("at_par_rate", at / n), ("at_par_lo", lo), ("at_par_hi", hi),
-            ("above_par", above), ("below_par", below), ("par_other_side", other),
+            ("above_par", int(c["above"])), ("below_par", int(c["below"])),
+            ("par_other_side", int(c["other"])),
         ):  # fmt: skip
             runs[k].append(v)
-        land = land.with_columns((pl.col("net") - pl.col("par_net")).alias("y"))
-        for (name,), g in sorted(land.partition_by("strategy", as_dict=True).items()):
-            per_game = g.group_by("game_id").agg(pl.col("y").sum(), pl.len().alias("m")).sort("game_id")
-            mean, lo, hi, se, games = cluster_mean(per_game["y"].to_list(), per_game["m"].to_list())
-            lv = g["level_diff"].drop_nulls()
-            m = g.height
+        for g in sorted(m["par_strategy"].iter_rows(named=True), key=lambda g: g["strategy"]):
+            mean, lo, hi, se, games = cluster_sums(*(int(g[k]) for k in CLUSTER_SUMS))
+            size, level_n = int(g["n"]), int(g["level_n"])
             for k, v in (
-                ("run_id", f.run.run_id), ("variant", f.run.variant), ("strategy", name), ("n", m),
-                ("games", games), ("at_par", int(g["at_par"].sum())), ("overbid", int(g["overbid"].sum())),
-                ("underbid", int(g["underbid"].sum())), ("overbid_rate", g["overbid"].mean()),
-                ("underbid_rate", g["underbid"].mean()), ("level_n", lv.len()),
-                ("level_diff_mean", math.fsum(lv.to_list()) / lv.len() if lv.len() else None),
+                ("run_id", f.run.run_id), ("variant", f.run.variant), ("strategy", g["strategy"]),
+                ("n", size),
+                ("games", games), ("at_par", int(g["at_par"])), ("overbid", int(g["overbid"])),
+                ("underbid", int(g["underbid"])), ("overbid_rate", int(g["overbid"]) / size),
+                ("underbid_rate", int(g["underbid"]) / size), ("level_n", level_n),
+                ("level_diff_mean", int(g["level_sum"]) / level_n if level_n else None),
                 ("points_vs_par_mean", _nan_null(mean)), ("points_vs_par_lo", _nan_null(lo)),
                 ("points_vs_par_hi", _nan_null(hi)), ("points_vs_par_se", _nan_null(se)),
             ):  # fmt: skip

@@ -16,7 +16,6 @@ version and the rules) match; so an interrupted or repeated analysis replays onl
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +23,6 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from fivehundred.pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, rate_points
 from fivehundred.pipelines.analysis.dd import SIDECAR_SCHEMA, sidecar_parts
@@ -214,19 +212,18 @@ def replay(
     parts = sidecar_parts(
         run.log.dir,
         WHATIF_DIR,
-        [ReplayChunk(i, rules, spec, version, run.path, run.variant, tuple(c)) for i, c in enumerate(chunks)],
-        keys,
+        len(chunks),
+        lambda i: keys[i],
+        lambda todo: [
+            ReplayChunk(i, rules, spec, version, run.path, run.variant, tuple(chunks[i])) for i in todo
+        ],
         version,
         replay_chunk,
         workers or 0,
         address,
         progress,
     )
-    table = (
-        pa.concat_tables([pq.read_table(io.BytesIO(p)) for p in parts])
-        if parts
-        else PART_SCHEMA.empty_table()
-    )
+    table = pa.concat_tables(parts) if parts else PART_SCHEMA.empty_table()
     df = pl.from_arrow(table.drop_columns(["seed", "dd_version"]))
     assert isinstance(df, pl.DataFrame)
     return df.with_columns(
