@@ -263,6 +263,11 @@ class SidecarKind:
     chunk_deals: int
 
 
+def log_rows(run: Any, ids: pl.Series, columns: Sequence[str]) -> pl.DataFrame:
+    """The log's ``columns`` of the deals ``ids`` (one filtered scan of the run's log)."""
+    return run.scan.filter(pl.col("deal_id").is_in(ids.implode())).select(columns).collect(engine="streaming")
+
+
 #: Deals whose log rows (hands, kitty, ...) are read at once to build the tasks of the parts to solve.
 SOLVE_WINDOW_DEALS = 50_000
 #: Parts whose kept columns are gathered into one table at a time (the rest are already joined).
@@ -339,9 +344,11 @@ def dd_sidecar(
                 order.slice(i * size, size).select("deal_id", pl.lit(i, dtype=pl.Int64).alias("_part"))
                 for i in window
             )
-            log = run.scan.filter(pl.col("deal_id").is_in(want["deal_id"].implode())).select(kind.log_columns)
             picked = want.join(
-                log.collect(engine="streaming"), on="deal_id", how="left", maintain_order="left"
+                log_rows(run, want["deal_id"], kind.log_columns),
+                on="deal_id",
+                how="left",
+                maintain_order="left",
             )
             for (i,), rows_i in picked.partition_by("_part", as_dict=True, maintain_order=True).items():
                 yield DDChunk(int(i), rules, tuple(rows_i.drop("_part").to_dicts()))

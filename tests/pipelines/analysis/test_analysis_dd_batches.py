@@ -4,6 +4,7 @@ table (``--dd par`` with a sample and ``--compare``, and every deal), a sample k
 
 from __future__ import annotations
 
+import math
 import shutil
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from fivehundred.pipelines.analysis import analyze
+from fivehundred.pipelines.analysis import analyze, ddpar
 from fivehundred.pipelines.analysis import dd as ddmod
 from fivehundred.pipelines.analysis import frame as framemod
 from fivehundred.pipelines.analysis.batches import deal_frame
@@ -37,21 +38,100 @@ def _dd_tables(tables: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
     return {n: t for n, t in tables.items() if n.startswith("dd_")}
 
 
-@pytest.mark.parametrize("kw", [{"dd": "par", "dd_sample": 9}, {"dd": "contract"}])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"dd": "par", "dd_sample": 9},
+        {"dd": "contract"},
+        pytest.param({"dd": "par"}, marks=pytest.mark.slow),
+    ],
+)
 def test_the_chunk_size_changes_no_dd_table(
     runs: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kw: dict
 ) -> None:
+    """The sampled rows read in chunks of 5 deals, the DD tables' pass over every deal in batches of
+    5 deals (plus a game), the sidecar parts gathered 2 at a time: the same tables, to the bit."""
     want = _dd_tables(analyze(runs, tmp_path / "s1", **kw))
     assert {"dd_variant_effects", "dd_success", "dd_trick_gain"} <= set(want)
     chunks: list[int] = []
     real = framemod.chunks
     monkeypatch.setattr(framemod, "CHUNK_ROWS", 5)
     monkeypatch.setattr(framemod, "chunks", lambda run, rows: chunks.append(rows) or real(run, rows))
+    monkeypatch.setattr(ddmod, "DD_BATCH_ROWS", 5)
+    monkeypatch.setattr(ddmod, "_COMPACT_PARTS", 2)
+    held = _spy_batches(monkeypatch)
     got = _dd_tables(analyze(runs, tmp_path / "s2", **kw))
     assert chunks and set(chunks) == {5}, "the DD rows were read in chunks of 5 deals"
+    if kw.get("dd_sample") is None:
+        longest = max(
+            pl.read_parquet(f"{r}/deals/*.parquet").group_by("game_id").len()["len"].max() for r in runs
+        )
+        assert len(held) >= 3 and max(held) <= 5 + longest, "every deal read in batches of whole games"
+    else:
+        assert len(held) == 2, "a sample's rows are one chunk (the dd_ pass, the par pass)"
     assert sorted(got) == sorted(want)
     for name in want:
         assert_frame_equal(got[name], want[name], check_exact=True)
+
+
+def _spy_batches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Record the most deals of one run in each chunk the DD tables' passes read."""
+    held: list[int] = []
+    real = ddmod.row_batches
+
+    def spy(frames: list, rows: list | None = None):  # type: ignore[no-untyped-def]
+        for chunk in real(frames, rows):
+            held.append(max(d.height for d in chunk if d is not None))
+            yield chunk
+
+    monkeypatch.setattr(ddmod, "row_batches", spy)
+    monkeypatch.setattr(ddpar, "row_batches", spy)
+    return held
+
+
+def test_every_deal_holds_no_per_deal_rows_and_solves_in_windows(
+    runs: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--dd`` of every deal never reads the sampled rows whole (``dd_rows``); solved with the log
+    rows of 8 deals (two parts of 4) read at a time, a fresh copy writes the same parts and the same
+    tables as one solved with the default window."""
+    monkeypatch.setattr(ddmod, "CHUNK_DEALS", 4)
+
+    def fresh(name: str) -> list[Path]:
+        out = []
+        for r in runs:
+            shutil.copytree(
+                r, tmp_path / name / r.name, ignore=shutil.ignore_patterns("dd", "dd_par", "stats")
+            )
+            out.append(tmp_path / name / r.name)
+        return out
+
+    def refuse(*_a: object, **_k: object) -> None:
+        raise AssertionError("dd_rows read every deal's rows")
+
+    monkeypatch.setattr(ddmod, "dd_rows", refuse)
+    one, two = fresh("one"), fresh("two")
+    want = _dd_tables(analyze(one, tmp_path / "s1", dd="contract"))
+    reads: list[int] = []
+    real = ddmod.log_rows
+
+    def spy(run: object, ids: pl.Series, cols: tuple) -> pl.DataFrame:
+        reads.append(ids.len())
+        return real(run, ids, cols)
+
+    monkeypatch.setattr(ddmod, "log_rows", spy)
+    monkeypatch.setattr(ddmod, "SOLVE_WINDOW_DEALS", 8)
+    got = _dd_tables(analyze(two, tmp_path / "s2", dd="contract"))
+    solved = [int(n) for n in got["dd_sample"]["solved"]]
+    parts = [math.ceil(n / 4) for n in solved]
+    assert sum(parts) > 4 and max(reads) <= 8 and sum(reads) == sum(solved)
+    assert len(reads) == sum(math.ceil(k / 2) for k in parts), "the log rows of two parts at a time"
+    for name in want:
+        assert_frame_equal(got[name], want[name], check_exact=True)
+    for a, b in zip(one, two, strict=True):
+        pa_, pb = sorted((a / "dd").glob("*.parquet")), sorted((b / "dd").glob("*.parquet"))
+        assert pa_ and [p.name for p in pa_] == [p.name for p in pb]
+        assert [p.read_bytes() for p in pa_] == [p.read_bytes() for p in pb], "the same part files"
 
 
 def test_a_sample_holds_only_its_deals_whatever_the_chunks(
