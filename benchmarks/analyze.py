@@ -8,11 +8,19 @@ that its peak RSS (``ru_maxrss``) and CPU time (user + system, every thread) are
     python benchmarks/analyze.py [--deals 1000000 4000000] [--workers K] [--dir DIR]
     python benchmarks/analyze.py --deals 16000000
     python benchmarks/analyze.py --what-if 1000 --dd-sample 2
+    python benchmarks/analyze.py --dd-all
 
 ``--what-if N`` adds a row per log for ``analyze --what-if misere --sample N`` and ``--dd-sample N``
 one for ``analyze --dd-sample N`` (each with the main tables; the log's replay and DD sidecars are
 removed first, so the replays and solves are measured too).  The log replicates ``--base`` deals, so
 a DD sample of ``N`` hands holds every copy of them: ``N`` times the copies.
+
+``--dd-all`` adds a row for ``analyze --dd`` of every deal.  Solving every deal of a 1M log is out
+of reach here, so the log's DD sidecar is built the way the log is (:func:`build_dd`): the base deals
+are solved once (cached in ``<dir>-dd-base/``) and each base deal's sidecar row is replicated with
+the deal ids of its copies, in the sample order of the whole log, 64 deals a part, exactly the parts
+the analysis would write; the row then measures reading the sidecar and building the ``dd_`` tables
+(the analysis fails if it would solve a part).
 """
 
 from __future__ import annotations
@@ -86,6 +94,49 @@ def build_log(run_dir: Path, deals: int, base: int, seed: int) -> None:
     )
 
 
+def build_dd(run_dir: Path, base_dir: Path) -> None:
+    """The DD sidecar ``run_dir/dd/`` of a replicated log: the base deals (its first part file, the
+    first copy) solved once in ``base_dir`` (reused), each sidecar row replicated with the deal ids
+    of the copies, sorted in the sample order of the whole log (copies share their deal's seed, so
+    they sit together, by deal id) and cut into parts of ``CHUNK_DEALS``."""
+    import polars as pl
+    import pyarrow as pa
+
+    from fivehundred.pipelines.analysis import dd as ddmod
+    from fivehundred.pipelines.analysis.batches import deal_frame
+    from fivehundred.pipelines.analysis.io import open_run
+    from fivehundred.pipelines.analysis.whatif import rules_of
+    from fivehundred.pipelines.rundir import encode_parquet
+
+    meta = json.loads((run_dir / "manifest.json").read_text())
+    first = run_dir / "deals" / "part-00000.parquet"
+    if not (base_dir / "deals" / first.name).exists():
+        (base_dir / "deals").mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(first, base_dir / "deals" / first.name)
+        keep = ("run_id", "variant", "seed", "bots")
+        (base_dir / "manifest.json").write_text(json.dumps({k: meta[k] for k in keep}))
+    frame = deal_frame(open_run(base_dir))
+    side = ddmod.dd_sidecar(frame, rules_of(frame), workers=0)  # solved once, then reused
+    n = frame.count("deals")
+    keys = pl.Series("k", [ddmod.sample_key(s) for s in side["seed"].to_list()], dtype=pl.UInt64)
+    base = side.with_columns(keys)
+    reps = pl.concat([base.with_columns(pl.col("deal_id") + c * n) for c in range(meta["synthetic_copies"])])
+    reps = reps.filter(pl.col("deal_id") < meta["deals"]).sort("k", "deal_id").drop("k")
+    table = reps.to_arrow().cast(ddmod.SIDECAR_SCHEMA)
+    shutil.rmtree(run_dir / "dd", ignore_errors=True)
+    (run_dir / "dd").mkdir()
+    size = ddmod.CHUNK_DEALS
+    for i in range(-(-table.num_rows // size)):
+        part = pa.Table.from_batches(table.slice(i * size, size).to_batches(), ddmod.SIDECAR_SCHEMA)
+        (run_dir / ddmod.part_name(i)).write_bytes(encode_parquet(part))
+    meta["dd_replicated"] = meta["deals"]
+    (run_dir / "manifest.json").write_text(json.dumps(meta))
+
+
+def _no_solving(run: str, done: int, parts: int) -> None:
+    raise RuntimeError(f"{run}: the analysis solved a DD part ({done}/{parts}): the sidecar was not reused")
+
+
 def measure(run_dir: Path, deals: int, base: int, workers: int, extra: Sequence[str] = ()) -> dict:
     """Build the log of ``deals`` deals if needed, then analyse it in a child process (``extra``:
     ``--what-if N`` or ``--dd-sample N``)."""
@@ -96,6 +147,14 @@ def measure(run_dir: Path, deals: int, base: int, workers: int, extra: Sequence[
         t0 = time.perf_counter()
         build_log(run_dir, deals, base, seed=2026)
         print(f"built {deals:,} deals in {run_dir} in {time.perf_counter() - t0:.1f} s", flush=True)
+    if "--dd-all" in extra and json.loads(manifest.read_text()).get("dd_replicated") != deals:
+        t0 = time.perf_counter()
+        build_dd(run_dir, Path(f"{run_dir.parent / run_dir.name.rsplit('-', 1)[0]}-dd-base"))
+        print(f"built the DD sidecar of {run_dir} in {time.perf_counter() - t0:.1f} s", flush=True)
+    if "--dd-sample" in extra:  # its analysis replaces the log's DD sidecar by a sample's
+        meta = json.loads(manifest.read_text())
+        meta.pop("dd_replicated", None)
+        manifest.write_text(json.dumps(meta))
     cmd = [sys.executable, __file__, "--child", "--dir", str(run_dir), "--workers", str(workers), *extra]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -109,6 +168,7 @@ def main() -> None:
     ap.add_argument("--dir", type=Path, default=Path("/tmp/fivehundred-bench-analyze"))
     ap.add_argument("--what-if", type=int, default=0, help="also time --what-if misere --sample N (0: no)")
     ap.add_argument("--dd-sample", type=int, default=0, help="also time --dd-sample N (0: no)")
+    ap.add_argument("--dd-all", action="store_true", help="also time --dd of every deal (module docstring)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -121,6 +181,8 @@ def main() -> None:
         elif args.dd_sample:
             shutil.rmtree(args.dir / "dd", ignore_errors=True)
             kw = {"dd": "contract", "dd_sample": args.dd_sample}
+        elif args.dd_all:
+            kw = {"dd": "contract", "dd_progress": _no_solving}
         t0 = time.perf_counter()
         tables = analyze([args.dir], args.dir / "stats", workers=args.workers, **kw)
         wall = time.perf_counter() - t0
@@ -134,6 +196,7 @@ def main() -> None:
                     "peak_bytes": peak,
                     "tables": len(tables),
                     "dd_sampled": int(tables["dd_sample"]["sampled"][0]) if "dd_sample" in tables else None,
+                    "dd_solved": int(tables["dd_sample"]["solved"][0]) if "dd_sample" in tables else None,
                 }
             )
         )
@@ -142,6 +205,7 @@ def main() -> None:
         load = fh.read().split()[:3]
     print(f"load average before: {' '.join(load)} ({os.cpu_count()} cores)")
     results = []
+    dd_all: list[tuple[int, dict]] = []
     for deals in args.deals:
         run_dir = Path(f"{args.dir}-{deals}")
         res = measure(run_dir, deals, args.base, args.workers)
@@ -153,12 +217,17 @@ def main() -> None:
         if args.dd_sample:
             res = measure(run_dir, deals, args.base, args.workers, ["--dd-sample", str(args.dd_sample)])
             _print(f"--dd-sample {args.dd_sample} ({res['dd_sampled']:,} deals sampled)", deals, res)
-    if len(results) > 1:
-        (d0, r0), (d1, r1) = results[0], results[-1]
-        print(
-            f"{d1:,} vs {d0:,} deals: peak memory x{r1['peak_bytes'] / r0['peak_bytes']:.3f} "
-            f"(target <= 1.15), CPU per deal x{(r1['cpu_s'] / d1) / (r0['cpu_s'] / d0):.3f} (linear: 1)"
-        )
+        if args.dd_all:
+            res = measure(run_dir, deals, args.base, args.workers, ["--dd-all"])
+            dd_all.append((deals, res))
+            _print(f"--dd of every deal ({res['dd_solved']:,} contracts)", deals, res)
+    for what, rows in (("analyze", results), ("--dd of every deal", dd_all)):
+        if len(rows) > 1:
+            (d0, r0), (d1, r1) = rows[0], rows[-1]
+            print(
+                f"{what}, {d1:,} vs {d0:,} deals: peak memory x{r1['peak_bytes'] / r0['peak_bytes']:.3f} "
+                f"(target <= 1.15), CPU per deal x{(r1['cpu_s'] / d1) / (r0['cpu_s'] / d0):.3f} (linear: 1)"
+            )
 
 
 def _print(what: str, deals: int, res: dict) -> None:

@@ -140,7 +140,21 @@ def check_part_files(
     columns: Sequence[str] = CORE_COLUMNS,
     unique_ids: bool = True,
 ) -> int:
-    """Check a run's part files before anything reads them; returns the number of rows.
+    """Check a run's part files before anything reads them; returns the number of rows
+    (:func:`check_part_spans`)."""
+    return check_part_spans(files, open_file, where, columns, unique_ids)[0]
+
+
+def check_part_spans(
+    files: Sequence[str],
+    open_file: Callable[[str], Any],
+    where: str,
+    columns: Sequence[str] = CORE_COLUMNS,
+    unique_ids: bool = True,
+) -> tuple[int, tuple[Span, ...]]:
+    """Check a run's part files before anything reads them; returns the number of rows and, with
+    ``unique_ids``, each non-empty file's deal-id span (:class:`pipelines.idspans.Span`, in file
+    order), so that a caller needs not read the ids again.
 
     ``files`` are the part files relative to the run ``where`` (as the user sees it), opened with
     ``open_file`` (:meth:`pipelines.rundir.RunLog.open`: local or object store).  Each file must be
@@ -194,7 +208,7 @@ def check_part_files(
         except (pa.ArrowException, OSError) as exc:
             raise _unreadable(name, empty, exc) from None
     _check_unique(spans, repeats, open_file, where)
-    return rows
+    return rows, tuple(spans)
 
 
 def _check_unique(

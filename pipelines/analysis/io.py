@@ -13,8 +13,9 @@ from typing import Any
 import polars as pl
 import pyarrow as pa
 
+from fivehundred.pipelines.idspans import Span
 from fivehundred.pipelines.rundir import Manifest, RunLog, open_log
-from fivehundred.pipelines.schema import CORE_COLUMNS, SCHEMA_VERSION, DealLogError, check_part_files
+from fivehundred.pipelines.schema import CORE_COLUMNS, SCHEMA_VERSION, DealLogError, check_part_spans
 from fivehundred.sim.errors import UserError
 
 
@@ -49,6 +50,8 @@ class Run:
     manifest: Manifest  # nothing set when the run has none
     columns: tuple[str, ...]
     log: RunLog
+    #: Each non-empty part file's deal ids (lowest, highest, how many), found when the log was checked.
+    spans: tuple[Span, ...] = ()
 
 
 def open_run(path: str | Path | RunLog) -> Run:
@@ -61,7 +64,7 @@ def open_run(path: str | Path | RunLog) -> Run:
     log = path if isinstance(path, RunLog) else open_log(path, error=AnalysisError)
     deals = f"{log.path}/deals"
     try:  # every file readable, a deal log's columns, no deal id twice
-        check_part_files(log.files, log.open, log.path)
+        _, spans = check_part_spans(log.files, log.open, log.path)
     except DealLogError as exc:
         raise AnalysisError(str(exc)) from None
     scan = log.scan()
@@ -89,7 +92,9 @@ def open_run(path: str | Path | RunLog) -> Run:
     run_id = log.manifest.run_id or first["run_id"][0]
     variant = first["variant"][0]
     seed = log.manifest.master_seed
-    return Run(log.path, scan, str(run_id), str(variant), seed, log.manifest, tuple(schema.names()), log)
+    return Run(
+        log.path, scan, str(run_id), str(variant), seed, log.manifest, tuple(schema.names()), log, spans
+    )
 
 
 def _atomic_write(path: Path, write: Any) -> None:

@@ -91,16 +91,18 @@ def sample_ranks(n: int, sample: int) -> np.ndarray:
 
 def sample_ids(frame: Frame, sample: int) -> list[int]:
     """The deal ids of ``sample`` deals spread evenly over the run in deal-id order (:func:`sample_ranks`),
-    holding one part file's ids at a time (the log's ids are unique: :func:`open_run` checked)."""
+    holding one part file's ids at a time (the log's ids are unique: :func:`open_run` checked them
+    and kept each file's span, so only the files holding a sampled rank are read here)."""
     log = frame.run.log
-    spans = []
-    for rel in log.files:
-        ids = read_ids(log.open, rel)
-        if ids.size:
-            spans.append(Span(rel, int(ids.min()), int(ids.max()), int(ids.size)))
-        del ids
+    spans = list(frame.run.spans) or [s for s in (_span(log, rel) for rel in log.files) if s is not None]
     n = sum(s.rows for s in spans)
     return list(ids_at_ranks(log.open, spans, sample_ranks(n, sample).tolist()))
+
+
+def _span(log: Any, rel: str) -> Span | None:
+    """A part file's span, read (a run opened without its spans)."""
+    ids = read_ids(log.open, rel)
+    return Span(rel, int(ids.min()), int(ids.max()), int(ids.size)) if ids.size else None
 
 
 def replay_version(rules: Rules, label: str) -> str:

@@ -154,12 +154,16 @@ def test_the_sample_is_evenly_spaced_over_the_sorted_ids(base: Path) -> None:
 
 
 def test_the_sample_reads_one_part_file_at_a_time(base: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each part file's ids are read alone (for its range), then again alone for the ranks it holds:
-    never two files' ids at once (the golden log's parts hold disjoint id ranges)."""
+    """The files' spans come from the log's check (``open_run``): the sample reads only the files
+    holding one of its ranks, each alone and once (the golden log's parts hold disjoint id ranges);
+    a run opened without its spans reads each file's span first, one file at a time."""
+    from dataclasses import replace
+
     from fivehundred.pipelines import idspans
 
     frame = deal_frame(open_run(base))
     sizes = {p.name: pq.read_metadata(p).num_rows for p in (base / "deals").glob("*.parquet")}
+    assert [(Path(s.file).name, s.rows) for s in frame.run.spans] == sorted(sizes.items())
     read: list[tuple[str, int]] = []
     real = idspans.read_ids
 
@@ -170,10 +174,16 @@ def test_the_sample_reads_one_part_file_at_a_time(base: Path, monkeypatch: pytes
 
     monkeypatch.setattr(idspans, "read_ids", spy)
     monkeypatch.setattr(whatif, "read_ids", spy)
-    whatif.sample_ids(frame, WHATIF_SAMPLE)
+    want = whatif.sample_ids(frame, WHATIF_SAMPLE)
+    assert read and all(sizes[name] == n for name, n in read) and len(set(read)) == len(read)
+    holding = sorted({Path(s.file).name for s in frame.run.spans for i in want if s.lo <= i <= s.hi})
+    assert [name for name, _ in read] == holding, "only the files holding a sampled rank, no span pass"
+    read.clear()
+    assert whatif.sample_ids(frame, 1) == want[:1] and len(read) == 1, "one rank: one file read"
+    read.clear()
+    bare = replace(frame, run=replace(frame.run, spans=()))
+    assert whatif.sample_ids(bare, WHATIF_SAMPLE) == want
     assert read[: len(sizes)] == sorted(sizes.items())  # each file's span, one file at a time
-    again = read[len(sizes) :]  # then alone again, each file holding one of the ranks
-    assert again and all(sizes[name] == n for name, n in again) and len(set(again)) == len(again)
 
 
 def _opener(files: dict[str, np.ndarray]):  # type: ignore[no-untyped-def]
