@@ -11,8 +11,10 @@ duplicate comparisons (:mod:`~pipelines.analysis.variants`), and writes each as 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -129,6 +131,28 @@ def analyze(
         if r.run_id in seen:
             runs[i] = replace(r, run_id=f"{r.run_id} ({r.log.dir.name})")
         seen.add(runs[i].run_id)
+    with shared_ray(workers, address):  # one Ray for every phase (batches, what-if, DD), if any
+        tables = _tables(
+            runs, what_if, seat_strategy, sample, dd, dd_sample, workers, address, say, dd_progress
+        )
+    say(f"writing {len(tables)} tables to {out} ...")
+    write_tables(tables, out)
+    return tables
+
+
+def _tables(
+    runs: list[Run],
+    what_if: str | None,
+    seat_strategy: str | None,
+    sample: int,
+    dd: str | None,
+    dd_sample: int | None,
+    workers: int | None,
+    address: str | None,
+    say: Callable[[str], None],
+    dd_progress: Callable[[str, int, int], None] | None,
+) -> dict[str, pl.DataFrame]:
+    """Every table of :func:`analyze` (its arguments checked), computed; nothing written."""
     say(f"reading {len(runs)} run{'s' if len(runs) > 1 else ''} ...")
     frames = deal_frames(runs, workers, address, progress=progress_of(say))
     say(f"computing the tables ({sum(f.count('deals') for f in frames):,} deals) ...")
@@ -148,9 +172,18 @@ def analyze(
         what = "the contracts as played" + (" and every seat's par" if dd == DD_PAR else "")
         say(f"double-dummy solving {what}{some} ...")
         tables.update(tidy.finish(dd_analysis(frames, workers, address, dd_progress, dd_sample, dd), frames))
-    say(f"writing {len(tables)} tables to {out} ...")
-    write_tables(tables, out)
     return tables
+
+
+def shared_ray(workers: int | None, address: str | None) -> AbstractContextManager[Any]:
+    """One embedded Ray instance (``workers`` > 0) or one connection (``address``) for the whole
+    analysis: each phase's pool (:class:`pipelines.chunks.RayPool`) finds Ray running and uses it,
+    and only this one shuts it down; a no-op for an analysis in this process."""
+    if not workers and address is None:
+        return nullcontext()
+    from fivehundred.pipelines.chunks import RayPool
+
+    return RayPool(workers=workers, address=address)
 
 
 def dd_analysis(

@@ -178,3 +178,37 @@ def test_ties_at_the_cut_are_kept(runs: list[Path], tmp_path: Path) -> None:
 
 def test_no_whole_run_per_deal_frame() -> None:
     assert not hasattr(framemod.Frame, "df") and not hasattr(framemod, "deal_rows")
+
+
+@pytest.mark.slow
+def test_one_ray_for_every_phase_gives_the_in_process_tables(
+    runs: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--workers 2`` with the what-if and ``--dd``: the batches, the replays and the DD solves run on
+    one embedded Ray (started once, shut down at the end), and every table file is the in-process
+    one's bytes (fresh copies: every replay and solve is a Ray task)."""
+    import ray
+
+    kw = {"what_if": "misere", "sample": 6, "dd": "par", "dd_sample": 4}
+    local = analyze(runs, tmp_path / "local", workers=0, **kw)
+    copies = []
+    for r in runs:
+        skip = shutil.ignore_patterns("dd", "dd_par", "whatif_misere", "stats")
+        shutil.copytree(r, tmp_path / "copies" / r.name, ignore=skip)
+        copies.append(tmp_path / "copies" / r.name)
+    starts: list[int] = []
+    real = ray.init
+    monkeypatch.setattr(ray, "init", lambda *a, **k: starts.append(1) or real(*a, **k))
+    got = analyze(copies, tmp_path / "ray", workers=2, **kw)
+    assert len(starts) == 1 and not ray.is_initialized()
+    assert sorted(got) == sorted(local) and {"dd_par", "misere_whatif"} <= set(got)
+    for name in local:
+        assert (tmp_path / "ray" / f"{name}.parquet").read_bytes() == (
+            tmp_path / "local" / f"{name}.parquet"
+        ).read_bytes(), name
+    for r, c in zip(runs, copies, strict=True):
+        for folder in ("dd", "dd_par", "whatif_misere"):
+            parts = sorted((r / folder).glob("*.parquet"))
+            assert parts and [p.read_bytes() for p in parts] == [
+                (c / folder / p.name).read_bytes() for p in parts
+            ], folder
