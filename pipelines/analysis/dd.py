@@ -22,6 +22,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -240,6 +241,37 @@ def sampled_ids(frame: Frame, cut: int | None = None, rows: pl.DataFrame | None 
     return rows.select("deal_id", "seed", "contract", "sample_key")
 
 
+def sample_order_ids(frame: Frame, cut: int | None = None, contracts_only: bool = False) -> pl.DataFrame:
+    """``deal_id`` and ``seed`` of the run's deals (those with a contract when ``contracts_only``)
+    whose :func:`sample_key` is at most ``cut`` (all when None), in sample order (ties by
+    ``deal_id``), as :func:`sampled_ids` gives them: read chunk by chunk, three columns, and sorted
+    as arrays (24 bytes a deal, 32 while sorting; 16 returned)."""
+    from fivehundred.pipelines.analysis import frame as framemod
+
+    ids, seeds, keys = [], [], []
+    for lf in framemod.chunks(frame.run, framemod.CHUNK_ROWS):
+        d = lf.select("deal_id", "seed", "contract").collect(engine="streaming")
+        if contracts_only:
+            d = d.filter(pl.col("contract").is_not_null())
+        k = np.fromiter((sample_key(v) for v in d["seed"].to_list()), dtype=np.uint64, count=d.height)
+        keep = slice(None) if cut is None else k <= cut
+        keys.append(k[keep])
+        ids.append(d["deal_id"].to_numpy()[keep])
+        seeds.append(d["seed"].to_numpy()[keep])
+    key = np.concatenate(keys)
+    del keys
+    all_ids = np.concatenate(ids)
+    del ids
+    idx = np.lexsort((all_ids, key))
+    del key
+    deal_ids = all_ids[idx]
+    del all_ids
+    ordered_seeds = np.concatenate(seeds)[idx]
+    del seeds, idx
+    schema = {"deal_id": pl.Int64, "seed": pl.UInt64}
+    return pl.DataFrame({"deal_id": deal_ids, "seed": ordered_seeds}, schema=schema)
+
+
 def sample_cut(frame: Frame, sample: int, rows: pl.DataFrame | None = None) -> int:
     """The key of the ``sample``-th deal of ``frame`` in sample order (its last deal's when the run
     is shorter): the first run's sample size becomes the key every run samples up to (of ``rows``,
@@ -326,10 +358,13 @@ def dd_sidecar(
     if kind is None:
         kind = SidecarKind(DD_DIR, DD_VERSION, SIDECAR_SCHEMA, LOG_COLUMNS, True, solve_chunk, CHUNK_DEALS)
     run = frame.run
-    order = sampled_ids(frame, cut, rows)
-    if kind.contracts_only:
-        order = order.filter(pl.col("contract").is_not_null())
-    order = order.select("deal_id", "seed")
+    if rows is None:
+        order = sample_order_ids(frame, cut, kind.contracts_only)
+    else:
+        order = sampled_ids(frame, cut, rows)
+        if kind.contracts_only:
+            order = order.filter(pl.col("contract").is_not_null())
+        order = order.select("deal_id", "seed")
     size = kind.chunk_deals
 
     def key_of(i: int) -> tuple[list[int], list[int]]:

@@ -212,3 +212,20 @@ def test_one_ray_for_every_phase_gives_the_in_process_tables(
             assert parts and [p.read_bytes() for p in parts] == [
                 (c / folder / p.name).read_bytes() for p in parts
             ], folder
+
+
+def test_the_lean_sample_order_is_the_sampled_ids(runs: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``sample_order_ids`` (every-deal ``--dd``: arrays of three columns) gives the deals of
+    ``sampled_ids`` in the same order, with or without a contract, with or without a cut, whatever
+    the chunks."""
+    frame = deal_frame(open_run(runs[0]))
+    every = ddmod.sampled_ids(frame)
+    for rows in (3, 1000):
+        monkeypatch.setattr(framemod, "CHUNK_ROWS", rows)
+        for cut in (None, int(every["sample_key"][7]), 0):
+            want = every if cut is None else every.filter(pl.col("sample_key") <= cut)
+            for only in (False, True):
+                w = want.filter(pl.col("contract").is_not_null()) if only else want
+                got = ddmod.sample_order_ids(frame, cut, only)
+                assert_frame_equal(got, w.select("deal_id", "seed"), check_exact=True)
+    assert ddmod.sample_order_ids(frame, 0).height == 0
