@@ -86,6 +86,7 @@ def analyze_cmd(
             address=address,
             progress=status,
             dd_progress=dd_progress,
+            notice=status.log,
         )
     for name, df in tables.items():
         typer.echo(f"{name:26s} {df.height:6d} rows")

@@ -83,6 +83,7 @@ def analyze(
     address: str | None = None,
     progress: Callable[[str], None] | None = None,
     dd_progress: Callable[[str, int, int], None] | None = None,
+    notice: Callable[[str], None] | None = None,
 ) -> dict[str, pl.DataFrame]:
     """Analyse one run (or compare several, the first being the base) and write the tables.
 
@@ -94,8 +95,10 @@ def analyze(
     process; ``dd_progress(run, parts done, parts)`` after each part; ``dd="par"`` also the par
     tables, docs/dd.md); ``dd_sample`` solves only the first ``dd_sample`` deals of the first run in
     the sample order and the same hands of the others (docs/dd.md), None: every deal.  ``progress``
-    (optional) is told each phase in words (``reading 2 runs``); it never changes a table.  Returns
-    the tables by name.
+    (optional) is told each phase in words (``reading 2 runs``); it never changes a table.  A run folder
+    that cannot be written (read-only) still gets its what-if and DD tables: the replays and solves
+    are kept in memory, not cached, and ``notice`` (a line that must be shown) says so once per
+    sidecar.  Returns the tables by name.
     """
     say = progress or (lambda _phase: None)
     if not run_dirs:
@@ -133,7 +136,7 @@ def analyze(
         seen.add(runs[i].run_id)
     with shared_ray(workers, address):  # one Ray for every phase (batches, what-if, DD), if any
         tables = _tables(
-            runs, what_if, seat_strategy, sample, dd, dd_sample, workers, address, say, dd_progress
+            runs, what_if, seat_strategy, sample, dd, dd_sample, workers, address, say, dd_progress, notice
         )
     say(f"writing {len(tables)} tables to {out} ...")
     write_tables(tables, out)
@@ -151,6 +154,7 @@ def _tables(
     address: str | None,
     say: Callable[[str], None],
     dd_progress: Callable[[str, int, int], None] | None,
+    notice: Callable[[str], None] | None,
 ) -> dict[str, pl.DataFrame]:
     """Every table of :func:`analyze` (its arguments checked), computed; nothing written."""
     say(f"reading {len(runs)} run{'s' if len(runs) > 1 else ''} ...")
@@ -165,13 +169,14 @@ def _tables(
         def replayed(run: str, done: int, parts: int) -> None:
             say(f"replaying {run}: {done:,}/{parts:,} parts ...")
 
-        whatif = misere_whatif(frames, seat_strategy, sample, workers, address, replayed)
+        whatif = misere_whatif(frames, seat_strategy, sample, workers, address, replayed, notice)
         tables.update(tidy.finish(whatif, frames))
     if dd is not None:
         some = "" if dd_sample is None else f" (a sample of {dd_sample:,} deals per run)"
         what = "the contracts as played" + (" and every seat's par" if dd == DD_PAR else "")
         say(f"double-dummy solving {what}{some} ...")
-        tables.update(tidy.finish(dd_analysis(frames, workers, address, dd_progress, dd_sample, dd), frames))
+        dd_tables = dd_analysis(frames, workers, address, dd_progress, dd_sample, dd, notice)
+        tables.update(tidy.finish(dd_tables, frames))
     return tables
 
 
@@ -193,12 +198,13 @@ def dd_analysis(
     progress: Callable[[str, int, int], None] | None,
     sample: int | None = None,
     kind: str = DD_CONTRACT,
+    notice: Callable[[str], None] | None = None,
 ) -> dict[str, pl.DataFrame]:
     """The ``dd_`` tables of the runs (each run's sidecar solved where missing, on ``workers``; with
     ``sample``, only the first ``sample`` deals of the first run in the sample order and every other
     run's deals up to the same key: the same hands); ``kind`` ``par`` adds the par sidecar
     ``RUN/dd_par/`` and its tables; ``progress(run, done, parts)`` (``run`` ends ``(par)`` for the
-    par sidecar's parts)."""
+    par sidecar's parts); ``notice`` is told when a sidecar cannot be written (kept in memory)."""
     from fivehundred.pipelines.analysis.dd import dd_rows, dd_sidecar, dd_tables, sample_cut
     from fivehundred.pipelines.analysis.whatif import rules_of
 
@@ -215,7 +221,9 @@ def dd_analysis(
     for i, f in enumerate(frames):
         report = None if progress is None else (lambda done, total, p=f.run.path: progress(p, done, total))
         r = None if rows is None else rows[i]
-        sidecars.append(dd_sidecar(f, rules_of(f), workers, address, report, cut, rows=r, columns=DD_KEPT))
+        sidecars.append(
+            dd_sidecar(f, rules_of(f), workers, address, report, cut, rows=r, columns=DD_KEPT, notice=notice)
+        )
     tables = dd_tables(frames, sidecars, rows, sample)
     if kind == DD_PAR:
         from fivehundred.pipelines.analysis.ddpar import PAR_KEPT, par_kind, par_tables
@@ -224,7 +232,9 @@ def dd_analysis(
         for i, f in enumerate(frames):
             report = None if progress is None else (lambda d, t, p=f"{f.run.path} (par)": progress(p, d, t))
             r = None if rows is None else rows[i]
-            pars.append(dd_sidecar(f, rules_of(f), workers, address, report, cut, par_kind(), r, PAR_KEPT))
+            pars.append(
+                dd_sidecar(f, rules_of(f), workers, address, report, cut, par_kind(), r, PAR_KEPT, notice)
+            )
         tables.update(par_tables(frames, [rules_of(f) for f in frames], pars, rows))
     return tables
 

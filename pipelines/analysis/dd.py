@@ -32,7 +32,7 @@ from fivehundred.pipelines.analysis.frame import LEVEL_ORDER, Frame, deal_exprs
 from fivehundred.pipelines.analysis.intervals import cluster_sums, wilson
 from fivehundred.pipelines.analysis.io import AnalysisError
 from fivehundred.pipelines.analysis.variants import _joint, unpairable
-from fivehundred.pipelines.rundir import encode_parquet
+from fivehundred.pipelines.rundir import StorageError, encode_parquet
 from fivehundred.sim.dd import Position, dd_tricks
 from fivehundred.sim.rules import Rules
 from fivehundred.sim.seeding import derive
@@ -340,20 +340,22 @@ def dd_sidecar(
     kind: SidecarKind | None = None,
     rows: pl.DataFrame | None = None,
     columns: Sequence[str] | None = None,
+    notice: Callable[[str], None] | None = None,
 ) -> pl.DataFrame:
     """The run's DD sidecar (computed where missing or stale, else read), one row per deal with a
-    contract (of the sampled deals up to the key ``cut``, :func:`sampled_ids`; of every deal when
-    ``None``), in ``deal_id`` order; another sidecar with ``kind`` (the par sidecar,
-    :func:`pipelines.analysis.ddpar.par_kind`).  ``rows``: the sampled deals' :func:`dd_rows` (or
-    :func:`sampled_ids`) when already read; ``columns``: the sidecar's columns to return (all when
-    None; ``deal_id`` among them).
+        contract (of the sampled deals up to the key ``cut``, :func:`sampled_ids`; of every deal when
+        ``None``), in ``deal_id`` order; another sidecar with ``kind`` (the par sidecar,
+        :func:`pipelines.analysis.ddpar.par_kind`).  ``rows``: the sampled deals' :func:`dd_rows` (or
+        :func:`sampled_ids`) when already read; ``columns``: the sidecar's columns to return (all when
+        None; ``deal_id`` among them); ``notice``: told once when the sidecar cannot be written
+    (:func:`sidecar_parts`).
 
-    Parts hold the deals in sample order, :attr:`SidecarKind.chunk_deals` each; a part whose deal
-    ids, seeds and version match is reused, parts beyond the request are removed.  Each part is read
-    (or solved) and reduced to ``columns`` in turn, and the log rows of the parts to solve are read
-    :data:`SOLVE_WINDOW_DEALS` deals at a time.  ``workers`` 0: in this process; otherwise on Ray
-    (``None``: all cores, or ``address``'s cluster).  ``progress(parts done, parts)`` is called after
-    each part.
+        Parts hold the deals in sample order, :attr:`SidecarKind.chunk_deals` each; a part whose deal
+        ids, seeds and version match is reused, parts beyond the request are removed.  Each part is read
+        (or solved) and reduced to ``columns`` in turn, and the log rows of the parts to solve are read
+        :data:`SOLVE_WINDOW_DEALS` deals at a time.  ``workers`` 0: in this process; otherwise on Ray
+        (``None``: all cores, or ``address``'s cluster).  ``progress(parts done, parts)`` is called after
+        each part.
     """
     if kind is None:
         kind = SidecarKind(DD_DIR, DD_VERSION, SIDECAR_SCHEMA, LOG_COLUMNS, True, solve_chunk, CHUNK_DEALS)
@@ -401,6 +403,7 @@ def dd_sidecar(
         address,
         progress,
         lambda _i, table: kept.add(table),
+        notice,
     )
     return kept.frame(kind.schema)
 
@@ -417,6 +420,7 @@ def sidecar_parts(
     address: str | None,
     progress: Callable[[int, int], None] | None = None,
     keep: Callable[[int, pa.Table], None] | None = None,
+    notice: Callable[[str], None] | None = None,
 ) -> list[pa.Table]:
     """Every part ``0 .. count-1`` of a per-deal sidecar ``RUN/<folder>/`` (:func:`part_name`), each
     computed where missing or stale, else read: part ``i`` must hold the ``deal_id`` and ``seed``
@@ -428,7 +432,8 @@ def sidecar_parts(
 
     Each part's table goes to ``keep(index, table)`` as it is read or computed (reused parts in
     order, then the computed ones as they come) and nothing is returned; without ``keep`` the tables
-    are returned in part order."""
+    are returned in part order.  A folder that cannot be written (a read-only run, a full disk) caches
+    nothing: the parts are kept in memory only, and ``notice`` is told once, in one line, why."""
     tables: list[pa.Table | None] = [None] * (0 if keep else count)
     todo: list[int] = []
     for i in range(count):
@@ -440,13 +445,28 @@ def sidecar_parts(
         else:
             tables[i] = t
     wanted = {part_name(i, folder) for i in range(count)}
+    unsaved: list[str] = []
+
+    def unwritable(exc: OSError) -> None:
+        if not unsaved and notice is not None:
+            why = str(exc) if isinstance(exc, StorageError) else f"{rundir.display}/{folder}: {exc}"
+            notice(f"{why}: nothing cached there, the results are kept in memory for this analysis only")
+        unsaved.append(folder)
+
     for rel in rundir.files(folder):  # parts of an earlier, longer log or sample
         if rel not in wanted:
-            rundir.delete(rel)
+            try:
+                rundir.delete(rel)
+            except OSError as exc:
+                unwritable(exc)
     done = count - len(todo)
     if todo:
         for key, data in _solve(chunks_of(todo), workers, address, task):
-            rundir.write(part_name(key, folder), data)
+            if not unsaved:
+                try:
+                    rundir.write(part_name(key, folder), data)
+                except OSError as exc:
+                    unwritable(exc)
             t = pq.read_table(io.BytesIO(data))
             if keep is not None:
                 keep(key, t)

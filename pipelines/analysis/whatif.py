@@ -188,10 +188,12 @@ def replay(
     workers: int | None = 0,
     address: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    notice: Callable[[str], None] | None = None,
 ) -> pl.DataFrame:
     """One row per (sampled deal, forced contract): made, points, actual points, hand and joker, from
     the run's replay sidecar (replayed where missing or stale: in this process when ``workers`` is 0
-    or None and no ``address`` is given, else on Ray; ``progress(parts done, parts)``)."""
+    or None and no ``address`` is given, else on Ray; ``progress(parts done, parts)``; a run folder
+    that cannot be written keeps the replays in memory and tells ``notice`` once)."""
     from fivehundred.strategies import label
 
     rules = rules_of(frame)
@@ -224,6 +226,7 @@ def replay(
         workers or 0,
         address,
         progress,
+        notice=notice,
     )
     table = pa.concat_tables(parts) if parts else PART_SCHEMA.empty_table()
     df = pl.from_arrow(table.drop_columns(["seed", "dd_version"]))
@@ -241,16 +244,18 @@ def misere_whatif(
     workers: int | None = 0,
     address: str | None = None,
     progress: Callable[[str, int, int], None] | None = None,
+    notice: Callable[[str], None] | None = None,
 ) -> dict[str, pl.DataFrame]:
     """``misere_whatif`` and ``misere_whatif_by_feature`` for each run (see docs/statistics.md), the
-    replays on ``workers`` (:func:`replay`); ``progress(run, parts done, parts)``."""
+    replays on ``workers`` (:func:`replay`); ``progress(run, parts done, parts)``; ``notice`` is told
+    when a run's replays cannot be cached (a read-only run)."""
     if sample < 1:
         raise AnalysisError(f"--sample must be at least 1, got {sample}")
     spec = seat_strategy or default_strategy()
     summary, by_feature = [], []
     for f in frames:
         report = None if progress is None else (lambda done, total, p=f.run.path: progress(p, done, total))
-        d = replay(f, spec, sample, workers, address, report)
+        d = replay(f, spec, sample, workers, address, report, notice)
         tag = f"misere_whatif/{f.run.run_id}"
         keys = ["strategy", "contract"]
         t = rate_points(d, keys, tag)
