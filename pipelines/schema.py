@@ -139,22 +139,9 @@ def check_part_files(
     where: str,
     columns: Sequence[str] = CORE_COLUMNS,
     unique_ids: bool = True,
+    spans_out: list[Span] | None = None,
 ) -> int:
-    """Check a run's part files before anything reads them; returns the number of rows
-    (:func:`check_part_spans`)."""
-    return check_part_spans(files, open_file, where, columns, unique_ids)[0]
-
-
-def check_part_spans(
-    files: Sequence[str],
-    open_file: Callable[[str], Any],
-    where: str,
-    columns: Sequence[str] = CORE_COLUMNS,
-    unique_ids: bool = True,
-) -> tuple[int, tuple[Span, ...]]:
-    """Check a run's part files before anything reads them; returns the number of rows and, with
-    ``unique_ids``, each non-empty file's deal-id span (:class:`pipelines.idspans.Span`, in file
-    order), so that a caller needs not read the ids again.
+    """Check a run's part files before anything reads them; returns the number of rows.
 
     ``files`` are the part files relative to the run ``where`` (as the user sees it), opened with
     ``open_file`` (:meth:`pipelines.rundir.RunLog.open`: local or object store).  Each file must be
@@ -163,7 +150,9 @@ def check_part_spans(
     writers may store them); every file must have the first one's columns.  With ``unique_ids`` no
     ``deal_id`` may be null or appear twice (a part file copied beside itself would otherwise count
     every deal twice), checked holding one file's ids at a time, or one group of files whose id
-    ranges overlap (:mod:`pipelines.idspans`).  A problem raises :class:`DealLogError` naming the file.
+    ranges overlap (:mod:`pipelines.idspans`); ``spans_out`` (a list, when given) then receives each
+    non-empty file's deal-id span, in file order, so that the caller needs not read the ids again.
+    A problem raises :class:`DealLogError` naming the file.
     """
     first: pa.Schema | None = None
     rows = 0
@@ -209,7 +198,9 @@ def check_part_spans(
         except (pa.ArrowException, OSError) as exc:
             raise _unreadable(name, empty, exc) from None
     _check_unique(spans, repeats, open_file, where)
-    return rows, tuple(spans)
+    if spans_out is not None:
+        spans_out.extend(spans)
+    return rows
 
 
 def _check_unique(

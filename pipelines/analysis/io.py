@@ -15,7 +15,7 @@ import pyarrow as pa
 
 from fivehundred.pipelines.idspans import Span
 from fivehundred.pipelines.rundir import Manifest, RunLog, open_log
-from fivehundred.pipelines.schema import CORE_COLUMNS, SCHEMA_VERSION, DealLogError, check_part_spans
+from fivehundred.pipelines.schema import CORE_COLUMNS, SCHEMA_VERSION, DealLogError, check_part_files
 from fivehundred.sim.errors import UserError
 
 
@@ -64,7 +64,8 @@ def open_run(path: str | Path | RunLog) -> Run:
     log = path if isinstance(path, RunLog) else open_log(path, error=AnalysisError)
     deals = f"{log.path}/deals"
     try:  # every file readable, a deal log's columns, no deal id twice
-        _, spans = check_part_spans(log.files, log.open, log.path)
+        spans: list[Span] = []
+        check_part_files(log.files, log.open, log.path, spans_out=spans)
     except DealLogError as exc:
         raise AnalysisError(str(exc)) from None
     scan = log.scan()
