@@ -11,7 +11,10 @@ seed), :data:`CHUNK_DEALS` per part, each part solved by one task (on Ray with t
 analysis resumes where it stopped.  A part whose deal ids, seeds and :data:`DD_VERSION` match the log is
 reused; the bytes depend only on the log (never on the number of workers).
 
-:func:`dd_tables` turns the sidecars into the ``dd_`` statistics tables.
+:func:`dd_tables` turns the sidecars into the ``dd_`` statistics tables: one pass over the sampled
+deals (:func:`row_batches`: a sample's rows, or every deal in batches of whole games), each chunk
+reduced to partial aggregates (:func:`dd_partials`, :data:`DD_AGGREGATES`) that are merged, so that
+no per-deal frame of the run is held.
 """
 
 from __future__ import annotations
