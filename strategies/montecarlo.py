@@ -1,4 +1,4 @@
-"""``montecarlo.v1``: determinized Monte Carlo play on top of the heuristic player.
+"""``montecarlo.v1`` and ``montecarlo.v2``: determinized Monte Carlo play on top of a heuristic player.
 
 At each play decision with a real choice, the bot samples ``samples`` placements of the cards it
 cannot see, consistent with everything its seat knows (cards played, voids shown, its own discards
@@ -7,6 +7,11 @@ state for each (:func:`strategies.sampling.rebuild_state`), and plays every cand
 the end of the deal on every sample with the rollout policy (``heuristic`` by default).  It picks
 the candidate with the best mean score difference for its team.  Touching cards (no unseen card
 between them) are the same candidate.  Bidding, the discard and joker naming are the heuristic's.
+
+``montecarlo.v1`` sits on ``heuristic.v1`` (its bidding, discard, naming, its card on ties and in the
+last tricks, its rollouts); ``montecarlo.v2`` is the same search on ``heuristic.v2`` (class attributes
+:attr:`MonteCarloStrategy.BASE` and the ``rollout`` default), with the auction inference refitted to
+v2's bidding (:attr:`MonteCarloStrategy.TRUMP_LIKELIHOOD`).
 
 It reads only its :class:`~sim.engine.SeatView` and draws every random number from its ``rng``,
 so a decision is a function of (view, rng seed): runs are reproducible.
@@ -28,6 +33,7 @@ from fivehundred.strategies.base import (
     whole,
 )
 from fivehundred.strategies.heuristic import HeuristicStrategy
+from fivehundred.strategies.heuristic2 import Heuristic2Strategy
 from fivehundred.strategies.sampling import distinct_actions, played_by, rebuild_state, sample_hidden
 from fivehundred.strategies.tables import card_info
 
@@ -65,13 +71,15 @@ class MonteCarloStrategy(AuctionOf):
     PARAM_HELP: ClassVar[dict[str, str]] = {
         "samples": "sampled deals per decision",
         "rollout": "policy that plays the rollouts",
-        "min_tricks_left": "with fewer tricks left, play the heuristic's card directly",
+        "min_tricks_left": "with fewer tricks left, play the base heuristic's card directly",
         "infer": "use the auction: sampled deals that give a suit declarer few trumps are rarely accepted",
     }
 
     #: Acceptance probability of a sampled deal by the declarer's trump count (suit contracts):
     #: declarers rarely hold fewer than four trumps after the kitty exchange.
-    TRUMP_LIKELIHOOD = (0.02, 0.02, 0.05, 0.2, 0.6)
+    TRUMP_LIKELIHOOD: ClassVar[tuple[float, ...]] = (0.02, 0.02, 0.05, 0.2, 0.6)
+    #: The heuristic whose bidding, discard, naming and fallback card this bot uses.
+    BASE: ClassVar[type] = HeuristicStrategy
 
     def __init__(
         self, samples: int = 20, rollout: str = "heuristic", min_tricks_left: int = 2, infer: bool = True
@@ -80,7 +88,7 @@ class MonteCarloStrategy(AuctionOf):
         self.rollout = rollout
         self.min_tricks_left = int(min_tricks_left)
         self.infer = bool(infer)
-        self.base = HeuristicStrategy()
+        self.base = self.BASE()
         try:
             self.policy = make(rollout)
         except StrategyConfigError as exc:
@@ -157,3 +165,16 @@ class MonteCarloStrategy(AuctionOf):
         if best == rep:
             return default
         return best
+
+
+@register("montecarlo.v2")
+class MonteCarlo2Strategy(MonteCarloStrategy):
+    """``montecarlo.v1``'s search on ``heuristic.v2``: v2's bidding, discard, joker naming and fallback
+    card, rollouts played by ``heuristic.v2`` by default."""
+
+    BASE: ClassVar[type] = Heuristic2Strategy
+
+    def __init__(
+        self, samples: int = 20, rollout: str = "heuristic.v2", min_tricks_left: int = 2, infer: bool = True
+    ) -> None:
+        super().__init__(samples, rollout, min_tricks_left, infer)

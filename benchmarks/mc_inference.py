@@ -1,0 +1,93 @@
+"""Fit montecarlo's auction inference: how many trumps a suit declarer holds, against the sampler.
+
+``montecarlo`` rejects a sampled deal that gives the declarer of a suit contract few trumps: it is
+kept with probability ``TRUMP_LIKELIHOOD[n]`` for ``n`` trumps (1 from ``len(TRUMP_LIKELIHOOD)``
+on).  The right acceptance is the likelihood ratio P(n | the bot's auction) / P(n | the sampler),
+scaled to 1 at its largest.  This script measures both in self-play of ``--bot`` (``heuristic.v2``
+by default): at each defender's first play decision of a suit contract, the declarer's real trump
+count (its hand after the exchange, the joker and bowers included) and the counts of ``--samples``
+placements drawn by :func:`strategies.sampling.sample_hidden` for that defender.  It prints both
+distributions and the ratio.
+
+    python benchmarks/mc_inference.py --deals 4000
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from fivehundred.sim import load_rules
+from fivehundred.sim.engine import DONE, PLAY
+from fivehundred.sim.game import new_deal
+from fivehundred.strategies.base import make
+from fivehundred.strategies.sampling import played_by, sample_hidden
+
+
+def measure(
+    variant: str, bot: str, deals: int, samples: int, seed: int, every: bool = False
+) -> tuple[list[int], list[int]]:
+    """Per trump count (0 .. 13): how often the declarer really held it, and how often samples gave it
+    (at each defender's first play decision, or at ``every`` one of its decisions)."""
+    rules = load_rules(variant)
+    bots = [make(bot) for _ in range(rules.players)]
+    real = [0] * 14
+    drawn = [0] * 14
+    rng = random.Random(seed)
+    for d in range(deals):
+        state, deal_seed = new_deal(rules, seed, d, d % rules.players)
+        seat_rng = random.Random(deal_seed)
+        seen: set[int] = set()
+        while state.phase != DONE:
+            seat = state.turn
+            legal = state.legal_actions()
+            c = state.contract
+            if state.phase == PLAY and c is not None and c.trump < 4 and not c.misere:
+                decl = state.declarer
+                if seat != decl and (every or seat not in seen):
+                    seen.add(seat)
+                    mask = state.tables.suit_mask[c.trump]
+                    view = state.view(seat)
+                    gone = played_by(view)[decl]
+                    real[((state.hands[decl] | gone) & mask).bit_count()] += 1
+                    for _ in range(samples):
+                        sample = sample_hidden(view, rng)
+                        if sample is not None:
+                            drawn[((sample[0][decl] | gone) & mask).bit_count()] += 1
+            b = bots[seat]
+            method = (b.bid, b.discard, b.name_joker, b.play)[state.phase]
+            state.apply(method(state.view(seat), legal, seat_rng))
+    return real, drawn
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the declarer's trump counts, real and sampled, and their ratio."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--variant", default="pagat-au")
+    ap.add_argument("--bot", default="heuristic.v2")
+    ap.add_argument("--deals", type=int, default=4000)
+    ap.add_argument("--samples", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=77)
+    ap.add_argument("--every", action="store_true", help="every defender decision, not just its first")
+    args = ap.parse_args(argv)
+    real, drawn = measure(args.variant, args.bot, args.deals, args.samples, args.seed, args.every)
+    nr, nd = sum(real) or 1, sum(drawn) or 1
+    ratio = [(r / nr) / (d / nd) if d else 0.0 for r, d in zip(real, drawn, strict=True)]
+    top = max(ratio) or 1.0
+    which = "decisions" if args.every else "first decisions"
+    print(
+        f"{args.bot} on {args.variant}: {nr} defender {which} in suit contracts, {args.samples} samples each"
+    )
+    print("trumps | real | sampled | ratio (scaled to 1 at its largest)")
+    for n in range(14):
+        if real[n] or drawn[n]:
+            print(f"{n:6d} | {real[n] / nr:5.1%} | {drawn[n] / nd:7.1%} | {ratio[n] / top:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
