@@ -9,7 +9,8 @@ count (its hand after the exchange, the joker and bowers included) and the count
 placements drawn by :func:`strategies.sampling.sample_hidden` for that defender.  It prints both
 distributions and the ratio.
 
-    python benchmarks/mc_inference.py --deals 4000
+    python benchmarks/mc_inference.py --deals 5000
+    python benchmarks/mc_inference.py --deals 5000 --draw montecarlo.v2   # the samples v2 keeps
 """
 
 from __future__ import annotations
@@ -29,10 +30,12 @@ from fivehundred.strategies.sampling import played_by, sample_hidden
 
 
 def measure(
-    variant: str, bot: str, deals: int, samples: int, seed: int, every: bool = False
+    variant: str, bot: str, deals: int, samples: int, seed: int, every: bool = False, drawer: str = ""
 ) -> tuple[list[int], list[int]]:
     """Per trump count (0 .. 13): how often the declarer really held it, and how often samples gave it
-    (at each defender's first play decision, or at ``every`` one of its decisions)."""
+    (at each defender's first play decision, or at ``every`` one of its decisions).  ``drawer`` names a
+    Monte Carlo bot whose inferring ``draw`` makes the samples (to check its fit); else the sampler."""
+    mc = make(drawer) if drawer else None
     rules = load_rules(variant)
     bots = [make(bot) for _ in range(rules.players)]
     real = [0] * 14
@@ -55,7 +58,7 @@ def measure(
                     gone = played_by(view)[decl]
                     real[((state.hands[decl] | gone) & mask).bit_count()] += 1
                     for _ in range(samples):
-                        sample = sample_hidden(view, rng)
+                        sample = mc.draw(view, rng, mask, gone) if mc else sample_hidden(view, rng)
                         if sample is not None:
                             drawn[((sample[0][decl] | gone) & mask).bit_count()] += 1
             b = bots[seat]
@@ -73,8 +76,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--samples", type=int, default=10)
     ap.add_argument("--seed", type=int, default=77)
     ap.add_argument("--every", action="store_true", help="every defender decision, not just its first")
+    ap.add_argument("--draw", default="", help="a montecarlo spec whose inference draws the samples")
     args = ap.parse_args(argv)
-    real, drawn = measure(args.variant, args.bot, args.deals, args.samples, args.seed, args.every)
+    real, drawn = measure(args.variant, args.bot, args.deals, args.samples, args.seed, args.every, args.draw)
     nr, nd = sum(real) or 1, sum(drawn) or 1
     ratio = [(r / nr) / (d / nd) if d else 0.0 for r, d in zip(real, drawn, strict=True)]
     top = max(ratio) or 1.0

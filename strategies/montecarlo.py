@@ -100,6 +100,24 @@ class MonteCarloStrategy(AuctionOf):
         """The legal actions with touching cards merged (the weakest of each run is kept)."""
         return distinct_actions(view, legal)
 
+    def draw(
+        self, view: SeatView, rng: Rng, trump_mask: int, decl_played: int
+    ) -> tuple[list[int], int] | None:
+        """One sampled placement of the hidden cards (:func:`sample_hidden`).  With ``trump_mask`` (the
+        trumps of a suit contract, when this seat defends and infers), a placement giving the
+        declarer ``n`` trumps (``decl_played`` counted) is kept with probability
+        ``TRUMP_LIKELIHOOD[n]`` (1 from its end on), else redrawn, at most 4 draws in all."""
+        like = self.TRUMP_LIKELIHOOD
+        decl = view.declarer
+        for attempt in range(4):
+            sample = sample_hidden(view, rng)
+            if sample is None or not trump_mask or attempt == 3:
+                break
+            n = ((sample[0][decl] | decl_played) & trump_mask).bit_count()
+            if n >= len(like) or rng.random() < like[n]:
+                break
+        return sample
+
     def play(self, view: SeatView, legal: list[int], rng: Rng) -> int:
         """The candidate with the best mean rollout result over sampled deals."""
         if len(legal) == 1:
@@ -123,22 +141,14 @@ class MonteCarloStrategy(AuctionOf):
             cands.insert(0, rep)
         states: list[State] = []
         decl = view.declarer
-        trump_mask = 0
+        trump_mask = decl_played = 0
         if self.infer and view.seat != decl and view.contract.trump < 4 and not view.contract.misere:
             trump_mask = ci.suit_mask[view.contract.trump]
             decl_played = played_by(view)[decl]
-        like = self.TRUMP_LIKELIHOOD
         for _ in range(self.samples):
-            for attempt in range(4):
-                sample = sample_hidden(view, rng)
-                if sample is None or not trump_mask or attempt == 3:
-                    break
-                n = ((sample[0][decl] | decl_played) & trump_mask).bit_count()
-                if n >= len(like) or rng.random() < like[n]:
-                    break
-            if sample is None:
-                continue
-            states.append(rebuild_state(view, sample[0], sample[1]))
+            sample = self.draw(view, rng, trump_mask, decl_played)
+            if sample is not None:
+                states.append(rebuild_state(view, sample[0], sample[1]))
         if not states:
             return default
         seat = view.seat
@@ -170,11 +180,58 @@ class MonteCarloStrategy(AuctionOf):
 @register("montecarlo.v2")
 class MonteCarlo2Strategy(MonteCarloStrategy):
     """``montecarlo.v1``'s search on ``heuristic.v2``: v2's bidding, discard, joker naming and fallback
-    card, rollouts played by ``heuristic.v2`` by default."""
+    card, rollouts played by ``heuristic.v2`` by default, and the auction inference as resampling
+    (:meth:`draw`) with weights fitted to v2's declarers (``benchmarks/mc_inference.py``)."""
 
     BASE: ClassVar[type] = Heuristic2Strategy
 
+    PARAMS: ClassVar[dict[str, Any]] = {**MonteCarloStrategy.PARAMS, "draws": whole(1, 100)}
+    PARAM_HELP: ClassVar[dict[str, str]] = {
+        **MonteCarloStrategy.PARAM_HELP,
+        "draws": "with infer: placements drawn per sample, one kept with odds by the declarer's trumps",
+    }
+
+    #: The auction's likelihood of a suit declarer holding ``n`` trumps after the exchange (the joker
+    #: and bowers counted; the last entry for ``n`` and more), relative: the ratio of the real
+    #: count's frequency to the sampler's at the defenders' first play decision in heuristic.v2
+    #: self-play (``python benchmarks/mc_inference.py --deals 5000``, pagat-au; docs/strategies.md).
+    TRUMP_LIKELIHOOD: ClassVar[tuple[float, ...]] = (0.02, 0.02, 0.02, 0.04, 0.33, 2.2, 8.5, 26.0, 43.0)
+
     def __init__(
-        self, samples: int = 20, rollout: str = "heuristic.v2", min_tricks_left: int = 2, infer: bool = True
+        self,
+        samples: int = 20,
+        rollout: str = "heuristic.v2",
+        min_tricks_left: int = 2,
+        infer: bool = True,
+        draws: int = 8,
     ) -> None:
         super().__init__(samples, rollout, min_tricks_left, infer)
+        self.draws = int(draws)
+
+    def draw(
+        self, view: SeatView, rng: Rng, trump_mask: int, decl_played: int
+    ) -> tuple[list[int], int] | None:
+        """One sampled placement of the hidden cards.  With ``trump_mask`` (see the base class),
+        ``draws`` placements are drawn and one is kept with odds ``TRUMP_LIKELIHOOD[n]`` for the
+        declarer's ``n`` trumps (sampling-importance-resampling: the kept placement follows the
+        sampler's law reweighted by the auction's likelihood, whatever its scale)."""
+        first = sample_hidden(view, rng)
+        if first is None or not trump_mask or self.draws == 1:
+            return first
+        like = self.TRUMP_LIKELIHOOD
+        top = len(like) - 1
+        decl = view.declarer
+        pool = [first]
+        weights = []
+        for _ in range(self.draws - 1):
+            sample = sample_hidden(view, rng)
+            if sample is not None:
+                pool.append(sample)
+        for hands, _discards in pool:
+            weights.append(like[min(top, ((hands[decl] | decl_played) & trump_mask).bit_count())])
+        r = rng.random() * sum(weights)
+        for sample, w in zip(pool, weights, strict=True):
+            r -= w
+            if r < 0:
+                return sample
+        return pool[-1]
