@@ -9,13 +9,13 @@ paired differences (deal pairs of one game are correlated through the game score
 treats each game pair as one unit: a cluster-robust interval), and the game win rate (of games with a
 winner) with a 95% Wilson interval.
 
-The ladder is random < heuristic.v1 < heuristic.v2 < montecarlo.v1 < expert.v1 (issue 14): each bot
-plays the one below it.  The bot table gives, from self-play, each bot's whole-game deals per second
-on one core, the share of contracts that are misère, open misère and blind misère, and how often a
-no-trump declarer names the joker's suit.  A
-misère line gives how often heuristic self-play (``--misere-games``, default 2,000 games) ends in a
-misère contract and how often each misère contract is made (issue 3 asks for under ~8% of pagat-au
-contracts, at a made rate that reflects the risk).
+The ladder is random < heuristic.v1 < heuristic.v2 < montecarlo.v2 < expert.v1 (issue 14): each bot
+plays the one below it (``--montecarlo montecarlo.v1`` puts v1, on heuristic.v1, in its step).
+The bot table gives, from self-play, each bot's whole-game deals per second on one core, the share
+of contracts that are misère, open misère and blind misère, and how often a no-trump declarer names
+the joker's suit.  A misère line gives how often heuristic self-play (``--misere-games``, default
+2,000 games) ends in a misère contract and how often each misère contract is made (issue 3 asks for
+under ~8% of pagat-au contracts, at a made rate that reflects the risk).
 
     python benchmarks/ladder.py                   # the full ladder (2,000 / 1,000 / 200 deal pairs)
     python benchmarks/ladder.py --pairs 200 --mc-pairs 50 --expert-pairs 20 --speed-games 50   # quick
@@ -294,6 +294,7 @@ def format_misere(variant: str, spec: str, s: dict[str, Any]) -> str:
 
 
 #: The ladder, weakest first: each step is a duplicate match of a bot against the one below it.
+#: ``montecarlo`` and ``expert`` stand for the ``--montecarlo`` and ``--expert`` specs.
 LADDER = ("random", "heuristic.v1", "heuristic.v2", "montecarlo", "expert")
 
 
@@ -380,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pairs", type=int, default=2000, help="deal pairs per match (default 2000)")
     ap.add_argument("--mc-pairs", type=int, default=1000, help="deal pairs for montecarlo matches")
     ap.add_argument("--expert-pairs", type=int, default=200, help="deal pairs for the expert match")
-    ap.add_argument("--montecarlo", default="montecarlo", help="montecarlo spec (default settings)")
+    ap.add_argument("--montecarlo", default="montecarlo.v2", help="the Monte Carlo step's spec")
     ap.add_argument("--expert", default="expert", help="expert spec (default settings)")
     ap.add_argument("--workers", type=int, default=1, help="processes for the matches")
     ap.add_argument("--speed-games", type=int, default=300, help="self-play games for the bot table")
