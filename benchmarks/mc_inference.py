@@ -67,16 +67,23 @@ def measure(
     return real, drawn
 
 
+#: The options with a value: flag, default (its type is the option's), what it sets.
+OPTIONS = (
+    ("--variant", "pagat-au", "the rules"),
+    ("--bot", "heuristic.v2", "the bot of the self-play, whose declarers are measured"),
+    ("--deals", 5000, "deals of self-play"),
+    ("--samples", 10, "placements drawn per defender decision"),
+    ("--seed", 77, "master seed of the deals"),
+    ("--draw", "", "a montecarlo spec whose inference draws the samples (empty: the sampler alone)"),
+)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the declarer's trump counts, real and sampled, and their ratio."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--variant", default="pagat-au")
-    ap.add_argument("--bot", default="heuristic.v2")
-    ap.add_argument("--deals", type=int, default=4000)
-    ap.add_argument("--samples", type=int, default=10)
-    ap.add_argument("--seed", type=int, default=77)
+    for flag, default, text in OPTIONS:
+        ap.add_argument(flag, type=type(default), default=default, help=f"{text} (default {default!r})")
     ap.add_argument("--every", action="store_true", help="every defender decision, not just its first")
-    ap.add_argument("--draw", default="", help="a montecarlo spec whose inference draws the samples")
     args = ap.parse_args(argv)
     real, drawn = measure(args.variant, args.bot, args.deals, args.samples, args.seed, args.every, args.draw)
     nr, nd = sum(real) or 1, sum(drawn) or 1

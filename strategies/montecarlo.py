@@ -188,6 +188,7 @@ class MonteCarlo2Strategy(MonteCarloStrategy):
     PARAMS: ClassVar[dict[str, Any]] = {**MonteCarloStrategy.PARAMS, "draws": whole(1, 100)}
     PARAM_HELP: ClassVar[dict[str, str]] = {
         **MonteCarloStrategy.PARAM_HELP,
+        "infer": "use the auction: sampled deals are resampled by the suit declarer's trump count (draws)",
         "draws": "with infer: placements drawn per sample, one kept with odds by the declarer's trumps",
     }
 
