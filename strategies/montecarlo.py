@@ -11,7 +11,7 @@ between them) are the same candidate.  Bidding, the discard and joker naming are
 ``montecarlo.v1`` sits on ``heuristic.v1`` (its bidding, discard, naming, its card on ties and in the
 last tricks, its rollouts); ``montecarlo.v2`` is the same search on ``heuristic.v2`` (class attributes
 :attr:`MonteCarloStrategy.BASE` and the ``rollout`` default), with the auction inference refitted to
-v2's bidding (:attr:`MonteCarloStrategy.TRUMP_LIKELIHOOD`).
+v2's declarers and drawn by resampling (:meth:`MonteCarlo2Strategy.draw`).
 
 It reads only its :class:`~sim.engine.SeatView` and draws every random number from its ``rng``,
 so a decision is a function of (view, rng seed): runs are reproducible.
