@@ -45,7 +45,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from fivehundred.sim.dd import Position, dd_tricks, move_values
-from fivehundred.sim.engine import AUCTION, BID, NAME_NONE, NAME_SUIT, PASS
+from fivehundred.sim.engine import AUCTION, BID, JOKER_LEAD, NAME_NONE, NAME_SUIT, PASS
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import AuctionOf, boolean, number, register, whole
 from fivehundred.strategies.expert_bidding import BidWorlds, bid_value, deal_key, deal_state
@@ -53,17 +53,18 @@ from fivehundred.strategies.heuristic2 import Heuristic2Strategy, calibration, m
 from fivehundred.strategies.sampling import (
     distinct_actions,
     initial_state,
-    replay_state,
+    replay_to_play,
     sample_deal,
     sample_hidden,
 )
-from fivehundred.strategies.tables import rules_info
+from fivehundred.strategies.tables import card_info, rules_info
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from fivehundred.sim.engine import SeatView, State
     from fivehundred.sim.rules import Bid, Rules
+    from fivehundred.strategies.tables import CardInfo
 
 #: The misère risk (``heuristic``'s) up to which the DD bidding values a legal misère bid.
 MISERE_REACH = 3.0
@@ -87,6 +88,19 @@ def side_points(rules: Rules, contract: Bid, tricks: int) -> float:
     if contract.misere:
         return pts
     return pts - rules.defender_points(rules.hand_size - tricks) / (rules.teams - 1)
+
+
+def touching(ci: CardInfo, outside: int, a: int, b: int) -> bool:
+    """Whether cards ``a`` and ``b`` are the same choice for a player to whom the cards of
+    ``outside`` are unseen: one effective suit, both trumps or neither, no card of ``outside``
+    between them (joker leads are never merged)."""
+    if a >= JOKER_LEAD or b >= JOKER_LEAD:
+        return a == b
+    eff = ci.eff
+    if eff[a] != eff[b] or eff[a] < 0 or bool(ci.power[a]) != bool(ci.power[b]):
+        return False
+    lo, hi = (a, b) if ci.strength[a] < ci.strength[b] else (b, a)
+    return not ci.higher[lo] & ci.lower[hi] & outside
 
 
 @register("expert.v1")
@@ -167,6 +181,23 @@ class ExpertStrategy(AuctionOf):
             0.0,
             "points a pass is worth when no one holds a bid (a bid must beat it)",
         ),
+        "play_mismatch": (
+            number(0.0, 1.0),
+            1.0,
+            "weight factor of each card another seat played that heuristic.v2 would not have played "
+            "with its sampled hand (1: no inference from the play)",
+        ),
+        "play_tricks": (
+            whole(1, 20),
+            20,
+            "the play inference reads the cards of at most this many tricks (the current one counts)",
+        ),
+        "bid_boost": (
+            number(-3.0, 3.0),
+            0.0,
+            "tricks added to heuristic.v2's estimates in the seat's own bidding (the expert plays its "
+            "contracts better than the v2 the table was fitted on)",
+        ),
     }
     PARAMS: ClassVar[dict[str, Any]] = {k: v[0] for k, v in SETTINGS.items()}
     PARAM_HELP: ClassVar[dict[str, str]] = {k: v[2] for k, v in SETTINGS.items()}
@@ -186,6 +217,9 @@ class ExpertStrategy(AuctionOf):
     bid_cards: int
     bid_levels_only: bool
     pass_value: float
+    play_mismatch: float
+    play_tricks: int
+    bid_boost: float
 
     def __init__(self, **params: Any) -> None:
         """The parameters of :attr:`SETTINGS` by name (the defaults for those not given)."""
@@ -198,9 +232,13 @@ class ExpertStrategy(AuctionOf):
             setattr(self, key, type(default)(params.get(key, default)))
         self.early_worlds = min(self.early_worlds, self.worlds)
         self.base = Heuristic2Strategy()
+        #: The seat's own calls: heuristic.v2 with its estimates raised by ``bid_boost``.
+        self.bidder = Heuristic2Strategy(aggression=self.bid_boost) if self.bid_boost else self.base
         #: The model of the other seats' calls and of a sampled declarer's discards and joker naming
         #: (its own instance: no memory shared with ``base``).
         self.model = Heuristic2Strategy()
+        #: The model of a partner's calls: a partner is taken to bid as this seat does.
+        self.partner_model = Heuristic2Strategy(aggression=self.bid_boost) if self.bid_boost else self.model
         #: Per seat: the bidding deals of its current deal and their solves.
         self._bidding: dict[int, BidWorlds] = {}
 
@@ -213,17 +251,55 @@ class ExpertStrategy(AuctionOf):
         The auction is applied to ``deal`` on the way (it ends after the last call of the view).
         """
         weight = 1.0
-        model = self.model
+        me = view.seat
+        teams = view.rules.teams
+        partnered = teams < view.rules.players
         quiet = Rng(0)  # heuristic.v2 draws nothing; a fixed stream keeps the weight a pure function
         for a in view.bids:
             seat = deal.turn
             if deal.phase != AUCTION:
                 break
-            if seat != view.seat:
+            if seat != me:
                 legal = deal.legal_actions()
-                if len(legal) > 1 and model.bid(deal.view(seat), legal, quiet) != a:
-                    weight *= self.mismatch
+                if len(legal) > 1:
+                    partner = partnered and seat % teams == me % teams
+                    model = self.partner_model if partner else self.model
+                    if model.bid(deal.view(seat), legal, quiet) != a:
+                        weight *= self.mismatch
             deal.apply(a)
+        return weight
+
+    def play_weight(self, view: SeatView, st: State) -> float:
+        """How likely the cards seen so far were on a sampled deal (``st``: the deal after the
+        joker naming, :func:`~strategies.sampling.replay_to_play`): ``play_mismatch`` to the power of
+        the cards other seats played that ``heuristic.v2`` would not have played with their sampled
+        hands, in the last ``play_tricks`` tricks.  A card touching v2's (no card between them that
+        the player could not see) counts as v2's.  The seat's own cards and an exposed hand's are not
+        weighed (their holder's cards are known).  The view's plays are applied to ``st`` on the way.
+        """
+        plays = view.plays
+        factor = self.play_mismatch
+        me = view.seat
+        exposed = view.declarer if view.exposed else -1
+        active = sum(view.active)
+        first = max(0, len(view.trick_winners) + 1 - self.play_tricks) * active
+        model = self.model
+        quiet = Rng(0)  # heuristic.v2 draws nothing
+        full = rules_info(view.rules).full
+        ci: CardInfo | None = None
+        weight = 1.0
+        for i, (seat, a) in enumerate(plays):
+            if i >= first and seat != me and seat != exposed:
+                legal = st.legal_actions()
+                if len(legal) > 1:
+                    m = model.play(st.view(seat), legal, quiet)
+                    if m != a:
+                        if ci is None:
+                            assert st.tables is not None
+                            ci = card_info(st.tables)
+                        if not touching(ci, full & ~st.hands[seat] & ~st.played, a, m):
+                            weight *= factor
+            st.apply(a)
         return weight
 
     def worlds_at(self, tricks_played: int) -> int:
@@ -245,7 +321,13 @@ class ExpertStrategy(AuctionOf):
             hands, discards = sample
             st = initial_state(view, hands, discards)
             w = self.auction_weight(view, st) if self.infer and view.bids else 1.0
-            drawn.append((w, k, replay_state(view, st, discards)))
+            st = replay_to_play(view, st, discards)
+            if self.play_mismatch < 1.0:
+                w *= self.play_weight(view, st)
+            else:
+                for _, a in view.plays:
+                    st.apply(a)
+            drawn.append((w, k, st))
         drawn.sort(key=lambda x: (-x[0], x[1]))
         return [(w, st) for w, _, st in drawn[:worlds]]
 
@@ -254,7 +336,7 @@ class ExpertStrategy(AuctionOf):
     def bid(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int:
         """The call of best expected DD points over the sampled deals (see :meth:`dd_bid`), or
         ``heuristic.v2``'s where the search has nothing to weigh."""
-        default = int(self.base.bid(view, legal, rng))
+        default = int(self.bidder.bid(view, legal, rng))
         rules = view.rules
         if len(legal) == 1 or self.bid_worlds == 0 or view.high_bidder == view.seat:
             return default  # forced, switched off, or the declarer raise turn (v2's raise)

@@ -192,6 +192,15 @@ def replay_state(view: SeatView, st: State, discards: int) -> State:
     """``st`` (an :func:`initial_state`, perhaps with some of the auction applied) brought to this
     view's point of the deal: the rest of the auction (or the contract forced, when the view has no
     auction), the discards, the joker naming and the plays."""
+    st = replay_to_play(view, st, discards)
+    for _, a in view.plays:
+        st.apply(a)
+    return st
+
+
+def replay_to_play(view: SeatView, st: State, discards: int) -> State:
+    """:func:`replay_state` up to the first card: the rest of the auction (or the contract forced),
+    the discards and the joker naming; the view's plays are left to the caller."""
     calls = view.bids
     if calls:
         for a in calls[len(st.bids) :]:
@@ -209,8 +218,6 @@ def replay_state(view: SeatView, st: State, discards: int) -> State:
     while st.phase == JOKER:
         j = st.naming_index
         st.apply(NAME_SUIT + named[j] if named[j] >= 0 else NAME_NONE)
-    for _, a in view.plays:
-        st.apply(a)
     return st
 
 
