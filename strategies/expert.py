@@ -192,6 +192,12 @@ class ExpertStrategy(AuctionOf):
             20,
             "the play inference reads the cards of at most this many tricks (the current one counts)",
         ),
+        "play_partner": (
+            boolean,
+            False,
+            "the play inference weighs a partner's cards too (false: only the opponents', whose play "
+            "heuristic.v2 models; a partner plays as this bot does, by search)",
+        ),
         "bid_boost": (
             number(-3.0, 3.0),
             0.0,
@@ -219,6 +225,7 @@ class ExpertStrategy(AuctionOf):
     pass_value: float
     play_mismatch: float
     play_tricks: int
+    play_partner: bool
     bid_boost: float
 
     def __init__(self, **params: Any) -> None:
@@ -275,11 +282,14 @@ class ExpertStrategy(AuctionOf):
         the cards other seats played that ``heuristic.v2`` would not have played with their sampled
         hands, in the last ``play_tricks`` tricks.  A card touching v2's (no card between them that
         the player could not see) counts as v2's.  The seat's own cards and an exposed hand's are not
-        weighed (their holder's cards are known).  The view's plays are applied to ``st`` on the way.
+        weighed (their holder's cards are known), nor a partner's unless ``play_partner``.  The view's
+        plays are applied to ``st`` on the way.
         """
         plays = view.plays
         factor = self.play_mismatch
         me = view.seat
+        teams = view.rules.teams
+        skip = -1 if self.play_partner or teams == view.rules.players else me % teams
         exposed = view.declarer if view.exposed else -1
         active = sum(view.active)
         first = max(0, len(view.trick_winners) + 1 - self.play_tricks) * active
@@ -289,7 +299,7 @@ class ExpertStrategy(AuctionOf):
         ci: CardInfo | None = None
         weight = 1.0
         for i, (seat, a) in enumerate(plays):
-            if i >= first and seat != me and seat != exposed:
+            if i >= first and seat != me and seat != exposed and seat % teams != skip:
                 legal = st.legal_actions()
                 if len(legal) > 1:
                     m = model.play(st.view(seat), legal, quiet)

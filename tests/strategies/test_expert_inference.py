@@ -88,6 +88,28 @@ def test_only_the_last_tricks_are_read() -> None:
     assert checked > 20 and differs > 0
 
 
+def test_a_partners_cards_are_weighed_only_with_play_partner() -> None:
+    """Without ``play_partner`` a partner's cards do not count: a placement weighs at least as much
+    as with them, and the same when the partner has played nothing yet."""
+    opponents = ExpertStrategy(play_mismatch=0.5)
+    both = ExpertStrategy(play_mismatch=0.5, play_partner=True)
+    rng = Rng(9)
+    checked = differs = 0
+    for state in _v2_play_states("pagat-au", 4):
+        if state.tricks_played < 2:
+            continue
+        view = state.view(state.turn)
+        hands, discards = sample_hidden(view, rng) or ([], 0)
+        w_opp = opponents.play_weight(
+            view, replay_to_play(view, initial_state(view, hands, discards), discards)
+        )
+        w_both = both.play_weight(view, replay_to_play(view, initial_state(view, hands, discards), discards))
+        assert w_opp >= w_both
+        differs += w_opp > w_both
+        checked += 1
+    assert checked > 20 and differs > 0
+
+
 def test_touching_cards_are_one_choice() -> None:
     """Two cards touch when no unseen card of their suit lies between them; a card touches itself."""
     rules = load_rules("pagat-au")
@@ -177,6 +199,7 @@ def test_the_boost_raises_the_bids_and_models_the_partner() -> None:
         ("expert(play_tricks=0)", ["play_tricks", "between"]),
         ("expert(play_tricks=2.5)", ["play_tricks", "whole number"]),
         ("expert(bid_boost=4)", ["bid_boost", "between"]),
+        ("expert(play_partner=2)", ["play_partner", "true or false"]),
     ],
 )
 def test_new_parameters_are_validated(spec: str, words: list[str]) -> None:
