@@ -49,6 +49,12 @@ from fivehundred.sim.engine import AUCTION, BID, JOKER_LEAD, NAME_NONE, NAME_SUI
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import AuctionOf, boolean, number, register, whole
 from fivehundred.strategies.expert_bidding import BidWorlds, bid_value, deal_key, deal_state
+from fivehundred.strategies.expert_discard import (
+    choose_discards,
+    discard_candidates,
+    ranked_discards,
+    sequential_discards,
+)
 from fivehundred.strategies.heuristic2 import Heuristic2Strategy, calibration, misere_value
 from fivehundred.strategies.sampling import (
     distinct_actions,
@@ -198,6 +204,23 @@ class ExpertStrategy(AuctionOf):
             "the play inference weighs a partner's cards too (false: only the opponents', whose play "
             "heuristic.v2 models; a partner plays as this bot does, by search)",
         ),
+        "discard_worlds": (
+            whole(0, 200),
+            0,
+            "sampled deals of the other hands on which the declarer's candidate discards are solved "
+            "double-dummy (0: discard as heuristic.v2)",
+        ),
+        "discard_reach": (
+            whole(0, 10),
+            2,
+            "the candidate discards are every kitty-sized set of the kitty size plus this many cards "
+            "heuristic.v2 would throw first (and v2's own discards)",
+        ),
+        "discard_margin": (
+            number(0.0, 500.0),
+            10.0,
+            "points by which a discard set must beat heuristic.v2's, both valued by DD, to be thrown instead",
+        ),
         "bid_boost": (
             number(-3.0, 3.0),
             0.0,
@@ -226,6 +249,9 @@ class ExpertStrategy(AuctionOf):
     play_mismatch: float
     play_tricks: int
     play_partner: bool
+    discard_worlds: int
+    discard_reach: int
+    discard_margin: float
     bid_boost: float
 
     def __init__(self, **params: Any) -> None:
@@ -248,6 +274,8 @@ class ExpertStrategy(AuctionOf):
         self.partner_model = Heuristic2Strategy(aggression=self.bid_boost) if self.bid_boost else self.model
         #: Per seat: the bidding deals of its current deal and their solves.
         self._bidding: dict[int, BidWorlds] = {}
+        #: Per seat: the deal's kitty exchange (what identifies it) and the cards it chose to throw.
+        self._discards: dict[int, tuple[tuple[Any, ...], int]] = {}
 
     # ---------------------------------------------------------------- inference
 
@@ -474,6 +502,60 @@ class ExpertStrategy(AuctionOf):
         if default in values and values[best] < values[default] + self.bid_margin:
             return default  # v2's call, unless the DD values another clearly higher
         return best
+
+    # ---------------------------------------------------------------- discard
+
+    def discard(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int:
+        """One card of the discard set chosen by DD at the first discard of the exchange
+        (:meth:`dd_discards`; ``heuristic.v2``'s card when it is in the set), or ``heuristic.v2``'s
+        where there is nothing to search (``discard_worlds=0``, misère, a table over ``bid_cards``)."""
+        default = int(self.base.discard(view, legal, rng))
+        rules = view.rules
+        contract = view.contract
+        if (
+            self.discard_worlds == 0
+            or contract is None
+            or contract.misere
+            or view.kitty is None
+            or rules.players * rules.hand_size > self.bid_cards
+        ):
+            return default
+        key = (view.seat, view.dealer, view.hand_no, view.scores, view.bids, view.kitty, rules.name)
+        plan = self._discards.get(view.seat)
+        if plan is None or plan[0] != key:
+            if view.discards:
+                return default  # a plan is made at the first discard only
+            plan = self._discards[view.seat] = (key, self.dd_discards(view, legal, rng))
+        left = plan[1] & view.hand
+        if not left or left >> default & 1:
+            return default
+        card = (left & -left).bit_length() - 1
+        return card if card in legal else default
+
+    def dd_discards(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int:
+        """The declarer's discard set (a card mask): ``heuristic.v2``'s and the sets of its first
+        choices (:mod:`strategies.expert_discard`) solved from the opening lead on the
+        ``discard_worlds`` most likely of ``discard_worlds * bid_pool`` deals of the other hands."""
+        rules = view.rules
+        kitty = view.kitty or 0
+        seat = view.seat
+        drawn: list[tuple[float, int, list[int]]] = []
+        infer = self.infer and bool(view.bids)
+        for k in range(self.discard_worlds * (self.bid_pool if infer else 1)):
+            hands, _ = sample_deal(view, rng)
+            dealt = [h if s != seat else view.hand & ~kitty for s, h in enumerate(hands)]
+            w = self.auction_weight(view, deal_state(view, dealt, kitty)) if infer else 1.0
+            drawn.append((w, k, hands))
+        drawn.sort(key=lambda x: (-x[0], x[1]))
+        worlds = [(w or 1e-12, hands) for w, _, hands in drawn[: self.discard_worlds]]
+        quiet = Rng(0)  # heuristic.v2 draws nothing
+        size = rules_info(rules).kitty_size
+        default = sequential_discards(self.base, view, worlds[0][1], quiet)
+        ranked = ranked_discards(self.base, view, legal, size + self.discard_reach, quiet)
+        candidates = discard_candidates(default, ranked, size)
+        return choose_discards(
+            view, worlds, candidates, self.model, self.bid_shift, self.discard_margin, side_points
+        )
 
     # ---------------------------------------------------------------- joker naming
 

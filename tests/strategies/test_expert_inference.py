@@ -1,6 +1,7 @@
-"""expert.v1's inference from the play and its boosted bidding: the worlds agree with the view, the
-true deal of heuristic.v2 self-play weighs 1, decisions depend on nothing hidden, the parameters are
-validated, and with the new parts off the games are those of the module at commit 23e1b26."""
+"""expert.v1's inference from the play, its DD discard and its boosted bidding: the worlds agree with
+the view, the true deal of heuristic.v2 self-play weighs 1, decisions depend on nothing hidden, the
+discard is the best-valued candidate, the parameters are validated, and with the new parts off the
+games are those of the module at commit 23e1b26."""
 
 from __future__ import annotations
 
@@ -11,18 +12,35 @@ import random
 import pytest
 
 from fivehundred.sim import load_rules, play_game
-from fivehundred.sim.engine import AUCTION, DONE, PLAY
+from fivehundred.sim.engine import AUCTION, DONE, KITTY, PLAY
 from fivehundred.sim.game import new_deal
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import StrategyConfigError, make
-from fivehundred.strategies.expert import ExpertStrategy, touching
+from fivehundred.strategies.expert import ExpertStrategy, side_points, touching
+from fivehundred.strategies.expert_bidding import bid_value, contract_tricks
+from fivehundred.strategies.expert_discard import (
+    FixedDiscard,
+    choose_discards,
+    discard_candidates,
+    ranked_discards,
+    sequential_discards,
+)
 from fivehundred.strategies.sampling import initial_state, replay_to_play, sample_hidden
 from fivehundred.strategies.tables import card_info, rules_info
 
-from .conftest import public_view, shuffle_hidden
+from .conftest import decision_points, public_view, shuffle_hidden
 
 #: A small expert with the play inference and the boosted bidding on.
 INFER = "expert(worlds=3, pool=3, search_tricks=5, play_mismatch=0.3, bid_boost=0.5)"
+#: A small DD discard.
+DISCARD = "expert(discard_worlds=3, bid_pool=2, search_tricks=0)"
+
+
+def _exchange_states(variant: str, deals: int, seed: int = 6):  # type: ignore[no-untyped-def]
+    """States at the first discard of suit and NT contracts of heuristic self-play deals."""
+    for state in decision_points(load_rules(variant), seed, deals):
+        if state.phase == KITTY and not state.discards and not state.contract.misere:
+            yield state
 
 
 def _v2_play_states(variant: str, deals: int, seed: int = 11):  # type: ignore[no-untyped-def]
@@ -191,6 +209,65 @@ def test_the_boost_raises_the_bids_and_models_the_partner() -> None:
     assert checked > 50 and higher > 0
 
 
+@pytest.mark.parametrize("variant", ["pagat-au", "two-jokers", "three-player"])
+def test_the_discard_ignores_hidden_cards(variant: str) -> None:
+    """Two deals that differ only in the other hands give the same discards for the same rng (a
+    fresh bot each time), and the DD discard is not always heuristic.v2's."""
+    rng = random.Random(5)
+    checked = 0
+    for k, state in enumerate(_exchange_states(variant, 12)):
+        seat = state.turn
+        answers = set()
+        for st in (shuffle_hidden(state, seat, rng), shuffle_hidden(state, seat, rng), state):
+            bot = make(DISCARD)
+            thrown = []
+            st = st.clone()
+            while st.phase == KITTY:
+                c = bot.discard(st.view(seat), st.legal_actions(), Rng(k))
+                thrown.append(c)
+                st.apply(c)
+            answers.add(tuple(thrown))
+        assert len(answers) == 1
+        checked += 1
+    assert checked > 3
+
+
+def test_the_dd_discard_is_the_best_valued_candidate_on_the_true_deal() -> None:
+    """Given one world (the true deal), the set thrown is a candidate of the best DD value, or
+    heuristic.v2's within the margin; the candidates are v2's set and the sets of its first choices."""
+    checked = moved = 0
+    for state in _exchange_states("pagat-au", 40, seed=8):
+        seat = state.turn
+        view = state.view(seat)
+        legal = state.legal_actions()
+        bot = ExpertStrategy(discard_margin=0.0)
+        rules = state.rules
+        size = rules.kitty_size
+        hands = list(state.hands)
+        v2 = sequential_discards(bot.base, view, hands, Rng(0))
+        ranked = ranked_discards(bot.base, view, legal, size + 2, Rng(0))
+        assert ranked[0] == bot.base.discard(view, legal, Rng(0)) and len(set(ranked)) == size + 2
+        cands = discard_candidates(v2, ranked, size)
+        assert cands[0] == v2 and len(set(cands)) == len(cands) and all(c.bit_count() == size for c in cands)
+        assert v2.bit_count() == size and not v2 & ~view.hand
+        got = choose_discards(view, [(1.0, hands)], cands, bot.model, 0.5, 0.0, side_points)
+        kitty = view.kitty
+        dealt = [h if s != seat else view.hand & ~kitty for s, h in enumerate(hands)]
+
+        code = state.contract.code
+        values = {}
+        for m in cands:
+            t = contract_tricks(view, dealt, kitty, code, seat, FixedDiscard(m, bot.model))
+            values[m] = bid_value(rules, state.contract, [(1.0, t)], 0.5, side_points)
+        assert got in cands
+        assert values[got] == max(values.values())
+        wide = choose_discards(view, [(1.0, hands)], cands, bot.model, 0.5, 500.0, side_points)
+        assert wide == v2  # no set beats v2's by 500 points
+        moved += got != v2
+        checked += 1
+    assert checked > 8 and moved > 0
+
+
 @pytest.mark.parametrize(
     ("spec", "words"),
     [
@@ -200,6 +277,9 @@ def test_the_boost_raises_the_bids_and_models_the_partner() -> None:
         ("expert(play_tricks=2.5)", ["play_tricks", "whole number"]),
         ("expert(bid_boost=4)", ["bid_boost", "between"]),
         ("expert(play_partner=2)", ["play_partner", "true or false"]),
+        ("expert(discard_worlds=-1)", ["discard_worlds", "between"]),
+        ("expert(discard_reach=11)", ["discard_reach", "between"]),
+        ("expert(discard_margin=-1)", ["discard_margin", "between"]),
     ],
 )
 def test_new_parameters_are_validated(spec: str, words: list[str]) -> None:
@@ -212,7 +292,7 @@ def test_new_parameters_are_validated(spec: str, words: list[str]) -> None:
 @pytest.mark.parametrize("variant", ["pagat-au", "three-player", "six-player", "two-jokers", "nullo"])
 def test_plays_whole_games_reproducibly_with_the_inference(variant: str) -> None:
     rules = load_rules(variant)
-    spec = "expert(worlds=2, pool=2, search_tricks=3, play_mismatch=0.3, bid_boost=0.5)"
+    spec = "expert(worlds=2, pool=2, search_tricks=3, play_mismatch=0.3, bid_boost=0.5, discard_worlds=2)"
 
     def game() -> list[dict]:
         bots = [make(spec) if s % rules.teams == 0 else make("heuristic") for s in range(rules.players)]
@@ -242,5 +322,5 @@ def _games_hash(spec: str) -> str:
 
 @pytest.mark.slow
 def test_with_the_new_parts_off_the_games_are_those_of_23e1b26() -> None:
-    spec = "expert(worlds=4, pool=2, early_worlds=2, play_mismatch=1.0, bid_boost=0.0)"
+    spec = "expert(worlds=4, pool=2, early_worlds=2, play_mismatch=1.0, bid_boost=0.0, discard_worlds=0)"
     assert _games_hash(spec) == OFF_HASH
