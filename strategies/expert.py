@@ -36,7 +36,13 @@ the deal, so a later call re-weighs the same deals.  ``bid_worlds=0`` bids as ``
 does a table with more than ``bid_cards`` cards in the hands (a full six-player solve takes seconds).
 
 The joker naming (:meth:`ExpertStrategy.name_joker`) is valued the same way, each legal naming
-solved on ``name_worlds`` deals; the discard is ``heuristic.v2``'s.  The bot reads only its
+solved on ``name_worlds`` deals.  The discard is ``heuristic.v2``'s, or with ``discard_worlds`` the
+set of best DD value among v2's and the sets of its first choices (:mod:`strategies.expert_discard`).
+
+Off by default (measured no better, docs/strategies.md): ``play_mismatch`` < 1 weighs the placements
+by the play too (:meth:`ExpertStrategy.play_weight`: every opponent's card ``heuristic.v2`` would not
+have played with its sampled hand multiplies the weight by it), and ``bid_boost`` bids as
+``heuristic.v2`` with its trick estimates raised.  The bot reads only its
 :class:`~sim.engine.SeatView` and draws every random number from its ``rng``.
 """
 
@@ -173,7 +179,7 @@ class ExpertStrategy(AuctionOf):
         "bid_cards": (
             whole(0, 200),
             40,
-            "DD bidding only at tables with at most this many cards in the hands at the opening lead (a "
+            "DD bidding, naming and discard only with at most this many cards in the hands (a "
             "full-deal solve of the six-player table's 60 takes seconds)",
         ),
         "bid_levels_only": (
