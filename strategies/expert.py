@@ -61,6 +61,7 @@ from fivehundred.strategies.expert_discard import (
     ranked_discards,
     sequential_discards,
 )
+from fivehundred.strategies.expert_rollout import rollout_play
 from fivehundred.strategies.heuristic2 import Heuristic2Strategy, calibration, misere_value
 from fivehundred.strategies.sampling import (
     distinct_actions,
@@ -227,6 +228,17 @@ class ExpertStrategy(AuctionOf):
             10.0,
             "points by which a discard set must beat heuristic.v2's, both valued by DD, to be thrown instead",
         ),
+        "dd_tricks": (
+            whole(0, 20),
+            20,
+            "solve double-dummy only with at most this many tricks left; earlier, value each card by "
+            "heuristic.v2 rollouts on rollout_worlds worlds (20: always DD)",
+        ),
+        "rollout_worlds": (
+            whole(1, 1_000),
+            20,
+            "worlds (the best-weighted of the pool) on which each card is rolled out, before dd_tricks",
+        ),
         "bid_boost": (
             number(-3.0, 3.0),
             0.0,
@@ -259,6 +271,8 @@ class ExpertStrategy(AuctionOf):
     discard_reach: int
     discard_margin: float
     bid_boost: float
+    dd_tricks: int
+    rollout_worlds: int
 
     def __init__(self, **params: Any) -> None:
         """The parameters of :attr:`SETTINGS` by name (the defaults for those not given)."""
@@ -276,6 +290,8 @@ class ExpertStrategy(AuctionOf):
         #: The model of the other seats' calls and of a sampled declarer's discards and joker naming
         #: (its own instance: no memory shared with ``base``).
         self.model = Heuristic2Strategy()
+        #: The rollouts' player in every seat (:mod:`strategies.expert_rollout`).
+        self.roller = Heuristic2Strategy()
         #: The model of a partner's calls: a partner is taken to bid as this seat does.
         self.partner_model = Heuristic2Strategy(aggression=self.bid_boost) if self.bid_boost else self.model
         #: Per seat: the bidding deals of its current deal and their solves.
@@ -352,11 +368,11 @@ class ExpertStrategy(AuctionOf):
         extra = (self.worlds - self.early_worlds) * tricks_played // RAMP_TRICKS
         return min(self.worlds, self.early_worlds + extra)
 
-    def sample_worlds(self, view: SeatView, rng: Rng) -> list[tuple[float, State]]:
-        """Up to :meth:`worlds_at` (weight, state at this decision) pairs, the most likely of that
-        number times ``pool``."""
+    def sample_worlds(self, view: SeatView, rng: Rng, worlds: int = 0) -> list[tuple[float, State]]:
+        """Up to ``worlds`` (default :meth:`worlds_at`) (weight, state at this decision) pairs, the
+        most likely of that number times ``pool``."""
         drawn: list[tuple[float, int, State]] = []
-        worlds = self.worlds_at(len(view.trick_winners))
+        worlds = worlds or self.worlds_at(len(view.trick_winners))
         count = worlds * (self.pool if self.infer and view.bids else 1)
         for k in range(count):
             sample = sample_hidden(view, rng)
@@ -610,10 +626,13 @@ class ExpertStrategy(AuctionOf):
         if len(legal) == 1:
             return legal[0]
         rules = view.rules
-        if rules.hand_size - len(view.trick_winners) > self.search_tricks:
+        left = rules.hand_size - len(view.trick_winners)
+        if left > self.search_tricks:
             return default
         if len(distinct_actions(view, legal)) == 1:
             return default  # touching cards only: every choice is the same
+        if left > self.dd_tricks:
+            return rollout_play(self, view, legal, rng, default)
         contract = view.contract
         assert contract is not None
         teams = rules.teams

@@ -38,7 +38,23 @@ from fivehundred.strategies.sampling import distinct_actions, played_by, rebuild
 from fivehundred.strategies.tables import card_info
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from fivehundred.sim.engine import SeatView, State
+
+
+def play_out(base: State, action: int, policy: Callable[[SeatView, list[int], Rng], int], rng: Rng) -> list[int]:
+    """The deal's score change per team (``score_delta``) when ``action`` is played in a copy of
+    ``base`` and ``policy`` (a bot's ``play``, drawing from ``rng``) plays every later choice to the
+    end of the deal; a forced card is played without asking.  ``base`` is left as it was."""
+    st = base.clone()
+    st.apply(action)
+    while st.phase != DONE:
+        lg = st.legal_actions()
+        st.apply(lg[0] if len(lg) == 1 else policy(st.view(st.turn), lg, rng))
+    delta = st.score_delta
+    assert delta is not None  # set when the deal ends
+    return delta
 
 
 def _policy(value: Any) -> str | None:
@@ -161,12 +177,7 @@ class MonteCarloStrategy(AuctionOf):
         for a in cands:
             total = 0.0
             for base in states:
-                st = base.clone()
-                st.apply(a)
-                while st.phase != DONE:
-                    lg = st.legal_actions()
-                    st.apply(lg[0] if len(lg) == 1 else policy(st.view(st.turn), lg, roll_rng))
-                delta = st.score_delta
+                delta = play_out(base, a, policy, roll_rng)
                 mine = delta[team]
                 other = max(delta[t] for t in range(teams) if t != team)
                 total += mine - other
