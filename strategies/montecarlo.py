@@ -43,7 +43,9 @@ if TYPE_CHECKING:
     from fivehundred.sim.engine import SeatView, State
 
 
-def play_out(base: State, action: int, policy: Callable[[SeatView, list[int], Rng], int], rng: Rng) -> list[int]:
+def play_out(
+    base: State, action: int, policy: Callable[[SeatView, list[int], Rng], int], rng: Rng
+) -> list[int]:
     """The deal's score change per team (``score_delta``) when ``action`` is played in a copy of
     ``base`` and ``policy`` (a bot's ``play``, drawing from ``rng``) plays every later choice to the
     end of the deal; a forced card is played without asking.  ``base`` is left as it was."""
