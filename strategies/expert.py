@@ -17,6 +17,9 @@ At a play decision with a real choice the bot
    or failed contract, overtricks, slam floor, the defenders' 10 a trick, misère) and plays the
    action of best weighted mean; ``heuristic.v2``'s own choice wins ties.
 
+With more than ``dd_tricks`` tricks left, steps 3-4 are replaced by ``heuristic.v2`` rollouts of each
+card on ``rollout_worlds`` of those worlds (:mod:`strategies.expert_rollout`).
+
 Speed: one decision costs ``worlds`` DD solves of the position, each over all legal actions.  The
 pure-Python solver does about 10 full solves a second from the opening lead and is far faster later
 in the deal, so ``search_tricks`` bounds the search: with more than ``search_tricks`` tricks left
@@ -230,9 +233,10 @@ class ExpertStrategy(AuctionOf):
         ),
         "dd_tricks": (
             whole(0, 20),
-            20,
+            6,
             "solve double-dummy only with at most this many tricks left; earlier, value each card by "
-            "heuristic.v2 rollouts on rollout_worlds worlds (20: always DD)",
+            "heuristic.v2 rollouts on rollout_worlds worlds (20: always DD, expert.v1 before issue 14's "
+            "hybrid)",
         ),
         "rollout_worlds": (
             whole(1, 1_000),
