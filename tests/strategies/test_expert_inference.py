@@ -279,5 +279,6 @@ def _games_hash(spec: str) -> str:
 
 @pytest.mark.slow
 def test_with_the_new_parts_off_the_games_are_those_of_23e1b26() -> None:
-    spec = "expert(worlds=4, pool=2, early_worlds=2, play_mismatch=1.0, bid_boost=0.0, discard_worlds=0)"
-    assert _games_hash(spec) == OFF_HASH
+    spec = "expert(worlds=4, pool=2, early_worlds=2, play_mismatch=1.0, bid_boost=0.0, discard_worlds=0%s)"
+    assert _games_hash(spec % ", dd_tricks=20") == OFF_HASH  # dd_tricks=20: no rollouts (the hybrid off)
+    assert _games_hash(spec % "") != OFF_HASH  # the hybrid (dd_tricks=6, the default) plays its own games
