@@ -54,7 +54,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from fivehundred.sim.dd import Position, dd_tricks, move_values
-from fivehundred.sim.engine import AUCTION, BID, JOKER_LEAD, NAME_NONE, NAME_SUIT, PASS
+from fivehundred.sim.engine import AUCTION, BID, NAME_NONE, NAME_SUIT, PASS
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import AuctionOf, boolean, number, register, whole
 from fivehundred.strategies.expert_bidding import BidWorlds, bid_value, deal_key, deal_state
@@ -72,6 +72,7 @@ from fivehundred.strategies.sampling import (
     replay_to_play,
     sample_deal,
     sample_hidden,
+    touching,
 )
 from fivehundred.strategies.tables import card_info, rules_info
 
@@ -104,19 +105,6 @@ def side_points(rules: Rules, contract: Bid, tricks: int) -> float:
     if contract.misere:
         return pts
     return pts - rules.defender_points(rules.hand_size - tricks) / (rules.teams - 1)
-
-
-def touching(ci: CardInfo, outside: int, a: int, b: int) -> bool:
-    """Whether cards ``a`` and ``b`` are the same choice for a player to whom the cards of
-    ``outside`` are unseen: one effective suit, both trumps or neither, no card of ``outside``
-    between them (joker leads are never merged)."""
-    if a >= JOKER_LEAD or b >= JOKER_LEAD:
-        return a == b
-    eff = ci.eff
-    if eff[a] != eff[b] or eff[a] < 0 or bool(ci.power[a]) != bool(ci.power[b]):
-        return False
-    lo, hi = (a, b) if ci.strength[a] < ci.strength[b] else (b, a)
-    return not ci.higher[lo] & ci.lower[hi] & outside
 
 
 @register("expert.v1")

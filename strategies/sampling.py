@@ -16,7 +16,7 @@ from fivehundred.sim.cards import bits
 from fivehundred.sim.engine import JOKER, JOKER_LEAD, NAME_NONE, NAME_SUIT, State
 from fivehundred.sim.notation import led_suit_of_action, played_card
 from fivehundred.sim.rng import Rng
-from fivehundred.strategies.tables import card_info, rules_info
+from fivehundred.strategies.tables import CardInfo, card_info, rules_info
 
 if TYPE_CHECKING:
     import random
@@ -231,27 +231,38 @@ def rebuild_state(view: SeatView, hands: list[int], discards: int) -> State:
     return replay_state(view, initial_state(view, hands, discards), discards)
 
 
+def touching(ci: CardInfo, outside: int, a: int, b: int) -> bool:
+    """Whether cards ``a`` and ``b`` are the same choice for a player to whom the cards of
+    ``outside`` are unseen: one effective suit, both trumps or neither, no card of ``outside``
+    between them (joker leads are never merged).  The one owner of the touching rule
+    (:func:`distinct_actions`, and the expert's play inference)."""
+    if a >= JOKER_LEAD or b >= JOKER_LEAD:
+        return a == b
+    eff = ci.eff
+    if eff[a] != eff[b] or eff[a] < 0 or bool(ci.power[a]) != bool(ci.power[b]):
+        return False
+    lo, hi = (a, b) if ci.strength[a] < ci.strength[b] else (b, a)
+    return not ci.higher[lo] & ci.lower[hi] & outside
+
+
 def distinct_actions(view: SeatView, legal: Sequence[int]) -> list[int]:
-    """The legal actions with touching cards merged: cards of one effective suit with no card between
-    them that the seat cannot see (played cards and its own do not separate them) are the same
-    choice, and the weakest of each run stands for it; joker leads are kept as they are."""
+    """The legal actions with touching cards merged (:func:`touching`: cards of one effective suit
+    with no card between them that the seat cannot see; played cards and its own do not separate
+    them) are the same choice, and the weakest of each run stands for it; joker leads are kept as
+    they are."""
     tables = view.tables
     assert tables is not None  # asked in the play
     ci = card_info(tables)
     info = rules_info(view.rules)
     outside = info.full & ~view.hand & ~view.played
-    eff, strength, power = ci.eff, ci.strength, ci.power
+    eff, strength = ci.eff, ci.strength
     cards = sorted((a for a in legal if a < JOKER_LEAD), key=lambda c: (eff[c], strength[c]))
     out: list[int] = []
     prev = -1
     for c in cards:
-        if prev >= 0 and eff[c] == eff[prev] and eff[c] >= 0:
-            between = ci.higher[prev] & ci.lower[c]
-            if power[c] and not power[prev]:
-                between = 1  # a trump and a plain card never touch
-            if not between & outside:
-                prev = c
-                continue
+        if prev >= 0 and touching(ci, outside, prev, c):
+            prev = c
+            continue
         out.append(c)
         prev = c
     out.extend(a for a in legal if a >= JOKER_LEAD)

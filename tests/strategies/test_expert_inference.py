@@ -16,7 +16,7 @@ from fivehundred.sim.engine import AUCTION, KITTY
 from fivehundred.sim.game import new_deal
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import make
-from fivehundred.strategies.expert import ExpertStrategy, side_points, touching
+from fivehundred.strategies.expert import ExpertStrategy, side_points
 from fivehundred.strategies.expert_bidding import bid_value, contract_tricks
 from fivehundred.strategies.expert_discard import (
     FixedDiscard,
@@ -25,7 +25,7 @@ from fivehundred.strategies.expert_discard import (
     ranked_discards,
     sequential_discards,
 )
-from fivehundred.strategies.sampling import initial_state, replay_to_play, sample_hidden
+from fivehundred.strategies.sampling import initial_state, replay_to_play, sample_hidden, touching
 from fivehundred.strategies.tables import card_info, rules_info
 
 from .conftest import decision_points, public_view, shuffle_hidden
