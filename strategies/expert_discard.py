@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING, Any
 
+from fivehundred.sim.cards import mask_of
 from fivehundred.sim.engine import KITTY
 from fivehundred.strategies.expert_bidding import bid_value, contract_tricks, deal_state
 
@@ -81,9 +82,7 @@ def discard_candidates(default: int, ranked: list[int], size: int) -> list[int]:
     """``default`` (a card mask) first, then every ``size``-card set of ``ranked``, each once."""
     out = [default]
     for combo in itertools.combinations(ranked, size):
-        m = 0
-        for c in combo:
-            m |= 1 << c
+        m = mask_of(combo)
         if m not in out:
             out.append(m)
     return out

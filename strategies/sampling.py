@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fivehundred.sim.cards import bits
+from fivehundred.sim.cards import bits, mask_of
 from fivehundred.sim.engine import JOKER, JOKER_LEAD, NAME_NONE, NAME_SUIT, State
 from fivehundred.sim.notation import led_suit_of_action, played_card
 from fivehundred.sim.rng import Rng
@@ -295,12 +295,6 @@ def sample_deal(view: SeatView, rng: Rng | random.Random) -> tuple[list[int], in
     for s in range(n):
         if s == seat:
             continue
-        m = 0
-        for c in cards[k : k + size]:
-            m |= 1 << c
-        hands[s] = m
+        hands[s] = mask_of(cards[k : k + size])
         k += size
-    kitty = 0
-    for c in cards[k:]:
-        kitty |= 1 << c
-    return hands, kitty
+    return hands, mask_of(cards[k:])
