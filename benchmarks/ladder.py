@@ -30,6 +30,7 @@ import itertools
 import math
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,21 @@ from fivehundred.sim import load_rules, play_game
 from fivehundred.strategies.base import label, make
 
 Z95 = 1.959964
+
+
+@dataclass(frozen=True)
+class Seating:
+    """How :func:`play_pair` builds the bots, names them and plays a game: by default the strategy
+    registry (``make``, ``label``) and :func:`sim.game.play_game`.  A benchmark may pass its own (a
+    bot the registry must not offer, a game loop that shows it more): benchmarks/oracle.py.  The
+    functions must be picklable (module level) for ``workers > 1``."""
+
+    make: Callable[[str], Any] = make
+    label: Callable[[str], str] = label
+    play: Callable[..., list[dict[str, Any]]] = play_game
+
+
+REGISTRY = Seating()
 
 
 @dataclass
@@ -60,17 +76,19 @@ class GamePair:
     swaps: list[tuple[str, float]] = field(default_factory=list)
 
 
-def play_pair(variant: str, spec_a: str, spec_b: str, master_seed: int, game_id: int) -> GamePair:
+def play_pair(
+    variant: str, spec_a: str, spec_b: str, master_seed: int, game_id: int, seating: Seating = REGISTRY
+) -> GamePair:
     """Play game ``game_id`` with A as team 0 and then with A as team 1.
 
     At a table where every seat is its own team (3 players) the game is played once with A in each
     seat and B in the others; a deal's value is A's points minus the mean of the others', averaged
-    over the seatings.
+    over the seatings.  ``seating`` builds, names and plays the bots (default: the registry).
     """
     rules = load_rules(variant)
-    a = make(spec_a)
-    b = make(spec_b)
-    la, lb = label(spec_a), label(spec_b)
+    a = seating.make(spec_a)
+    b = seating.make(spec_b)
+    la, lb = seating.label(spec_a), seating.label(spec_b)
     n = rules.players
     alone = rules.teams == n
     t0 = time.perf_counter()
@@ -79,7 +97,7 @@ def play_pair(variant: str, spec_a: str, spec_b: str, master_seed: int, game_id:
         mine = [(s == a_team) if alone else (s % 2 == a_team) for s in range(n)]
         bots = [a if m else b for m in mine]
         labels = [la if m else lb for m in mine]
-        runs.append((a_team, play_game(rules, bots, master_seed, game_id, labels)))
+        runs.append((a_team, seating.play(rules, bots, master_seed, game_id, labels)))
     seconds = time.perf_counter() - t0
 
     def gain(t: int, delta: list[int]) -> float:
@@ -171,7 +189,7 @@ def format_breakdown(r: dict[str, Any]) -> list[str]:
     return out
 
 
-def _pair_task(args: tuple[str, str, str, int, int]) -> GamePair:
+def _pair_task(args: tuple[str, str, str, int, int, Seating]) -> GamePair:
     return play_pair(*args)
 
 
@@ -201,9 +219,16 @@ def cluster_ci(groups: list[list[float]], z: float = Z95) -> tuple[float, float,
 
 
 def run_match(
-    variant: str, spec_a: str, spec_b: str, pairs: int, master_seed: int, workers: int
+    variant: str,
+    spec_a: str,
+    spec_b: str,
+    pairs: int,
+    master_seed: int,
+    workers: int,
+    seating: Seating = REGISTRY,
 ) -> dict[str, Any]:
-    """Play game pairs in game-id order until at least ``pairs`` deal pairs; summarise the match."""
+    """Play game pairs in game-id order until at least ``pairs`` deal pairs; summarise the match
+    (``seating``: see :func:`play_pair`)."""
     results: list[GamePair] = []
     got = 0
     next_game = 0
@@ -211,7 +236,8 @@ def run_match(
     pool = ProcessPoolExecutor(workers) if workers > 1 else None
     try:
         while got < pairs:
-            tasks = [(variant, spec_a, spec_b, master_seed, g) for g in range(next_game, next_game + batch)]
+            games = range(next_game, next_game + batch)
+            tasks = [(variant, spec_a, spec_b, master_seed, g, seating) for g in games]
             next_game += batch
             done = list(pool.map(_pair_task, tasks)) if pool else [_pair_task(t) for t in tasks]
             for gp in done:  # in game order: the result does not depend on the number of workers
@@ -230,8 +256,8 @@ def run_match(
     wins = sum(gp.a_wins for gp in results)
     decided = sum(gp.decided for gp in results)
     return {
-        "a": label(spec_a),
-        "b": label(spec_b),
+        "a": seating.label(spec_a),
+        "b": seating.label(spec_b),
         "games": runs * len(results),
         "deal_pairs": len(diffs),
         "mean": m,

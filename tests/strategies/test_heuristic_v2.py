@@ -296,6 +296,22 @@ def test_ladder_breakdown_adds_up_to_the_match_mean() -> None:
     assert a == b and a
 
 
+def test_ladder_seating_hook_is_the_registry_and_play_game_by_default() -> None:
+    """A Seating with the registry and a play_game that counts its games gives the default's match."""
+    ladder = _ladder()
+    played: list[int] = []
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        played.append(args[3])
+        return play_game(*args, **kwargs)
+
+    seating = ladder.Seating(play=counted)
+    r = ladder.run_match("pagat-au", "heuristic.v2", "heuristic.v1", 60, 500, 1, seating)
+    base = ladder.run_match("pagat-au", "heuristic.v2", "heuristic.v1", 60, 500, 1)
+    assert len(played) >= r["games"] > 0  # whole batches of game pairs are played
+    assert {k: v for k, v in r.items() if k != "seconds"} == {k: v for k, v in base.items() if k != "seconds"}
+
+
 def test_v1_parameters_pass_through_by_name() -> None:
     bot = make("heuristic.v2(aggression=0.5, compete=1.0, nt_stoppers=4)")
     assert (bot.aggression, bot.compete, bot.nt_stoppers, bot.jump) == (0.5, 1.0, 4, True)
