@@ -6,10 +6,9 @@ far a player with FULL information gets in the same match (``benchmarks/ladder.p
 an honest bot, which sees only its seat's view.  The oracle is a benchmark object only: it is not
 registered as a strategy, and no spec of the registry builds it.
 
-How it learns the deal: :func:`play_game_seen` is :func:`sim.game.play_game` rebuilt from sim.game's
-public functions (:func:`~sim.game.new_deal`, :func:`~sim.game.play_deal`, :func:`~sim.game.settle`,
-:func:`~sim.game.deal_record`), handing each new deal's live :class:`~sim.engine.State` to every bot
-with a ``see`` method before the deal is played.  The other bots get exactly what ``play_game`` gives
+How it learns the deal: :func:`play_game_seen` is :func:`sim.game.play_game` with its ``on_deal``
+hook, handing each new deal's live :class:`~sim.engine.State` to every bot with a ``see`` method
+before the deal is played.  The other bots get exactly what ``play_game`` gives
 them (``--sanity`` checks that the records are the same and that heuristic.v1 against itself through
 this loop gives 0 in every deal pair).
 
@@ -54,10 +53,8 @@ from ladder import Seating, format_breakdown, format_match, run_match
 from fivehundred.sim import load_rules, play_game
 from fivehundred.sim.dd import Position, dd_tricks, move_values
 from fivehundred.sim.engine import BID, JOKER, KITTY, PASS, PLAY, SeatView, State
-from fivehundred.sim.game import DEAL_LIMIT, deal_record, new_deal, play_deal, settle
 from fivehundred.sim.rng import NoRng, Rng
 from fivehundred.sim.rules import Bid, Rules
-from fivehundred.sim.seeding import bot_rng
 from fivehundred.strategies.base import label, make
 from fivehundred.strategies.expert import side_points
 from fivehundred.strategies.heuristic2 import Heuristic2Strategy
@@ -222,37 +219,15 @@ def play_game_seen(
     game_id: int,
     labels: Sequence[str] | None = None,
 ) -> list[dict[str, Any]]:
-    """:func:`sim.game.play_game` (same deals, dealers, seat generators, settling and records), with
-    every strategy that has a ``see`` method shown each new deal's state before it is played."""
-    n = rules.players
-    names = list(labels) if labels is not None else [getattr(s, "name", type(s).__name__) for s in strategies]
-    seers = {id(s): s.see for s in strategies if hasattr(s, "see")}
-    scores = [0] * rules.teams
-    records: list[dict[str, Any]] = []
-    for hand_no in range(rules.deal_limit):
-        state, seed = new_deal(rules, master_seed, game_id, hand_no)
-        state.scores = tuple(scores)
-        for see in seers.values():
+    """:func:`sim.game.play_game`, with every strategy that has a ``see`` method shown each new
+    deal's state before it is played (``play_game``'s ``on_deal``)."""
+    seers = [s.see for s in {id(s): s for s in strategies if hasattr(s, "see")}.values()]
+
+    def show(state: State) -> None:
+        for see in seers:
             see(state)
-        rngs: list[Rng] = [
-            bot_rng(seed, s, 0) if getattr(strategies[s], "uses_rng", True) else NoRng().fork()
-            for s in range(n)
-        ]
-        play_deal(state, strategies, rngs, game_id, names)
-        delta, scores, over, winner, reason = settle(rules, scores, state)
-        if not over and hand_no == rules.deal_limit - 1:
-            over, reason = True, DEAL_LIMIT
-        rec = deal_record(state, rules, game_id, seed)
-        rec["strategies"] = names
-        rec["score_delta"] = delta
-        rec["score_after"] = list(scores)
-        rec["game_over"] = over
-        rec["winner"] = winner
-        rec["end_reason"] = reason
-        records.append(rec)
-        if over:
-            break
-    return records
+
+    return play_game(rules, strategies, master_seed, game_id, labels, on_deal=show)
 
 
 #: ladder.py's match with the oracle buildable and every game played through :func:`play_game_seen`.

@@ -8,7 +8,7 @@ columns and write the rows.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from fivehundred.sim.cards import bits
@@ -315,6 +315,7 @@ def play_game(
     game_id: int,
     labels: Sequence[str] | None = None,
     rng_keys: Sequence[int] | None = None,
+    on_deal: Callable[[State], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Play game ``game_id`` to its end and return one record per deal.
 
@@ -322,7 +323,9 @@ def play_game(
     (default: each strategy's ``name``).  ``rng_keys`` (one non-negative int below 2**64 per seat,
     default none) are mixed into each seat's RNG seed: tournaments give every entry its own stream.
     The game ends at RULES.md section 10's conditions or at ``rules.deal_limit`` deals
-    (``end_reason`` = ``deal_limit``, no winner).
+    (``end_reason`` = ``deal_limit``, no winner).  ``on_deal`` (trusted code only: it is handed the
+    whole deal) is called with each deal's state before the deal is played; benchmarks/oracle.py's
+    full-information reference uses it, nothing of the pipeline does.
     """
     if len(strategies) != rules.players:
         raise ValueError(f"{rules.players} strategies needed, got {len(strategies)}")
@@ -345,6 +348,8 @@ def play_game(
             bot_rng(seed, s, rng_keys[s] if rng_keys else 0) if needs_rng[s] else _NO_RNG.fork()
             for s in range(n)
         ]
+        if on_deal is not None:
+            on_deal(state)
         _play_deal(state, strategies, plan, rngs, game_id, labels)
         delta, scores, over, winner, reason = settle(rules, scores, state)
         if not over and hand_no == rules.deal_limit - 1:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from fivehundred.sim import load_rules, play_game
+from fivehundred.sim.engine import AUCTION, State
+from fivehundred.sim.rules import Rules
 from fivehundred.strategies import make
 
 VARIANTS = [
@@ -49,3 +53,30 @@ def test_game_records_follow_section_10(variant: str, overrides: dict) -> None:
                 assert r["end_reason"] == "deal_limit" and r["winner"] is None
                 assert len(recs) == rules.deal_limit
             before = after
+
+
+Seen = list[tuple[int, int, str, bool]]
+
+
+def _watched(rules: Rules, bots: list[Any], game: int) -> tuple[list[dict[str, Any]], Seen]:
+    """A game's records and, per ``on_deal`` call, the state's hand number, dealer, phase and
+    whether its hands are still the dealt ones."""
+    seen: Seen = []
+
+    def look(state: State) -> None:
+        seen.append((state.hand_no, state.dealer, state.phase, tuple(state.hands) == state.dealt))
+
+    return play_game(rules, bots, master_seed=31, game_id=game, on_deal=look), seen
+
+
+def test_on_deal_sees_each_dealt_state_once_and_changes_nothing() -> None:
+    """``play_game``'s ``on_deal`` is handed every deal's state before its first call, once per deal,
+    and the records are those of the game without it."""
+    rules = load_rules("pagat-au")
+    bots = [make("heuristic.v2") for _ in range(4)]
+    for game in range(4):
+        recs, seen = _watched(rules, bots, game)
+        assert recs == play_game(rules, bots, master_seed=31, game_id=game)
+        assert [s[0] for s in seen] == [r["hand_no"] for r in recs]
+        assert all(s[1] == r["dealer"] for s, r in zip(seen, recs, strict=True))
+        assert all(s[2] == AUCTION and s[3] for s in seen)  # nothing called or played yet
