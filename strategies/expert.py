@@ -35,17 +35,20 @@ values each candidate contract (the denominations its estimate nearly reaches, m
 suits it) by DD: the declarer takes the kitty and discards as ``heuristic.v2`` does, then the deal
 is solved from the opening lead.  Passing is worth the held contract's DD value (a partner's: for
 the side; an opponent's: against it) or ``pass_value`` when nobody has bid.  The solves are kept for
-the deal, so a later call re-weighs the same deals.  ``bid_worlds=0`` bids as ``heuristic.v2``; so
-does a table with more than ``bid_cards`` cards in the hands (a full six-player solve takes seconds).
+the deal, so a later call re-weighs the same deals.  ``bid_worlds=0`` bids as ``heuristic.v2`` (with
+``bid_boost``); so does a table with more than ``bid_cards`` cards in the hands (a full six-player
+solve takes seconds).
 
 The joker naming (:meth:`ExpertStrategy.name_joker`) is valued the same way, each legal naming
 solved on ``name_worlds`` deals.  The discard is ``heuristic.v2``'s, or with ``discard_worlds`` the
 set of best DD value among v2's and the sets of its first choices (:mod:`strategies.expert_discard`).
 
-Off by default (measured no better, docs/strategies.md): ``play_mismatch`` < 1 weighs the placements
-by the play too (:meth:`ExpertStrategy.play_weight`: every opponent's card ``heuristic.v2`` would not
-have played with its sampled hand multiplies the weight by it), and ``bid_boost`` bids as
-``heuristic.v2`` with its trick estimates raised.  The bot reads only its
+The seat's own calls are ``heuristic.v2``'s with its trick estimates raised by ``bid_boost`` (0.5:
+the expert makes contracts v2's table, fitted on v2's play, counts as failing; the value was chosen
+by duplicate matches, docs/strategies.md), and a partner's calls are read with the same model.  Off
+by default (measured no better): ``play_mismatch`` < 1 weighs the placements by the play too
+(:meth:`ExpertStrategy.play_weight`: every opponent's card ``heuristic.v2`` would not have played
+with its sampled hand multiplies the weight by it).  The bot reads only its
 :class:`~sim.engine.SeatView` and draws every random number from its ``rng``.
 """
 
@@ -233,7 +236,7 @@ class ExpertStrategy(AuctionOf):
         ),
         "bid_boost": (
             number(-3.0, 3.0),
-            0.0,
+            0.5,
             "tricks added to heuristic.v2's estimates in the seat's own bidding (the expert plays its "
             "contracts better than the v2 the table was fitted on)",
         ),

@@ -188,8 +188,8 @@ def test_without_dd_bidding_every_call_is_heuristic_v2s() -> None:
     so the games are those of the expert before the DD bidding (the play search is unchanged)."""
     checked = 0
     for variant, spec in (
-        ("pagat-au", "expert(bid_worlds=0)"),
-        ("two-jokers", "expert(bid_worlds=5, bid_cards=39)"),
+        ("pagat-au", "expert(bid_worlds=0, bid_boost=0)"),
+        ("two-jokers", "expert(bid_worlds=5, bid_cards=39, bid_boost=0)"),
     ):
         bot, v2 = make(spec), make("heuristic.v2")
         for k, state in enumerate(_auction_states(variant, 12)):
@@ -268,7 +268,7 @@ def test_levels_only_keeps_v2s_denomination_and_takes_the_dd_best_level(
             "fivehundred.strategies.expert_bidding.sample_deal",
             lambda v, r, st=state: (list(st.hands), st.kitty),
         )
-        bot = ExpertStrategy(bid_worlds=1, infer=False, bid_margin=10.0)
+        bot = ExpertStrategy(bid_worlds=1, infer=False, bid_margin=10.0, bid_boost=0.0)
         got = bot.bid(view, legal, Rng(k))
         if want == PASS or rules.ladder[want - BID].misere:
             assert got == want

@@ -182,7 +182,7 @@ def test_the_boost_raises_the_bids_and_models_the_partner() -> None:
     partner's calls are read with the same model; 0 keeps v2's calls."""
     rules = load_rules("pagat-au")
     boosted = ExpertStrategy(bid_boost=0.5)
-    plain = ExpertStrategy()
+    plain = ExpertStrategy(bid_boost=0.0)
     v2 = make("heuristic.v2")
     v2_boost = make("heuristic.v2(aggression=0.5)")
     assert boosted.partner_model is not boosted.model and plain.partner_model is plain.model
