@@ -30,7 +30,7 @@ import itertools
 import math
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +39,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from fivehundred.sim import load_rules, play_game
+from fivehundred.sim.errors import UserError
 from fivehundred.strategies.base import label, make
 
 Z95 = 1.959964
@@ -399,6 +400,18 @@ def format_profile(spec: str, p: dict[str, Any]) -> str:
     )
 
 
+def input_error(variant: str, specs: Sequence[str], build: Callable[[str], Any] = make) -> str | None:
+    """What is wrong with a benchmark's rules and bots (one line), or ``None``: checked before any
+    game is played, so a mistake is an ``error:`` line, not a traceback from a worker."""
+    try:
+        load_rules(variant)
+        for spec in specs:
+            build(spec)
+    except UserError as e:
+        return str(e)
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the ladder and print it."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -434,6 +447,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--b", default="heuristic.v1", help="--v2-only: the second bot (default heuristic.v1)")
     ap.add_argument("--breakdown", action="store_true", help="--v2-only: points per deal by kind of contract")
     args = ap.parse_args(argv)
+    named = [args.a, args.b, args.montecarlo, args.expert]
+    problem = input_error(args.variant, named + ([args.pair_baseline] if args.pair_baseline else []))
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     if args.pair_speed:
         base = None
         for spec in (args.pair_baseline, args.expert) if args.pair_baseline else (args.expert,):

@@ -48,7 +48,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from ladder import Seating, format_breakdown, format_match, run_match
+from ladder import Seating, format_breakdown, format_match, input_error, run_match
 
 from fivehundred.sim import load_rules, play_game
 from fivehundred.sim.dd import Position, dd_tricks, move_values
@@ -270,6 +270,10 @@ def main(argv: list[str] | None = None) -> int:
         "against play_game's",
     )
     args = ap.parse_args(argv)
+    problem = input_error(args.variant, [args.a, args.b], make_bot)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     rules = load_rules(args.variant)
     if rules.teams != 2:
         ap.error("the oracle plays partnership tables (two teams)")

@@ -53,3 +53,25 @@ def test_the_oracle_refuses_a_deal_it_was_not_shown() -> None:
         bot.bid(state.view(state.turn), state.legal_actions(), None)
     bot.see(state)
     assert bot.bid(state.view(state.turn), state.legal_actions(), None) in state.legal_actions()
+
+
+@pytest.mark.parametrize(
+    ("script", "argv", "words"),
+    [
+        ("ladder", ["--v2-only", "--a", "nosuchbot", "--pairs", "5"], ["unknown strategy", "nosuchbot"]),
+        ("ladder", ["--variant", "nope", "--speed-only"], ["unknown variant", "nope"]),
+        ("ladder", ["--pair-speed", "--pair-baseline", "expert(bid_boost=9)"], ["bid_boost", "between"]),
+        ("oracle", ["--variant", "nope"], ["unknown variant"]),
+        ("oracle", ["--b", "heuristic(aggression=x)"], ["aggression"]),
+    ],
+)
+def test_a_wrong_variant_or_bot_is_one_error_line(
+    script: str, argv: list[str], words: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The ladder and the oracle check their rules and bots before playing: exit status 2 and one
+    ``error:`` line, no traceback."""
+    _oracle()  # loads both scripts
+    module = sys.modules[script]
+    assert module.main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and all(w in err[0] for w in words), err
