@@ -157,9 +157,16 @@ class ExpertStrategy(AuctionOf):
             "cheapest legal bid",
         ),
         "bid_shift": (
-            number(0.0, 3.0),
+            number(-3.0, 3.0),
             0.5,
-            "tricks under the DD count at which a bidding world is valued (DD play flatters the declarer)",
+            "tricks under the DD (or rollout) count at which a bidding world is valued (DD play "
+            "flatters the declarer; negative: over the count, for rollouts by a weaker player)",
+        ),
+        "bid_rollouts": (
+            boolean,
+            False,
+            "the bidding values a contract on a world by a heuristic.v2 rollout from the opening "
+            "lead instead of a DD solve",
         ),
         "bid_margin": (
             number(0.0, 500.0),
@@ -261,6 +268,7 @@ class ExpertStrategy(AuctionOf):
     bid_reach: float
     bid_shift: float
     bid_margin: float
+    bid_rollouts: bool
     name_worlds: int
     bid_cards: int
     bid_levels_only: bool
@@ -497,13 +505,14 @@ class ExpertStrategy(AuctionOf):
         worlds, chosen = self.bid_worlds_of(view, rng)
         seat = view.seat
         model = self.model
+        roller = self.roller if self.bid_rollouts else None
         teams = rules.teams
         held = view.high_bid
         holder = view.high_bidder
         if held is None or self.bid_levels_only:
             pass_v = self.pass_value
         else:
-            got = [(w, worlds.tricks(view, i, held.code, holder, model)) for w, i in chosen]
+            got = [(w, worlds.tricks(view, i, held.code, holder, model, roller)) for w, i in chosen]
             v = bid_value(rules, held, got, self.bid_shift, side_points)
             pass_v = v if holder % teams == seat % teams and teams < rules.players else -v
         cal = calibration(rules)
@@ -516,7 +525,7 @@ class ExpertStrategy(AuctionOf):
                     b = ladder[a - BID]
                     values[a] = misere_value(b, cal.made(b.open, risk))
                 continue
-            got = [(w, worlds.tricks(view, i, first.code, seat, model)) for w, i in chosen]
+            got = [(w, worlds.tricks(view, i, first.code, seat, model, roller)) for w, i in chosen]
             for a in group:
                 values[a] = bid_value(rules, ladder[a - BID], got, self.bid_shift, side_points)
         best = next(iter(values))

@@ -17,10 +17,11 @@ so real declarers take fewer (measured: docs/strategies.md, expert.v1).
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from fivehundred.sim.dd import Position, dd_tricks
-from fivehundred.sim.engine import JOKER, KITTY, PLAY, State
+from fivehundred.sim.engine import DONE, JOKER, KITTY, PLAY, State
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.sampling import sample_deal
 
@@ -39,10 +40,14 @@ def deal_state(view: SeatView, hands: list[int], kitty: int) -> State:
     return st
 
 
-def contract_tricks(view: SeatView, hands: list[int], kitty: int, code: str, declarer: int, bot: Any) -> int:
+def contract_tricks(
+    view: SeatView, hands: list[int], kitty: int, code: str, declarer: int, bot: Any, roller: Any = None
+) -> int:
     """The declaring side's DD tricks (misère: 0 made, 1 failed) when ``declarer`` plays ``code``
     on this deal: it takes the kitty, ``bot`` discards and names the joker for it, and the play is
-    solved double-dummy from the opening lead."""
+    solved double-dummy from the opening lead; with a ``roller`` (a bot drawing nothing, such as
+    ``heuristic.v2``) it is played out instead, ``roller`` in every seat, and its tricks counted
+    the same way."""
     st = deal_state(view, hands, kitty)
     st.force_contract(code, declarer)
     quiet = Rng(0)  # heuristic.v2 draws nothing
@@ -51,7 +56,14 @@ def contract_tricks(view: SeatView, hands: list[int], kitty: int, code: str, dec
     while st.phase == JOKER:
         st.apply(bot.name_joker(st.view(declarer), st.legal_actions(), quiet))
     assert st.phase == PLAY
-    return dd_tricks(Position.from_state(st))
+    if roller is None:
+        return dd_tricks(Position.from_state(st))
+    while st.phase != DONE:
+        legal = st.legal_actions()
+        st.apply(legal[0] if len(legal) == 1 else roller.play(st.view(st.turn), legal, quiet))
+    won = st.declarer_tricks()
+    assert won is not None and st.contract is not None
+    return min(won, 1) if st.contract.misere else won
 
 
 def bid_value(
@@ -59,18 +71,20 @@ def bid_value(
 ) -> float:
     """The weighted mean over worlds of ``points(rules, contract, tricks)`` (the declaring side's
     points minus the defenders'), a suit or NT contract read ``shift`` tricks lower: ``k`` =
-    ``floor(shift)`` lower, and one more in a ``shift - k`` share of each world (never under 0).
-    ``tricks``: (weight, DD tricks) per world, the weights summing to more than 0."""
-    whole = int(shift)
+    ``floor(shift)`` lower, and one more in a ``shift - k`` share of each world, never under 0 (a
+    negative ``shift`` reads higher, never over the hand size).  ``tricks``: (weight, tricks) per
+    world, the weights summing to more than 0."""
+    whole = math.floor(shift)
     part = shift - whole
+    top = rules.hand_size
     total = weight = 0.0
     for w, t in tricks:
         if contract.misere:
             v = points(rules, contract, t)
         else:
-            v = points(rules, contract, max(t - whole, 0))
+            v = points(rules, contract, min(max(t - whole, 0), top))
             if part > 0.0:
-                v = (1.0 - part) * v + part * points(rules, contract, max(t - whole - 1, 0))
+                v = (1.0 - part) * v + part * points(rules, contract, min(max(t - whole - 1, 0), top))
         total += w * v
         weight += w
     return total / weight
@@ -88,13 +102,14 @@ class BidWorlds:
         self.deals = [sample_deal(view, rng) for _ in range(count)]
         self.solved: dict[tuple[int, str, int], int] = {}
 
-    def tricks(self, view: SeatView, i: int, code: str, declarer: int, bot: Any) -> int:
-        """:func:`contract_tricks` of deal ``i`` (solved once per deal, contract code and declarer)."""
+    def tricks(self, view: SeatView, i: int, code: str, declarer: int, bot: Any, roller: Any = None) -> int:
+        """:func:`contract_tricks` of deal ``i`` (found once per deal, contract code and declarer;
+        a seat values every deal one way, by DD or by ``roller``'s rollouts)."""
         key = (i, code, declarer)
         hit = self.solved.get(key)
         if hit is None:
             hands, kitty = self.deals[i]
-            hit = self.solved[key] = contract_tricks(view, hands, kitty, code, declarer, bot)
+            hit = self.solved[key] = contract_tricks(view, hands, kitty, code, declarer, bot, roller)
         return hit
 
 

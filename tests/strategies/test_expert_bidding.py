@@ -4,6 +4,7 @@ heuristic.v2."""
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -12,8 +13,8 @@ from hypothesis import strategies as hs
 
 from fivehundred.sim import load_rules, play_game
 from fivehundred.sim.dd import Position, dd_tricks
-from fivehundred.sim.engine import AUCTION, BID, DONE, JOKER, KITTY, PASS
-from fivehundred.sim.game import new_deal
+from fivehundred.sim.engine import AUCTION, BID, DONE, JOKER, KITTY, PASS, State
+from fivehundred.sim.game import new_deal, play_deal
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import make
 from fivehundred.strategies.expert import ExpertStrategy, side_points
@@ -26,6 +27,8 @@ from .conftest import decision_points, shuffle_hidden
 
 #: A small DD bidding for the tests: few worlds, every denomination in reach.
 BIDDER = "expert(bid_worlds=3, bid_pool=2, bid_reach=5.0, search_tricks=0, bid_levels_only=False)"
+#: The same bidding valued by heuristic.v2 rollouts (``bid_rollouts``), with more worlds (they are cheap).
+ROLL_BIDDER = BIDDER.replace("bid_worlds=3", "bid_worlds=12")[:-1] + ", bid_rollouts=True, bid_shift=-0.5)"
 
 
 def _auction_states(variant: str, deals: int, seed: int = 5):  # type: ignore[no-untyped-def]
@@ -126,12 +129,68 @@ def test_bid_value_is_the_weighted_mean_of_the_points(
         assert got == pytest.approx(pinned[key])
 
 
+@pytest.mark.parametrize("variant", ["pagat-au", "three-player", "nullo"])
+def test_rollout_tricks_are_the_engines_deal_with_heuristic_v2_everywhere(variant: str) -> None:
+    """With a roller, a contract's tricks on a deal are those the engine's own deal loop gives with
+    the contract forced on the declarer and heuristic.v2 in every seat (discard, naming and play);
+    misère is 0 made, 1 failed; and they are not always the DD count."""
+    rules = load_rules(variant)
+    v2 = make("heuristic.v2")
+    checked = differ = 0
+    for state in _auction_states(variant, 3):
+        view = state.view(state.turn)
+        for b in rules.ladder[:: max(1, len(rules.ladder) // 6)]:
+            got = contract_tricks(view, list(state.hands), state.kitty, b.code, view.seat, v2, v2)
+            st = State(rules, list(state.hands), state.kitty, state.dealer)
+            st.scores, st.hand_no = state.scores, state.hand_no
+            st.force_contract(b.code, view.seat)
+            play_deal(st, [v2] * rules.players, [Rng(s) for s in range(rules.players)])
+            won = st.declarer_tricks()
+            assert won is not None
+            assert got == (min(won, 1) if b.misere else won)
+            differ += got != contract_tricks(view, list(state.hands), state.kitty, b.code, view.seat, v2)
+            checked += 1
+    assert checked > 10 and differ > 0
+
+
+@given(
+    tricks=hs.lists(hs.tuples(hs.floats(0.1, 5.0), hs.integers(0, 10)), min_size=1, max_size=6),
+    shift=hs.floats(-3.0, 0.0),
+    code=hs.sampled_from(["6S", "7H", "8NT", "10C"]),
+)
+@example(tricks=[(1.0, 9)], shift=-1.0, code="7H")  # read one higher: 10 tricks, the slam floor 250
+@example(tricks=[(1.0, 10)], shift=-1.0, code="7H")  # never over the hand size: still 250
+@example(tricks=[(1.0, 6)], shift=-0.5, code="7H")  # half at 6 (-200 - 40), half at 7 (200 - 30): -35
+@settings(max_examples=200, deadline=None)
+def test_a_negative_shift_reads_the_tricks_higher(
+    tricks: list[tuple[float, int]], shift: float, code: str
+) -> None:
+    rules = load_rules("pagat-au")
+    b = rules.bid(code)
+    got = bid_value(rules, b, tricks, shift, side_points)
+    total = sum(w for w, _ in tricks)
+
+    def mean(up: int) -> float:
+        return sum(w * side_points(rules, b, min(t + up, rules.hand_size)) for w, t in tricks) / total
+
+    k = math.ceil(-shift)
+    part = k + shift  # the share read one trick less high than k
+    assert got == pytest.approx((1 - part) * mean(k) + part * mean(k - 1))
+    assert got >= mean(0) - 1e-9  # reading higher never values a contract lower
+    pinned = {((1.0, 9), -1.0, "7H"): 250.0, ((1.0, 10), -1.0, "7H"): 250.0, ((1.0, 6), -0.5, "7H"): -35.0}
+    key = (*tricks, shift, code)
+    if key in pinned:
+        assert got == pytest.approx(pinned[key])
+
+
 @pytest.mark.parametrize(
     ("variant", "spec"),
     [
         ("pagat-au", BIDDER),
         ("pagat-au", "expert(bid_worlds=3, bid_pool=2, search_tricks=0)"),
         ("six-player", BIDDER),
+        ("pagat-au", ROLL_BIDDER),
+        ("three-player", ROLL_BIDDER),
     ],
 )
 def test_the_bid_ignores_hidden_cards(variant: str, spec: str) -> None:
@@ -139,7 +198,7 @@ def test_the_bid_ignores_hidden_cards(variant: str, spec: str) -> None:
     fresh bot each time: no memory of the other deal), and the DD bid is not always heuristic.v2's."""
     rng = random.Random(2)
     checked = differs = 0
-    for k, state in enumerate(_auction_states(variant, 5 if variant == "pagat-au" else 3)):
+    for k, state in enumerate(_auction_states(variant, 5 if variant != "six-player" else 3)):
         if k % 2:
             continue
         seat = state.turn
@@ -154,7 +213,7 @@ def test_the_bid_ignores_hidden_cards(variant: str, spec: str) -> None:
         differs += answers != {make("heuristic.v2").bid(state.view(seat), legal, Rng(k))}
         checked += 1
     assert checked > 5
-    if variant == "pagat-au" and spec == BIDDER:
+    if variant == "pagat-au" and spec in (BIDDER, ROLL_BIDDER):
         assert differs > 0
 
 
@@ -166,9 +225,9 @@ def test_a_seat_solves_its_deals_once_per_deal(monkeypatch: pytest.MonkeyPatch) 
     solves: list[tuple[int, str, int]] = []
     real = eb.contract_tricks
 
-    def counting(view, hands, kitty, code, declarer, bot):  # type: ignore[no-untyped-def]
+    def counting(view, hands, kitty, code, declarer, bot, roller):  # type: ignore[no-untyped-def]
         solves.append((hands[0], code, declarer))
-        return real(view, hands, kitty, code, declarer, bot)
+        return real(view, hands, kitty, code, declarer, bot, roller)
 
     monkeypatch.setattr(eb, "contract_tricks", counting)
     bot = make(BIDDER)
@@ -287,9 +346,10 @@ def test_levels_only_keeps_v2s_denomination_and_takes_the_dd_best_level(
 
 
 @pytest.mark.parametrize("variant", ["pagat-au", "three-player", "six-player", "two-jokers", "nullo"])
-def test_dd_bidding_plays_whole_games_reproducibly(variant: str) -> None:
+@pytest.mark.parametrize("rollouts", [False, True])
+def test_dd_bidding_plays_whole_games_reproducibly(variant: str, rollouts: bool) -> None:
     rules = load_rules(variant)
-    spec = "expert(worlds=2, pool=2, search_tricks=3, bid_worlds=2, bid_pool=2)"
+    spec = f"expert(worlds=2, pool=2, search_tricks=3, bid_worlds=2, bid_pool=2, bid_rollouts={rollouts})"
 
     def game() -> list[dict]:
         bots = [make(spec) if s % rules.teams == 0 else make("heuristic") for s in range(rules.players)]
