@@ -32,10 +32,13 @@ In the bidding (:meth:`ExpertStrategy.dd_bid`, :mod:`strategies.expert_bidding`)
 ``bid_worlds * bid_pool`` deals of the cards it cannot see (other hands and kitty) at its first call
 of the deal, keeps the ``bid_worlds`` the auction so far makes most likely (the same inference), and
 values each candidate contract (the denominations its estimate nearly reaches, misère when the hand
-suits it) by DD: the declarer takes the kitty and discards as ``heuristic.v2`` does, then the deal
-is solved from the opening lead.  Passing is worth the held contract's DD value (a partner's: for
-the side; an opponent's: against it) or ``pass_value`` when nobody has bid.  The solves are kept for
-the deal, so a later call re-weighs the same deals.  ``bid_worlds=0`` bids as ``heuristic.v2`` (with
+suits it) on each: the declarer takes the kitty and discards as ``heuristic.v2`` does, then the deal
+is played out from the opening lead by ``heuristic.v2`` in every seat (``bid_rollouts``, the
+default) or solved double-dummy, and its tricks are read ``bid_shift`` tricks lower (-0.5: half a
+trick higher, since the expert declares better than v2).  Passing is worth the held contract's
+value (a partner's: for the side; an opponent's: against it) or ``pass_value`` when nobody has bid.
+The values are kept for the deal, so a later call re-weighs the same deals.  ``bid_levels_only``
+only chooses the level of v2's denomination.  ``bid_worlds=0`` bids as ``heuristic.v2`` (with
 ``bid_boost``); so does a table with more than ``bid_cards`` cards in the hands (a full six-player
 solve takes seconds).
 
@@ -145,9 +148,9 @@ class ExpertStrategy(AuctionOf):
         ),
         "bid_worlds": (
             whole(0, 200),
-            0,
-            "sampled deals (hands and kitty) solved double-dummy per candidate contract in the bidding "
-            "(0: bid as heuristic.v2)",
+            100,
+            "sampled deals (hands and kitty) on which each candidate contract is valued in the bidding "
+            "(by a rollout or a DD solve: bid_rollouts; 0: bid as heuristic.v2)",
         ),
         "bid_pool": (whole(1, 20), 3, "bidding deals drawn per kept one, before weighting by the auction"),
         "bid_reach": (
@@ -158,15 +161,15 @@ class ExpertStrategy(AuctionOf):
         ),
         "bid_shift": (
             number(-3.0, 3.0),
-            0.5,
-            "tricks under the DD (or rollout) count at which a bidding world is valued (DD play "
-            "flatters the declarer; negative: over the count, for rollouts by a weaker player)",
+            -0.5,
+            "tricks under the rollout (or DD) count at which a bidding world is valued (negative: over "
+            "it; heuristic.v2's rollouts take fewer than the expert; DD play flatters the declarer: 0.5)",
         ),
         "bid_rollouts": (
             boolean,
-            False,
+            True,
             "the bidding values a contract on a world by a heuristic.v2 rollout from the opening "
-            "lead instead of a DD solve",
+            "lead (false: by a DD solve)",
         ),
         "bid_margin": (
             number(0.0, 500.0),
@@ -186,9 +189,9 @@ class ExpertStrategy(AuctionOf):
         ),
         "bid_levels_only": (
             boolean,
-            True,
-            "the DD bidding only chooses the level of heuristic.v2's denomination (false: it also "
-            "chooses the denomination, misère, passing and competing)",
+            False,
+            "the valued bidding only chooses the level of heuristic.v2's denomination (false: it "
+            "also chooses the denomination, misère, passing and competing)",
         ),
         "pass_value": (
             number(-500.0, 500.0),
@@ -404,7 +407,7 @@ class ExpertStrategy(AuctionOf):
     # ---------------------------------------------------------------- bidding
 
     def bid(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int:
-        """The call of best expected DD points over the sampled deals (see :meth:`dd_bid`), or
+        """The call of best expected points over the sampled deals (see :meth:`dd_bid`), or
         ``heuristic.v2``'s where the search has nothing to weigh."""
         default = int(self.bidder.bid(view, legal, rng))
         rules = view.rules
@@ -483,7 +486,8 @@ class ExpertStrategy(AuctionOf):
         return out
 
     def dd_bid(self, view: SeatView, legal: Sequence[int], rng: Rng, default: int) -> int:
-        """Value the :meth:`bid_candidates` by DD over the bidding deals (:func:`bid_value`), and
+        """Value the :meth:`bid_candidates` over the bidding deals (:func:`bid_value` of each deal's
+        rollout or DD tricks, ``bid_rollouts``), and
         passing by the contract held (a partner's: its worth to the side; an opponent's: minus its
         worth to them; none: ``pass_value``); call the best (a pass on ties), unless ``default``
         (``heuristic.v2``'s call) is valued within ``bid_margin`` of it.  Misère is valued by

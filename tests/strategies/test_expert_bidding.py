@@ -26,9 +26,16 @@ from fivehundred.strategies.tables import rules_info
 from .conftest import decision_points, shuffle_hidden
 
 #: A small DD bidding for the tests: few worlds, every denomination in reach.
-BIDDER = "expert(bid_worlds=3, bid_pool=2, bid_reach=5.0, search_tricks=0, bid_levels_only=False)"
-#: The same bidding valued by heuristic.v2 rollouts (``bid_rollouts``), with more worlds (they are cheap).
-ROLL_BIDDER = BIDDER.replace("bid_worlds=3", "bid_worlds=12")[:-1] + ", bid_rollouts=True, bid_shift=-0.5)"
+BIDDER = (
+    "expert(bid_worlds=3, bid_pool=2, bid_reach=5.0, search_tricks=0, bid_levels_only=False, "
+    "bid_rollouts=False, bid_shift=0.5)"
+)
+#: The same bidding valued by heuristic.v2 rollouts (``bid_rollouts``, the default), with more worlds
+#: (they are cheap).
+ROLL_BIDDER = (
+    "expert(bid_worlds=12, bid_pool=2, bid_reach=5.0, search_tricks=0, bid_levels_only=False, "
+    "bid_rollouts=True, bid_shift=-0.5)"
+)
 
 
 def _auction_states(variant: str, deals: int, seed: int = 5):  # type: ignore[no-untyped-def]
@@ -242,6 +249,39 @@ def test_a_seat_solves_its_deals_once_per_deal(monkeypatch: pytest.MonkeyPatch) 
     assert bot._bidding[view.seat].key == deal_key(view)
 
 
+def test_the_default_bidding_values_rollouts_of_a_hundred_deals(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``expert`` as it comes: each candidate contract is valued by a heuristic.v2 rollout (never a DD
+    solve) on the 100 most likely of its deals, and it also chooses the denomination (not only v2's)."""
+    import fivehundred.strategies.expert_bidding as eb
+
+    asked: list[tuple[str, object]] = []
+    real = eb.contract_tricks
+
+    def counting(view, hands, kitty, code, declarer, bot, roller):  # type: ignore[no-untyped-def]
+        asked.append((code, roller))
+        return real(view, hands, kitty, code, declarer, bot, roller)
+
+    monkeypatch.setattr(eb, "contract_tricks", counting)
+    monkeypatch.setattr(eb, "dd_tricks", lambda *a: pytest.fail("a DD solve in the default bidding"))
+    rules = load_rules("pagat-au")
+    denominations = set()
+    for state in _auction_states("pagat-au", 4):
+        bot = make("expert")
+        view = state.view(state.turn)
+        legal = state.legal_actions()
+        if len(legal) < 2 or (view.high_bidder is not None and view.high_bidder == view.seat):
+            continue
+        asked.clear()
+        bot.bid(view, legal, Rng(3))
+        by_code: dict[str, int] = {}
+        for code, roller in asked:
+            assert roller is bot.roller
+            by_code[code] = by_code.get(code, 0) + 1
+        assert all(n == 100 for n in by_code.values())
+        denominations |= {rules.bid(c).trump for c in by_code if not rules.bid(c).misere}
+    assert len(denominations) > 1
+
+
 def test_without_dd_bidding_every_call_is_heuristic_v2s() -> None:
     """``bid_worlds=0`` (and a table over ``bid_cards``) turns the DD bidding off: every call is v2's,
     so the games are those of the expert before the DD bidding (the play search is unchanged)."""
@@ -259,9 +299,13 @@ def test_without_dd_bidding_every_call_is_heuristic_v2s() -> None:
     assert checked > 40
 
 
-def test_the_dd_bid_is_the_best_valued_call_on_the_true_deal(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Given one world (the true deal), the bid is the candidate call of best DD points, or PASS when
-    none beats passing (``pass_value`` 0 with no bid held, else the held contract's DD worth)."""
+@pytest.mark.parametrize("rollouts", [False, True])
+def test_the_bid_is_the_best_valued_call_on_the_true_deal(
+    monkeypatch: pytest.MonkeyPatch, rollouts: bool
+) -> None:
+    """Given one world (the true deal), the bid is the candidate call of best points (DD, or with
+    ``bid_rollouts`` heuristic.v2's rollout), or PASS when none beats passing (``pass_value`` 0 with
+    no bid held, else the held contract's worth)."""
     rules = load_rules("pagat-au")
     v2 = make("heuristic.v2")
     checked = bids = 0
@@ -269,7 +313,13 @@ def test_the_dd_bid_is_the_best_valued_call_on_the_true_deal(monkeypatch: pytest
         if k % 2:
             continue
         bot = ExpertStrategy(
-            bid_worlds=1, bid_reach=5.0, bid_shift=0.0, bid_margin=0.0, infer=False, bid_levels_only=False
+            bid_worlds=1,
+            bid_reach=5.0,
+            bid_shift=0.0,
+            bid_margin=0.0,
+            infer=False,
+            bid_levels_only=False,
+            bid_rollouts=rollouts,
         )
         view = state.view(state.turn)
         legal = state.legal_actions()
@@ -279,7 +329,7 @@ def test_the_dd_bid_is_the_best_valued_call_on_the_true_deal(monkeypatch: pytest
         )
         got = bot.bid(view, legal, Rng(k))
 
-        solved: dict[tuple[int, int], int] = {}  # (declarer, denomination or -1 misère) -> DD tricks
+        solved: dict[tuple[int, int], int] = {}  # (declarer, denomination or -1 misère) -> tricks
 
         def points(code: str, declarer: int, view=view, st=state, solved=solved) -> float:  # type: ignore[no-untyped-def]
             b = rules.bid(code)
@@ -288,7 +338,9 @@ def test_the_dd_bid_is_the_best_valued_call_on_the_true_deal(monkeypatch: pytest
                 return misere_value(b, calibration(rules).made(b.open, risk))
             key = (declarer, -1 if b.misere else b.trump)
             if key not in solved:
-                solved[key] = contract_tricks(view, list(st.hands), st.kitty, code, declarer, v2)
+                solved[key] = contract_tricks(
+                    view, list(st.hands), st.kitty, code, declarer, v2, v2 if rollouts else None
+                )
             return side_points(rules, b, solved[key])
 
         if view.high_bid is None:
@@ -314,7 +366,7 @@ def test_the_dd_bid_is_the_best_valued_call_on_the_true_deal(monkeypatch: pytest
 def test_levels_only_keeps_v2s_denomination_and_takes_the_dd_best_level(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The default DD bidding: PASS and misère as heuristic.v2 calls them; a suit or NT bid in v2's
+    """The levels-only DD bidding: PASS and misère as heuristic.v2 calls them; a suit or NT bid in v2's
     denomination, at v2's level unless another level is valued ``bid_margin`` higher on the deals."""
     rules = load_rules("pagat-au")
     v2 = make("heuristic.v2")
@@ -327,7 +379,15 @@ def test_levels_only_keeps_v2s_denomination_and_takes_the_dd_best_level(
             "fivehundred.strategies.expert_bidding.sample_deal",
             lambda v, r, st=state: (list(st.hands), st.kitty),
         )
-        bot = ExpertStrategy(bid_worlds=1, infer=False, bid_margin=10.0, bid_boost=0.0)
+        bot = ExpertStrategy(
+            bid_worlds=1,
+            infer=False,
+            bid_margin=10.0,
+            bid_boost=0.0,
+            bid_levels_only=True,
+            bid_rollouts=False,
+            bid_shift=0.5,
+        )
         got = bot.bid(view, legal, Rng(k))
         if want == PASS or rules.ladder[want - BID].misere:
             assert got == want

@@ -181,8 +181,8 @@ def test_the_boost_raises_the_bids_and_models_the_partner() -> None:
     """``bid_boost`` bids as heuristic.v2 with its estimates raised (v1's ``aggression``), and the
     partner's calls are read with the same model; 0 keeps v2's calls."""
     rules = load_rules("pagat-au")
-    boosted = ExpertStrategy(bid_boost=0.5)
-    plain = ExpertStrategy(bid_boost=0.0)
+    boosted = ExpertStrategy(bid_boost=0.5, bid_worlds=0)  # the calls are v2's, boosted
+    plain = ExpertStrategy(bid_boost=0.0, bid_worlds=0)
     v2 = make("heuristic.v2")
     v2_boost = make("heuristic.v2(aggression=0.5)")
     assert boosted.partner_model is not boosted.model and plain.partner_model is plain.model
@@ -279,6 +279,9 @@ def _games_hash(spec: str) -> str:
 
 @pytest.mark.slow
 def test_with_the_new_parts_off_the_games_are_those_of_23e1b26() -> None:
-    spec = "expert(worlds=4, pool=2, early_worlds=2, play_mismatch=1.0, bid_boost=0.0, discard_worlds=0%s)"
+    spec = (
+        "expert(worlds=4, pool=2, early_worlds=2, play_mismatch=1.0, bid_boost=0.0, discard_worlds=0, "
+        "bid_worlds=0%s)"
+    )
     assert _games_hash(spec % ", dd_tricks=20") == OFF_HASH  # dd_tricks=20: no rollouts (the hybrid off)
     assert _games_hash(spec % "") != OFF_HASH  # the hybrid (dd_tricks=6, the default) plays its own games
