@@ -184,8 +184,8 @@ class ExpertStrategy(AuctionOf):
         "bid_cards": (
             whole(0, 200),
             40,
-            "DD bidding, naming and discard only with at most this many cards in the hands (a "
-            "full-deal solve of the six-player table's 60 takes seconds)",
+            "the valued bidding, the DD naming and the DD discard only with at most this many cards "
+            "in the hands (a full-deal DD solve of the six-player table's 60 takes seconds)",
         ),
         "bid_levels_only": (
             boolean,
