@@ -21,8 +21,9 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from fivehundred.sim.dd import Position, dd_tricks
-from fivehundred.sim.engine import DONE, JOKER, KITTY, PLAY, State
+from fivehundred.sim.engine import JOKER, KITTY, PLAY, State
 from fivehundred.sim.rng import Rng
+from fivehundred.strategies.montecarlo import play_to_end
 from fivehundred.strategies.sampling import sample_deal
 
 if TYPE_CHECKING:
@@ -58,9 +59,7 @@ def contract_tricks(
     assert st.phase == PLAY
     if roller is None:
         return dd_tricks(Position.from_state(st))
-    while st.phase != DONE:
-        legal = st.legal_actions()
-        st.apply(legal[0] if len(legal) == 1 else roller.play(st.view(st.turn), legal, quiet))
+    play_to_end(st, roller.play, quiet)
     won = st.declarer_tricks()
     assert won is not None and st.contract is not None
     return min(won, 1) if st.contract.misere else won

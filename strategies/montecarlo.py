@@ -51,12 +51,18 @@ def play_out(
     end of the deal; a forced card is played without asking.  ``base`` is left as it was."""
     st = base.clone()
     st.apply(action)
-    while st.phase != DONE:
-        lg = st.legal_actions()
-        st.apply(lg[0] if len(lg) == 1 else policy(st.view(st.turn), lg, rng))
+    play_to_end(st, policy, rng)
     delta = st.score_delta
     assert delta is not None  # set when the deal ends
     return delta
+
+
+def play_to_end(st: State, policy: Callable[[SeatView, list[int], Rng], int], rng: Rng) -> None:
+    """Let ``policy`` (a bot's ``play``, drawing from ``rng``) make every remaining choice of ``st``,
+    in place, to the end of the deal; a forced card is played without asking."""
+    while st.phase != DONE:
+        lg = st.legal_actions()
+        st.apply(lg[0] if len(lg) == 1 else policy(st.view(st.turn), lg, rng))
 
 
 def _policy(value: Any) -> str | None:
