@@ -9,7 +9,7 @@ This is the reusable core of ``simulate`` and of the tournament runner::
         for done in stream:                     # in submission order, whatever finished first
             use(done.table)                     # deal-log columns without schema_version/run_id/deal_id
             if enough:
-                break                           # closing() cancels the chunks still in flight
+                break                           # closing() lets go of the chunks in flight
 
 A chunk is a list of game ids plus (rules, one :class:`~pipelines.runconfig.SeatSpec` per seat,
 master seed).  Its rows depend only on those, never on the worker, node or pool size, because every
@@ -479,16 +479,6 @@ class RayPool:
         ready, _ = ray.wait(refs, num_returns=1, timeout=timeout, fetch_local=False)
         return ready
 
-    def cancel(self, refs: Iterable[Any]) -> None:
-        """Stop chunks that are no longer wanted (best effort)."""
-        import ray
-
-        for ref in refs:
-            try:
-                ray.cancel(ref, force=False)
-            except Exception:  # cancelling a finished or lost task is harmless
-                pass
-
 
 def _probe(address: str) -> None:
     """Fail fast, in one line, when nothing listens at a cluster address (Ray would retry for minutes)."""
@@ -677,8 +667,9 @@ def run_chunks(
 
     Results are yielded in the order of ``chunks`` whatever finished first; a chunk's error is raised
     in its turn, after every earlier chunk was yielded (so callers commit as much as possible).
-    Closing the iterator early (``break`` inside ``contextlib.closing``, or ``.close()``) cancels
-    the chunks in flight.
+    Closing the iterator early (``break`` inside ``contextlib.closing``, or ``.close()``) lets go
+    of the chunks in flight: they are not waited for and end with the pool (never ``ray.cancel``,
+    see :meth:`_Scheduler._forget`).
     """
     if pool is None:
         for chunk in chunks:
@@ -735,8 +726,8 @@ class PartStream:
     Iterate it for the :class:`PartResult` of each chunk, in order; :meth:`halt` asks the chunks in
     flight to stop after their current game, and the iteration ends once each has handed back its
     games (at most :data:`HALT_TIMEOUT` s; complete chunks that can be placed are still yielded);
-    :meth:`unfinished` then fetches what was played of the chunks not yielded.  ``close()`` cancels
-    whatever still runs.
+    :meth:`unfinished` then fetches what was played of the chunks not yielded.  ``close()`` lets go
+    of whatever still runs (it ends with the pool).
     """
 
     def __init__(self, scheduler: _Scheduler) -> None:
@@ -761,7 +752,7 @@ class PartStream:
         return self.scheduler.unfinished()
 
     def close(self) -> None:
-        """Cancel what is still in flight."""
+        """Let go of what is still in flight (it ends with the pool)."""
         self.scheduler.close()
 
 
@@ -799,7 +790,7 @@ class _Scheduler:
     ``parts = (run_id, plan)`` each chunk is played in pieces (:func:`play_chunk_counted`), placed
     by ``plan`` in chunk order, then encoded (:func:`encode_part`); the bytes are its result.  A
     result lost with its node plays it again (at most ``pool.max_retries`` times); a failure is
-    raised in the chunk's turn; :meth:`close` cancels what is still in flight.
+    raised in the chunk's turn; :meth:`close` lets go of what is still in flight.
     """
 
     def __init__(
@@ -922,7 +913,10 @@ class _Scheduler:
             if self.stopped:  # the chunks not placed are not needed: the run is complete without them
                 while self.order and self.order[-1].plan is None:
                     self.order.pop()
-                self._cancel([ref for ref, (item, _) in self.inflight.items() if _entry(item).plan is None])
+                unwanted = [ref for ref, (item, _) in self.inflight.items() if _entry(item).plan is None]
+                if unwanted:
+                    self.pool.halt()  # they return after their current game; their results are dropped
+                self._forget(unwanted)
             if not self.order:
                 if self.exhausted or self.stopped or self.halted_at is not None:
                     return
@@ -963,14 +957,17 @@ class _Scheduler:
                 left.append(Unfinished(entry.chunk, first, counts, table))
         return left
 
-    def _cancel(self, refs: list[Any]) -> None:
-        self.pool.cancel(refs)
+    def _forget(self, refs: list[Any]) -> None:
+        """Stop waiting for ``refs``.  Never ``ray.cancel``: a cancel that meets the task's reply on
+        its way back aborts the driver inside Ray (``Tried to complete task that was not pending``,
+        seen with Ray 2.60 under SIGTERM).  Tasks left running end with the pool (embedded Ray shuts
+        down, a cluster ends the job's workers when the driver leaves)."""
         for ref in refs:
             del self.inflight[ref]
 
     def close(self) -> None:
-        """Cancel whatever is still in flight."""
-        self._cancel(list(self.inflight))
+        """Let go of whatever is still in flight (it ends with the pool)."""
+        self._forget(list(self.inflight))
 
 
 def _entry(item: _Piece | _Entry) -> _Entry:

@@ -56,9 +56,15 @@ def test_chunks_played_in_pieces_write_the_files_of_whole_chunks(tmp_path: Path)
 def test_run_chunks_yields_in_order_and_stops_early(monkeypatch) -> None:
     """The tournament's entry point: an endless chunk stream, results in order, stop at will.
 
-    A bot's own exception comes back from the worker as itself (one line), without retries.
+    A bot's own exception comes back from the worker as itself (one line), without retries.  The
+    chunks in flight at the stop are let go, never ``ray.cancel``led (a cancel meeting the task's
+    reply aborts the driver inside Ray), and the pool plays on afterwards.
     """
+    import ray
+
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    cancelled: list[object] = []
+    monkeypatch.setattr(ray, "cancel", lambda ref, **kw: cancelled.append(ref))
     rules = load_rules("pagat-au")
     seats = tuple(SeatSpec.parse("random") for _ in range(4))
     chunks = (GameChunk(k, rules, seats, 5, range(10 * k, 10 * k + 10)) for k in count())
@@ -74,5 +80,6 @@ def test_run_chunks_yields_in_order_and_stops_early(monkeypatch) -> None:
         with pytest.raises(StrategyError, match=r"strategy 'raiser.v1' \(seat \d\) raised ZeroDivisionError"):
             list(run_chunks([GameChunk("bad", rules, bad, 5, range(3))], pool))
     assert [d.chunk.key for d in got] == list(range(7))
+    assert cancelled == []
     for d in got:
         assert d.table.equals(play_chunk(d.chunk))
