@@ -171,6 +171,12 @@ class ExpertStrategy(AuctionOf):
             "the bidding values a contract on a world by a heuristic.v2 rollout from the opening "
             "lead (false: by a DD solve)",
         ),
+        "bid_misere_rollouts": (
+            boolean,
+            False,
+            "with bid_rollouts, a misère bid is valued by the rollouts of the deals too (made when the "
+            "declarer takes no trick; false: by heuristic.v2's made rate at the hand's risk)",
+        ),
         "bid_margin": (
             number(0.0, 500.0),
             20.0,
@@ -272,6 +278,7 @@ class ExpertStrategy(AuctionOf):
     bid_shift: float
     bid_margin: float
     bid_rollouts: bool
+    bid_misere_rollouts: bool
     name_worlds: int
     bid_cards: int
     bid_levels_only: bool
@@ -492,7 +499,8 @@ class ExpertStrategy(AuctionOf):
         worth to them; none: ``pass_value``); call the best (a pass on ties), unless ``default``
         (``heuristic.v2``'s call) is valued within ``bid_margin`` of it.  Misère is valued by
         ``heuristic.v2``'s made rate at the hand's risk (DD misère, all hands open, says little of
-        a closed misère and, on five deals, is a coin of five throws)."""
+        a closed misère and, on five deals, is a coin of five throws), or with
+        ``bid_misere_rollouts`` by the rollouts like the other contracts."""
         rules = view.rules
         ladder = rules.ladder
         if self.bid_levels_only:
@@ -524,6 +532,12 @@ class ExpertStrategy(AuctionOf):
         values: dict[int, float] = {} if self.bid_levels_only else {PASS: pass_v}
         for group in groups:
             first = ladder[group[0] - BID]
+            if first.misere and roller is not None and self.bid_misere_rollouts:
+                for a in group:  # each misère bid played out: made when the declarer takes no trick
+                    b = ladder[a - BID]
+                    got = [(w, worlds.tricks(view, i, b.code, seat, model, roller)) for w, i in chosen]
+                    values[a] = bid_value(rules, b, got, self.bid_shift, side_points)
+                continue
             if first.misere:  # misère: heuristic.v2's made rate at the hand's risk (DD misère is 0/1)
                 for a in group:
                     b = ladder[a - BID]

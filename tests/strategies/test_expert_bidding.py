@@ -198,6 +198,7 @@ def test_a_negative_shift_reads_the_tricks_higher(
         ("six-player", BIDDER),
         ("pagat-au", ROLL_BIDDER),
         ("three-player", ROLL_BIDDER),
+        ("pagat-au", ROLL_BIDDER.replace("bid_rollouts=True", "bid_rollouts=True, bid_misere_rollouts=True")),
     ],
 )
 def test_the_bid_ignores_hidden_cards(variant: str, spec: str) -> None:
@@ -299,17 +300,18 @@ def test_without_dd_bidding_every_call_is_heuristic_v2s() -> None:
     assert checked > 40
 
 
-@pytest.mark.parametrize("rollouts", [False, True])
-def test_the_bid_is_the_best_valued_call_on_the_true_deal(
-    monkeypatch: pytest.MonkeyPatch, rollouts: bool
-) -> None:
+@pytest.mark.parametrize("mode", ["dd", "rollouts", "misere rollouts"])
+def test_the_bid_is_the_best_valued_call_on_the_true_deal(monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
     """Given one world (the true deal), the bid is the candidate call of best points (DD, or with
     ``bid_rollouts`` heuristic.v2's rollout), or PASS when none beats passing (``pass_value`` 0 with
-    no bid held, else the held contract's worth)."""
+    no bid held, else the held contract's worth).  The seat's own misère is valued by v2's made rate
+    at the hand's risk, or with ``bid_misere_rollouts`` by the rollout of each misère bid (made: no
+    trick to the declarer)."""
     rules = load_rules("pagat-au")
     v2 = make("heuristic.v2")
-    checked = bids = 0
-    for k, state in enumerate(_auction_states("pagat-au", 12)):
+    rollouts = mode != "dd"
+    checked = bids = miseres = 0
+    for k, state in enumerate(_auction_states("pagat-au", 40 if mode == "misere rollouts" else 12)):
         if k % 2:
             continue
         bot = ExpertStrategy(
@@ -320,6 +322,7 @@ def test_the_bid_is_the_best_valued_call_on_the_true_deal(
             infer=False,
             bid_levels_only=False,
             bid_rollouts=rollouts,
+            bid_misere_rollouts=mode == "misere rollouts",
         )
         view = state.view(state.turn)
         legal = state.legal_actions()
@@ -333,10 +336,10 @@ def test_the_bid_is_the_best_valued_call_on_the_true_deal(
 
         def points(code: str, declarer: int, view=view, st=state, solved=solved) -> float:  # type: ignore[no-untyped-def]
             b = rules.bid(code)
-            if b.misere and declarer == view.seat:  # heuristic.v2's made rate, not DD
+            if b.misere and declarer == view.seat and mode != "misere rollouts":  # v2's made rate
                 risk = v2._misere_risk(view.seat, view.hand, rules_info(rules))
                 return misere_value(b, calibration(rules).made(b.open, risk))
-            key = (declarer, -1 if b.misere else b.trump)
+            key = (declarer, b.code if b.misere else b.trump)
             if key not in solved:
                 solved[key] = contract_tricks(
                     view, list(st.hands), st.kitty, code, declarer, v2, v2 if rollouts else None
@@ -360,7 +363,10 @@ def test_the_bid_is_the_best_valued_call_on_the_true_deal(
             bids += 1
             assert values[got] == best > pass_v
         checked += 1
+        miseres += any(rules.ladder[a - BID].misere for a in values)
     assert checked > 5 and bids > 0
+    if mode == "misere rollouts":
+        assert miseres > 0, "no misère was valued: the test proved nothing of it"
 
 
 def test_levels_only_keeps_v2s_denomination_and_takes_the_dd_best_level(
