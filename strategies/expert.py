@@ -173,7 +173,7 @@ class ExpertStrategy(AuctionOf):
         ),
         "bid_misere_rollouts": (
             boolean,
-            False,
+            True,
             "with bid_rollouts, a misère bid is valued by the rollouts of the deals too (made when the "
             "declarer takes no trick; false: by heuristic.v2's made rate at the hand's risk)",
         ),

@@ -252,20 +252,22 @@ def test_a_seat_solves_its_deals_once_per_deal(monkeypatch: pytest.MonkeyPatch) 
 
 def test_the_default_bidding_values_rollouts_of_a_hundred_deals(monkeypatch: pytest.MonkeyPatch) -> None:
     """``expert`` as it comes: each candidate contract is valued by a heuristic.v2 rollout (never a DD
-    solve) on the 100 most likely of its deals, and it also chooses the denomination (not only v2's)."""
+    solve) on the 100 most likely of its deals, misère bids too (``bid_misere_rollouts``), and it also
+    chooses the denomination (not only v2's)."""
     import fivehundred.strategies.expert_bidding as eb
 
-    asked: list[tuple[str, object]] = []
+    asked: list[tuple[str, int, object]] = []
     real = eb.contract_tricks
 
     def counting(view, hands, kitty, code, declarer, bot, roller):  # type: ignore[no-untyped-def]
-        asked.append((code, roller))
+        asked.append((code, declarer, roller))
         return real(view, hands, kitty, code, declarer, bot, roller)
 
     monkeypatch.setattr(eb, "contract_tricks", counting)
     monkeypatch.setattr(eb, "dd_tricks", lambda *a: pytest.fail("a DD solve in the default bidding"))
     rules = load_rules("pagat-au")
     denominations = set()
+    miseres: set[str] = set()
     for state in _auction_states("pagat-au", 4):
         bot = make("expert")
         view = state.view(state.turn)
@@ -275,12 +277,15 @@ def test_the_default_bidding_values_rollouts_of_a_hundred_deals(monkeypatch: pyt
         asked.clear()
         bot.bid(view, legal, Rng(3))
         by_code: dict[str, int] = {}
-        for code, roller in asked:
+        for code, declarer, roller in asked:
             assert roller is bot.roller
             by_code[code] = by_code.get(code, 0) + 1
+            if rules.bid(code).misere and declarer == view.seat:
+                miseres.add(code)
         assert all(n == 100 for n in by_code.values())
         denominations |= {rules.bid(c).trump for c in by_code if not rules.bid(c).misere}
     assert len(denominations) > 1
+    assert miseres, "no misère bid of the seat's own was rolled out: the test proved nothing of it"
 
 
 def test_without_dd_bidding_every_call_is_heuristic_v2s() -> None:
