@@ -20,6 +20,7 @@ import os
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from typing import TextIO
 
 #: Erase the terminal's current line and go back to its start.
@@ -60,7 +61,9 @@ class StatusLine:
 
     ``update(text)`` shows where the work stands (throttled); ``phase(text)`` starts a new phase (a
     line that stays); ``close()`` erases the live line.  ``tty`` defaults to whether the stream is a
-    terminal, ``width`` to the terminal's.
+    terminal, ``width`` to the terminal's.  ``clock`` (default :func:`time.monotonic`) gives the
+    seconds the throttling compares; only differences of its readings count, never its origin, so
+    the first update on a terminal is drawn at once whatever the clock reads.
     """
 
     def __init__(
@@ -70,6 +73,7 @@ class StatusLine:
         every: float = 30.0,
         min_interval: float = 0.1,
         width: int | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty() if tty is None else tty
@@ -77,8 +81,9 @@ class StatusLine:
         self.min_interval = min_interval
         self.width = width
         self.shown = False
-        self._last = 0.0
-        self._last_plain = time.monotonic()
+        self.clock = clock
+        self._last: float | None = None  # when the terminal line was last drawn: never yet
+        self._last_plain = clock()  # off a terminal, the first plain line waits `every` from here
 
     def _write(self, text: str) -> None:
         self.stream.write(text)
@@ -86,9 +91,9 @@ class StatusLine:
 
     def update(self, text: str, force: bool = False) -> None:
         """Show ``text`` as the current status (``force``: even if one was shown a moment ago)."""
-        now = time.monotonic()
+        now = self.clock()
         if self.tty:
-            if force or now - self._last >= self.min_interval:
+            if force or self._last is None or now - self._last >= self.min_interval:
                 self._write(CLEAR + fit(text, (self.width or terminal_width(self.stream)) - 1))
                 self.shown, self._last = True, now
         elif force or now - self._last_plain >= self.every:
@@ -107,7 +112,7 @@ class StatusLine:
         self._write((CLEAR if self.tty and self.shown else "") + text + "\n")
         self.shown = False
         if not self.tty:
-            self._last_plain = time.monotonic()
+            self._last_plain = self.clock()
 
     def close(self) -> None:
         """Erase the live line (a terminal only)."""

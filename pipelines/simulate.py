@@ -388,13 +388,15 @@ class _Reporting:
     the run's halt flag (:class:`~pipelines.chunks.LiveCounter`)."""
 
     def __init__(self, live: LiveCounter, report: Callable[[], None]) -> None:
-        self.live, self.report, self.last = live, report, 0.0
+        self.live, self.report = live, report
+        self.last: float | None = None  # when it last reported: never yet (the clock's origin is arbitrary)
 
     def add(self, games: int, deals: int) -> bool:
         """Count finished games; report at most every quarter second; whether to stop."""
         halted = self.live.add(games, deals)
         now = time.perf_counter()
-        if games and now - self.last >= 0.25:  # not a chunk's start (0 games): it would hide the next
+        # not at a chunk's start (0 games): it would hide the next
+        if games and (self.last is None or now - self.last >= 0.25):
             self.last = now
             self.report()
         return halted

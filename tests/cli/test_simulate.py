@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 import fivehundred.cli.main  # noqa: F401  (registers every command)
@@ -96,24 +97,55 @@ def test_progress_bar_shows_rate_and_time_left() -> None:
     assert p.fraction == 0.8 and p.eta == 2.0
 
 
-def test_status_line_off_a_terminal_prints_plain_lines_seldom() -> None:
+class FakeClock:
+    """A clock the test sets: ``now`` seconds, whatever the machine's uptime."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.mark.parametrize("start", [0.0, 10.0, 1e6])
+def test_status_line_off_a_terminal_prints_plain_lines_seldom(start: float) -> None:
     import io
 
     from fivehundred.cli.progress import StatusLine, fit
 
+    clock = FakeClock(start)
     err = io.StringIO()
-    status = StatusLine(err, tty=False, every=3600)
+    status = StatusLine(err, tty=False, every=3600, clock=clock)
     status.update("first")  # within `every` of the start: nothing
     status.phase("analysing ...")  # a phase too
     status.update("forced", force=True)
+    clock.now += 3599
+    status.update("still too soon")
+    clock.now += 1
+    status.update("an hour on")
     status.close()
-    assert err.getvalue() == "forced\n"
+    assert err.getvalue() == "forced\nan hour on\n"
     tty = io.StringIO()
-    with StatusLine(tty, tty=True, min_interval=3600, width=40) as shown:
-        shown.update("a")
+    clock.now = start
+    with StatusLine(tty, tty=True, min_interval=3600, width=40, clock=clock) as shown:
+        shown.update("a")  # the first update is drawn at once, whatever the clock reads
+        shown.update("b")  # throttled
         shown.phase("analysing ...")  # at once, even within min_interval
-    assert tty.getvalue() == "\r\x1b[2Ka\r\x1b[2Kanalysing ...\r\x1b[2K"
+        clock.now += 3600
+        shown.update("c")
+    assert tty.getvalue() == "\r\x1b[2Ka\r\x1b[2Kanalysing ...\r\x1b[2Kc\r\x1b[2K"
     assert fit("abcdef", 4) == "abc…" and fit("abc", 4) == "abc" and len(fit("x" * 500, 79)) == 79
+
+
+def test_status_line_reads_the_real_clock_by_default() -> None:
+    """Without a clock the first update on a terminal is drawn at once, on any machine."""
+    import io
+
+    from fivehundred.cli.progress import StatusLine
+
+    tty = io.StringIO()
+    StatusLine(tty, tty=True, min_interval=1e9, width=40).update("a")
+    assert tty.getvalue() == "\r\x1b[2Ka"
 
 
 def test_interrupted_line_counts_whole_and_unfinished_chunks() -> None:
