@@ -400,11 +400,9 @@ def test_ctrl_c_under_ray_keeps_the_games_in_flight_and_resumes_to_the_same_file
     signums = (signal.SIGINT, signal.SIGINT) if twice else (signal.SIGINT,)
     # Once the first chunk is committed (and the next ones have played a second): Ctrl-C.
     helpers = _terminate_when(proc, out / "manifest.json", 1, signums, settle=1.0)
-    started = time.monotonic()
     stderr = _assert_stopped_like_ctrl_c(proc, helpers)
-    assert time.monotonic() - started < 30
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["status"] == "running"
+    assert manifest["status"] == "running"  # stopped, not played to the end
     partial = manifest.get("partial", [])  # usually some (the library test makes sure of it)
     games = manifest["totals"]["games"] + sum(p["games"][1] - p["games"][0] for p in partial)
     last = stderr.strip().splitlines()[-1]
