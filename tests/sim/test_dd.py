@@ -161,8 +161,9 @@ def test_sides_add_up(variant: str, contract: str, seed: int) -> None:
 
 
 def _top_trump_swap(variant: str, contract: str, seed: int) -> tuple[int, int] | None:
-    """DD value before and after the declaring side swaps its lowest card for the defenders' top
-    trump, in a seeded ending at a trick boundary (None when the side already holds it)."""
+    """DD value before and after the declaring side swaps its lowest trump for the defenders' top
+    trump, in a seeded ending at a trick boundary (None when the side already holds the top trump or
+    holds no trump).  Only ranks change: every hand keeps its length in each suit."""
     state = ending(variant, contract, seed, 4 if load_rules(variant).players < 6 else 3)
     if state.done or state.trick:
         return None
@@ -170,23 +171,17 @@ def _top_trump_swap(variant: str, contract: str, seed: int) -> tuple[int, int] |
     t = state.tables
     assert t is not None
     n = pos.rules.players
-    out = [
-        c
-        for c in range(pos.rules.deck.size)
-        if t.eff_suit[c] == t.trump and any(h >> c & 1 for h in pos.hands)
-    ]
-    if not out:
+    trumps = [c for c in range(pos.rules.deck.size) if t.eff_suit[c] == t.trump]
+    live = [c for c in trumps if any(h >> c & 1 for h in pos.hands)]
+    if not live:
         return None
-    top = max(out, key=lambda c: t.power[c])
+    top = max(live, key=lambda c: t.power[c])
     holder = next(s for s in range(n) if pos.hands[s] >> top & 1)
     ours = [s for s in range(n) if s % pos.rules.teams == pos.declarer % pos.rules.teams]
-    if holder in ours:
+    held = [(t.power[c], c, s) for s in ours for c in trumps if pos.hands[s] >> c & 1]
+    if holder in ours or not held:
         return None
-    seat = ours[0]
-    low = min(
-        (c for c in range(pos.rules.deck.size) if pos.hands[seat] >> c & 1),
-        key=lambda c: t.power[c] or t.rank[c],
-    )
+    _, low, seat = min(held)
     hands = list(pos.hands)
     hands[seat] ^= 1 << low | 1 << top
     hands[holder] ^= 1 << low | 1 << top
@@ -195,24 +190,6 @@ def _top_trump_swap(variant: str, contract: str, seed: int) -> tuple[int, int] |
         pos.tricks_played, pos.declarer_tricks,
     )  # fmt: skip
     return dd_tricks(pos), dd_tricks(better)
-
-
-@_HYP
-@given(
-    variant=st.sampled_from(VARIANTS),
-    contract=st.sampled_from(("7S", "8C", "9D", "6H")),
-    seed=st.integers(0, 10**6),
-)
-@example(variant="pagat-au", contract="9D", seed=1)  # pinned: the swap gains two tricks, 7 -> 9
-def test_top_trump_never_hurts(variant: str, contract: str, seed: int) -> None:
-    """Giving the declaring side the top trump in place of one of its cards never lowers its value."""
-    got = _top_trump_swap(variant, contract, seed)
-    if got is None:
-        return
-    before, after = got
-    assert after >= before
-    if (variant, contract, seed) == ("pagat-au", "9D", 1):
-        assert (before, after) == (7, 9)
 
 
 def _relabel(pos: Position, rng: random.Random) -> Position | None:
