@@ -1,11 +1,11 @@
 """A hostile bot looks for hidden information through everything it is handed (docs/strategies.md).
 
-At every decision of real games it walks what it holds -- the view's attributes and properties, the
-transitive ``gc.get_referents`` of the view, the legal actions and its RNG, and ``gc.get_referrers`` of
-the view, of the RNG and of every container in the view -- and records any engine state, any other
-seat's view or generator, any seed and any other seat's cards it meets.  The promise is that it meets
-none.  What the promise does not cover is tested too, so that the docs stay honest: walking the call
-stack's frames, and ``gc.get_objects()``, reach the engine's objects in-process; the isolation mode
+At every decision of real games it walks what it holds -- the view's attributes and properties and
+everything reachable (``gc.get_referents``, transitively) from the view, the legal actions and its RNG
+-- and records any engine state, any other seat's view or generator, any seed and any other seat's
+cards it meets.  The promise is that it meets none.  What the promise does not cover is tested too, so
+that the docs stay honest: walking the call stack's frames reaches the engine's objects in-process (as
+would ``gc.get_objects()``, which no test here runs: it scans the whole process); the isolation mode
 (tests/pipelines/test_isolation.py) is the answer to those.
 """
 
@@ -75,20 +75,6 @@ class Hostile(HeuristicStrategy):
         reach = closure([view, legal, rng], rules)
         for obj in reach:
             self._judge("reachable", obj, view, rng, secrets)
-        # 3. Who refers to what it holds (frames of the call stack aside: see test_frames_reach_...).
-        mine = {id(o) for o in reach} | {id(o) for o in closure([self], rules)}  # and its own memory
-        # The view's own containers (``legal`` may be an entry of the engine's shared constant tables).
-        of_view = closure([view], rules)
-        containers = [o for o in of_view if isinstance(o, tuple | list) and o and not _public(o, rules)]
-        targets = [view, rng, *containers]  # () is one object shared by all: public
-        for obj in targets:
-            for ref in gc.get_referrers(obj):
-                ours = (reach, of_view, targets, containers)
-                if isinstance(ref, types.FrameType) or id(ref) in mine or any(ref is x for x in ours):
-                    continue
-                self.found.append(
-                    f"get_referrers({type(obj).__name__}) -> {type(ref).__name__} {str(ref)[:80]}"
-                )
         self.checked += 1
 
     def _judge(self, where: str, obj: Any, view: SeatView, rng: Any, secrets: set[int]) -> None:
@@ -114,32 +100,29 @@ class Hostile(HeuristicStrategy):
         return super().play(view, legal, rng)
 
 
-_STATES: dict[tuple[Any, ...], list[State]] = {}
+#: The state of the deal being played, handed over by the runner's ``on_deal`` hook (test code only).
+_DEAL: list[State] = []
 
 
 def _truth(view: SeatView) -> dict[str, list[int]]:
-    """What the bot must not find, read by the test itself (the state, from gc: test code may)."""
-    key = (view.hand_no, view.dealer, *view.scores)  # not the view's own tuple: it would be a referrer
-    states = [st for st in _STATES.get(key, []) if st.hands[view.seat] == view.hand]
-    if not states:
-        states = [
-            o
-            for o in gc.get_objects()
-            if isinstance(o, State) and o.hand_no == view.hand_no and o.hands[view.seat] == view.hand
-        ]
-        _STATES[key] = states
+    """What the bot must not find, read by the test itself from the deal's state."""
+    (st,) = _DEAL
+    assert st.hands[view.seat] == view.hand
     hidden: list[int] = []
-    for st in states:
-        for seat in range(len(st.hands)):
-            if seat != view.seat:
-                hidden += [st.hands[seat], st.dealt[seat]]
-        if view.seat != st.declarer:
-            hidden.append(st.kitty_dealt)
+    for seat in range(len(st.hands)):
+        if seat != view.seat:
+            hidden += [st.hands[seat], st.dealt[seat]]
+    if view.seat != st.declarer:
+        hidden.append(st.kitty_dealt)
     if view.exposed:
         hidden = [h for h in hidden if h != view.exposed]
     own = {view.hand, view.kitty, view.discards, view.played}
     seeds = [MASTER] + [deal_seed(MASTER, g, h) for g in range(4) for h in range(view.hand_no + 1)]
     return {"hidden": [h for h in hidden if h not in own and h.bit_count() > 1], "seeds": seeds}
+
+
+def _watch(state: State) -> None:
+    _DEAL[:] = [state]
 
 
 @pytest.mark.parametrize("variant", ["pagat-au", "nullo", "six-player"])
@@ -148,9 +131,9 @@ def test_nothing_a_bot_is_handed_leads_to_hidden_information(variant: str) -> No
     hostile = Hostile()
     bots = [hostile] + [HeuristicStrategy() for _ in range(rules.players - 1)]
     try:
-        play_game(rules, bots, MASTER, 0, rng_keys=[7] * rules.players)
+        play_game(rules, bots, MASTER, 0, rng_keys=[7] * rules.players, on_deal=_watch)
     finally:
-        _STATES.clear()
+        _DEAL.clear()
     assert hostile.checked > 30
     assert hostile.found == []
 
@@ -168,8 +151,6 @@ def test_the_search_would_see_the_old_view() -> None:
     leaky = Leaky()
     leaky._s, leaky.seat = state, 0
     assert any(isinstance(o, State) for o in closure([leaky], rules))
-    views = [leaky]  # the runner's list of every seat's view, as it was
-    assert any(r is views for r in gc.get_referrers(leaky))
 
 
 def test_the_view_is_a_snapshot_and_the_rng_a_fork() -> None:
@@ -192,29 +173,29 @@ def test_the_view_is_a_snapshot_and_the_rng_a_fork() -> None:
 
 
 class RngWatcher(RandomStrategy):
-    """Plays at random; at every card records who, besides call frames, refers to its RNG."""
+    """Plays at random; at every card records any other generator reachable from its own."""
 
     name = "rngwatcher.v1"
-    referrers: list[str]
+    others: list[str]
     checked: int
+    rules: Rules
 
     def play(self, view, legal, rng):  # type: ignore[no-untyped-def]
-        self.referrers += [
-            type(r).__name__ for r in gc.get_referrers(rng) if not isinstance(r, types.FrameType)
-        ]
+        reach = closure([rng], self.rules)
+        self.others += [type(o).__name__ for o in reach if isinstance(o, Rng) and o is not rng]
         self.checked += 1
         return super().play(view, legal, rng)
 
 
-def test_a_drawing_bot_holds_its_seats_generator_which_the_runner_lists_nowhere_meanwhile() -> None:
-    """The seat's generator is out of the runner's list during the decision (no fork per decision)."""
+def test_a_drawing_bot_holds_its_seats_generator_which_leads_to_no_other() -> None:
+    """The seat's generator is its own: nothing reachable from it is another seat's or the runner's."""
     rules = load_rules("pagat-au")
     watcher = RngWatcher()
-    watcher.referrers, watcher.checked = [], 0
+    watcher.others, watcher.checked, watcher.rules = [], 0, rules
     bots = [watcher] + [RandomStrategy() for _ in range(3)]
     records = [r for game in range(4) for r in play_game(rules, bots, MASTER, game)]
     assert watcher.checked > 30 and records
-    assert watcher.referrers == []
+    assert watcher.others == []
 
 
 class FrameWalker(HeuristicStrategy):
@@ -226,7 +207,6 @@ class FrameWalker(HeuristicStrategy):
         super().__init__()
         self.states = 0
         self.seeds: set[int] = set()
-        self.gc_states = 0
 
     def play(self, view, legal, rng):  # type: ignore[no-untyped-def]
         frame = sys._getframe(1)
@@ -238,7 +218,6 @@ class FrameWalker(HeuristicStrategy):
                 if isinstance(seed, int):
                     self.seeds.add(seed)
             frame = frame.f_back
-        self.gc_states += sum(isinstance(o, State) for o in gc.get_objects())
         return super().play(view, legal, rng)
 
 
@@ -258,4 +237,3 @@ def test_frames_reach_the_engine_in_process_which_is_why_isolation_exists() -> N
     finally:
         SeatSpec.build = original  # type: ignore[method-assign]
     assert MASTER in walker.seeds
-    assert walker.gc_states > 0  # and gc.get_objects() lists every object, the engine's state too
