@@ -31,8 +31,8 @@ def hand_cmd(
     plot: Annotated[Path | None, typer.Option("--plot", help="Draw the trick distributions (a PNG).")] = None,
 ) -> None:
     """Deal the unseen cards many times and solve each denomination double dummy."""
-    from fivehundred.pipelines.hand import HandError, analyse_hand
     from fivehundred.reports.hand import hand_text, plot_hand
+    from fivehundred.tools.hand import HandError, analyse_hand
 
     if plot is not None:
         if plot.suffix.lower() != ".png":

@@ -1,6 +1,6 @@
 """``fivehundred play``: a person in one seat against the bots, in a terminal or from a script.
 
-The game loop and the deal log are :func:`pipelines.play.play_session`; this module reads the
+The game loop and the deal log are :func:`tools.play.play_session`; this module reads the
 person's choices and prints the table with :mod:`cli.display`.
 
 Input: one choice per line, a move's number in the list shown or its name, case-insensitive
@@ -41,7 +41,7 @@ from fivehundred.sim.notation import NO_SUIT, PASS_TEXT, action_name
 from fivehundred.sim.rules import Rules
 
 if TYPE_CHECKING:
-    from fivehundred.pipelines.play import PlayEvent
+    from fivehundred.tools.play import PlayEvent
 
 #: Typed aliases, per phase, of the notation's words (sim/notation.py).
 _ALIASES = {AUCTION: {"PASS": PASS_TEXT}, JOKER: {"NONE": NO_SUIT}}
@@ -87,7 +87,7 @@ class Table:
     """The person's side of the table: prints events and decisions, reads choices.
 
     ``interactive`` (stdin is a terminal) re-asks after a bad line; otherwise a bad line raises
-    :class:`PlayInputError`.  The end of input raises :class:`pipelines.play.StopPlay`.
+    :class:`PlayInputError`.  The end of input raises :class:`tools.play.StopPlay`.
     """
 
     def __init__(self, rules: Rules, seat: int, stdin: TextIO, interactive: bool) -> None:
@@ -104,7 +104,7 @@ class Table:
         typer.echo(text)
 
     def _read(self, prompt: str) -> str:
-        from fivehundred.pipelines.play import StopPlay
+        from fivehundred.tools.play import StopPlay
 
         if self.interactive:
             try:
@@ -134,7 +134,7 @@ class Table:
                 self.say(f"  {exc}; try again")
 
     def observe(self, event: PlayEvent) -> None:
-        """Print what happened at the table (see :class:`pipelines.play.PlayEvent`)."""
+        """Print what happened at the table (see :class:`tools.play.PlayEvent`)."""
         view, names, rules = event.view, self.names, self.rules
         if event.kind == "deal":
             self.namings = 0
@@ -194,7 +194,7 @@ def play_cmd(
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace a run already in --out.")] = False,
 ) -> None:
     """Play whole games against the bots; the games are written as a normal deal log."""
-    from fivehundred.pipelines.play import make_play_config, play_session
+    from fivehundred.tools.play import make_play_config, play_session
 
     if seed is None:
         seed = secrets.randbelow(1_000_000)

@@ -199,7 +199,7 @@ def play_chunk(chunk: GameChunk) -> pa.Table:
     hold no cycles, and the collector kept walking them all (a sixth of a random chunk's time).
     Reference counting still frees everything at once; cycles a bot may make wait until the end.
     """
-    from fivehundred.pipelines.isolation import close_all
+    from fivehundred.strategies.isolation import close_all
 
     bots = [seat.build(chunk.rules) for seat in chunk.seats]
     labels = [seat.label for seat in chunk.seats]

@@ -64,7 +64,7 @@ class SeatSpec:
     spec: str
     params: tuple[tuple[str, Any], ...] = ()
     label: str = ""
-    #: Run the strategy in its own process (pipelines/isolation.py); changes no result.
+    #: Run the strategy in its own process (strategies/isolation.py); changes no result.
     isolate: bool = field(default=False, compare=False)
     #: Seconds per decision allowed to an isolated strategy.
     timeout: float = field(default=30.0, compare=False)
@@ -95,7 +95,7 @@ class SeatSpec:
         from fivehundred.strategies.base import make
 
         if self.isolate:
-            from fivehundred.pipelines.isolation import IsolatedStrategy
+            from fivehundred.strategies.isolation import IsolatedStrategy
 
             if rules is None:
                 raise ValueError("an isolated seat needs the rules to start its process")

@@ -1,6 +1,6 @@
 """``fivehundred hand``'s output: the text table and sentence, and the trick-distribution figure.
 
-Both read only the JSON form of :class:`pipelines.hand.HandAnalysis` (:meth:`~HandAnalysis.to_dict`),
+Both read only the JSON form of :class:`tools.hand.HandAnalysis` (:meth:`~HandAnalysis.to_dict`),
 so a saved ``--json`` can be drawn again.
 """
 
@@ -15,8 +15,7 @@ matplotlib.use("Agg")
 
 from matplotlib.figure import Figure
 
-from fivehundred.pipelines.hand import denomination_of
-from fivehundred.sim.notation import MISERE, NT_TEXT
+from fivehundred.sim.notation import MISERE, NT_TEXT, bid_denomination
 
 _NAMES: Final = {
     "S": "spades", "C": "clubs", "D": "diamonds", "H": "hearts", NT_TEXT: "no trumps", MISERE: "misère",
@@ -40,7 +39,7 @@ def hand_text(data: dict[str, Any]) -> str:
     ]
     bids = data["bids"]
     for name, d in data["denominations"].items():
-        mine = [b for b in bids if denomination_of(b["bid"]) == name]
+        mine = [b for b in bids if bid_denomination(b["bid"]) == name]
         best = max(mine, key=lambda b: b["expected_points"])
         if name == MISERE:
             cells = f"{'no trick ' + _pct(d['make'][MISERE]):>34}"

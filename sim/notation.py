@@ -190,6 +190,12 @@ def bid_level(code: str) -> str:
     return str(parse_bid(code)[0])
 
 
+def bid_denomination(code: str) -> str:
+    """The denomination of a contract: ``8H`` -> ``H``, ``10NT`` -> ``NT``, every misère -> ``MIS``
+    (the rows of a DD table, where the misères share one solve)."""
+    return MISERE if is_misere(code) else bid_trump(code)
+
+
 def bid_trump(code: str) -> str:
     """The trump of a contract as the tables show it: ``"H"``, ``"NT"``, or the misère code itself."""
     if is_misere(code):

@@ -1,6 +1,6 @@
 """The import graph: layers import downward only, no module cycles, every import says ``fivehundred.*``.
 
-Layers, lowest first: ``sim`` < ``strategies`` < ``pipelines`` < ``reports`` < ``cli`` (``configs``
+Layers, lowest first: ``sim`` < ``strategies`` < ``pipelines`` < ``tools`` < ``reports`` < ``cli`` (``configs``
 holds data and imports nothing of the project).  Every ``import`` statement counts, at the top of a
 module or inside a function; a package's ``__init__`` is a module of its own.
 """
@@ -15,7 +15,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 #: Each top-level folder's layer (a module may import its own layer and the ones below).
-LAYERS = {"configs": -1, "sim": 0, "strategies": 1, "pipelines": 2, "reports": 3, "cli": 4}
+LAYERS = {"configs": -1, "sim": 0, "strategies": 1, "pipelines": 2, "tools": 3, "reports": 4, "cli": 5}
 NAMESPACE = "fivehundred"
 
 

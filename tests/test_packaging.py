@@ -6,7 +6,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FOLDERS = ("sim", "strategies", "pipelines", "reports", "cli", "configs")
+FOLDERS = ("sim", "strategies", "pipelines", "tools", "reports", "cli", "configs")
 
 
 def _setuptools() -> dict:

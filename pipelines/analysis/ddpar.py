@@ -3,7 +3,7 @@
 For each sampled deal (the DD sample order of :mod:`~pipelines.analysis.dd`, with or without a
 contract) and each seat, :func:`seat_tricks` solves every denomination the variant's ladder has (the
 four suits, no trumps, misère) with that seat as the declarer: the kitty exchange and the joker
-naming are ``heuristic.v1``'s for that contract (:func:`pipelines.hand.play_position`, the rule
+naming are ``heuristic.v1``'s for that contract (:func:`play_position`, the rule
 ``fivehundred hand`` uses), the position solved from the opening lead.  :func:`par_of` then finds the
 par contract: the outcome of an auction in which both sides see every card, may bid any contract of
 the ladder over the last one (passing does not stop a side from bidding again) and score under DD
@@ -35,11 +35,29 @@ from fivehundred.pipelines.analysis.dd import (
 from fivehundred.pipelines.analysis.frame import Frame
 from fivehundred.pipelines.analysis.intervals import cluster_sums, wilson_interval
 from fivehundred.pipelines.analysis.io import AnalysisError
-from fivehundred.pipelines.hand import denomination_of, play_position
 from fivehundred.pipelines.rundir import encode_parquet
-from fivehundred.sim.dd import dd_tricks
-from fivehundred.sim.notation import MISERE, NT_TEXT, SUITS, parse_cards
+from fivehundred.sim.dd import Position, dd_tricks
+from fivehundred.sim.engine import JOKER, PLAY, State
+from fivehundred.sim.notation import MISERE, NT_TEXT, SUITS, bid_denomination, parse_cards
+from fivehundred.sim.rng import NoRng
 from fivehundred.sim.rules import Bid, Rules
+from fivehundred.strategies import make
+
+#: The bot whose kitty discard and joker naming make a contract's opening position.
+DISCARD_BOT = "heuristic.v1"
+
+
+def play_position(rules: Rules, hands: list[int], kitty: int, dealer: int, seat: int, code: str) -> Position:
+    """The opening-lead position of ``code`` by ``seat``: the discard bot's kitty and joker choices."""
+    state = State(rules, hands, kitty, dealer)
+    state.force_contract(code, seat)
+    bot = make(DISCARD_BOT)
+    rng = NoRng()
+    while state.phase != PLAY:
+        method = bot.name_joker if state.phase == JOKER else bot.discard
+        state.apply(method(state.view(seat), state.legal_actions(), rng))
+    return Position.from_state(state)
+
 
 #: What a par row means (the exchange rule, the auction model): a change re-solves.
 PAR_VERSION = "par.v1"
@@ -73,7 +91,7 @@ def denominations(rules: Rules) -> tuple[tuple[str, str], ...]:
     order."""
     first: dict[str, str] = {}
     for b in par_bids(rules):
-        first.setdefault(denomination_of(b.code), b.code)
+        first.setdefault(bid_denomination(b.code), b.code)
     return tuple((d, first[d]) for d in DENOMINATIONS if d in first)
 
 
@@ -129,7 +147,7 @@ def par_of(rules: Rules, dealer: int, tricks: dict[str, list[int]]) -> Par | Non
     order = [(dealer + 1 + k) % players for k in range(players)]  # auction order: first bidder first
     best: list[list[tuple[int, int]]] = [[], []]  # side -> per bid (points, declarer)
     for b in bids:
-        den = denomination_of(b.code)
+        den = bid_denomination(b.code)
         for side in (0, 1):
             seats = [s for s in order if rules.team_of(s) == side]
             points, _, seat = max(
@@ -232,7 +250,7 @@ def landing(frame: Frame, rules: Rules, par: pl.DataFrame, rows: pl.DataFrame | 
         c, pc = r["contract"], r["par_contract"]
         points = 0
         if c is not None:
-            points = rules.declarer_points(rules.bid(c), r[f"dd_{denomination_of(c)}"][r["declarer"]])
+            points = rules.declarer_points(rules.bid(c), r[f"dd_{bid_denomination(c)}"][r["declarer"]])
         dteam = None if c is None else rules.team_of(r["declarer"])
         here = -1 if c is None else rank[c]
         there = -1 if pc is None else rank[pc]

@@ -119,7 +119,7 @@ class TournamentConfig:
     def isolated(self, entry: Entry) -> bool:
         """Whether ``entry`` runs in its own process: all with ``isolate``, else every strategy not
         shipped with the project (``module:Class``, other packages' entry points) unless trusted."""
-        from fivehundred.pipelines.isolation import is_shipped
+        from fivehundred.strategies.isolation import is_shipped
 
         if self.isolate:
             return True

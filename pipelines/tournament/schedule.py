@@ -109,8 +109,8 @@ class PairPlayer:
     """Plays game pairs of a tournament (one per process: it caches the rules and the bots)."""
 
     def __init__(self, config: TournamentConfig) -> None:
-        from fivehundred.pipelines.isolation import IsolatedStrategy
         from fivehundred.strategies.base import make
+        from fivehundred.strategies.isolation import IsolatedStrategy
 
         self.config = config
         self.rules: Rules = config.rules()

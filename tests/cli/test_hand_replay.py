@@ -13,10 +13,10 @@ from typer.testing import CliRunner
 import fivehundred.cli.main  # noqa: F401  (registers every command)
 from fivehundred.cli.app import app
 from fivehundred.cli.hand import hand_cmd
-from fivehundred.pipelines.hand import DEFAULT_DEALS, analyse_hand
 from fivehundred.pipelines.runconfig import make_config
 from fivehundred.pipelines.simulate import run_simulation
 from fivehundred.pipelines.verify import replay_game
+from fivehundred.tools.hand import DEFAULT_DEALS, analyse_hand
 
 runner = CliRunner()
 HAND = "JK JH JD AH KH QH TH 5C 5S 6D"

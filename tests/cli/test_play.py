@@ -16,12 +16,12 @@ import fivehundred.cli.main  # noqa: F401  (registers every command)
 from fivehundred.cli.app import app
 from fivehundred.cli.display import deal_result_text, hand_lines, prompt_text, seat_names
 from fivehundred.cli.play import ChoiceError, PlayInputError, Table, parse_choice
-from fivehundred.pipelines.play import StopPlay, make_play_config, play_session
 from fivehundred.pipelines.verify import verify_run
 from fivehundred.sim import load_rules
 from fivehundred.sim.engine import AUCTION, PLAY, SeatView, State
 from fivehundred.sim.notation import BID, JOKER_LEAD, NAME_NONE, NAME_SUIT, PASS, action_name, split_play
-from tests.pipelines.test_play import nt_joker_policy
+from fivehundred.tools.play import StopPlay, make_play_config, play_session
+from tests.tools.test_play import nt_joker_policy
 
 REPO = Path(__file__).resolve().parents[2]
 runner = CliRunner()

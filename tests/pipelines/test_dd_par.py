@@ -15,10 +15,10 @@ from fivehundred.pipelines.analysis import analyze, ddpar
 from fivehundred.pipelines.analysis import dd as ddmod
 from fivehundred.pipelines.analysis.batches import deal_frame
 from fivehundred.pipelines.analysis.io import AnalysisError, open_run
-from fivehundred.pipelines.hand import denomination_of
 from fivehundred.pipelines.runconfig import make_config
 from fivehundred.pipelines.simulate import run_simulation
 from fivehundred.sim import load_rules
+from fivehundred.sim.notation import bid_denomination
 from tests.pipelines.test_dd_analysis import count_solves
 
 RULES = load_rules("pagat-au")
@@ -41,7 +41,7 @@ def _brute_value(rules, dealer: int, tricks: dict[str, list[int]]) -> int:
     def best(side: int, i: int) -> int:
         b = bids[i]
         return max(
-            rules.declarer_points(b, tricks[denomination_of(b.code)][s])
+            rules.declarer_points(b, tricks[bid_denomination(b.code)][s])
             for s in range(rules.players)
             if rules.team_of(s) == side
         )
@@ -113,7 +113,7 @@ def test_par_value_is_the_minimax_of_the_explicit_auction(tricks, dealer: int, r
     assert _net0(par) == _brute_value(rules, dealer, tricks)
     if par.contract is not None:  # the par declarer makes what it is credited with
         b = rules.bid(par.contract)
-        assert rules.declarer_points(b, tricks[denomination_of(b.code)][par.declarer]) == par.points
+        assert rules.declarer_points(b, tricks[bid_denomination(b.code)][par.declarer]) == par.points
         assert rules.team_of(par.declarer) == par.team
 
 
@@ -163,7 +163,7 @@ def test_par_sidecar_agrees_with_the_contract_as_played(run: Path, analysed) -> 
     played = pl.read_parquet(f"{run}/dd/*.parquet").join(par, on="deal_id")
     assert played.height >= 6
     for r in played.iter_rows(named=True):
-        assert r[f"dd_{denomination_of(r['contract'])}"][r["declarer"]] == r["dd_tricks"]
+        assert r[f"dd_{bid_denomination(r['contract'])}"][r["declarer"]] == r["dd_tricks"]
     for r in par.iter_rows(named=True):
         tricks = {d: r[f"dd_{d}"] for d in DENS}
         assert ddpar.par_of(RULES, r["dealer"], tricks) == ddpar.Par(

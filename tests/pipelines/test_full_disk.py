@@ -23,7 +23,7 @@ from fivehundred.pipelines.simulate import run_simulation
 from fivehundred.pipelines.tournament import load_config, run_tournament
 from fivehundred.reports.tables import ReportError, read_statistics
 from fivehundred.sim.errors import UserError
-from tests.pipelines.isolated_bots import two_entry_tournament
+from tests.strategies.isolated_bots import two_entry_tournament
 
 LONG = "random(pass_probability=0.6, max_raise=2)"
 

@@ -6,7 +6,7 @@ everything reachable (``gc.get_referents``, transitively) from the view, the leg
 cards it meets.  The promise is that it meets none.  What the promise does not cover is tested too, so
 that the docs stay honest: walking the call stack's frames reaches the engine's objects in-process (as
 would ``gc.get_objects()``, which no test here runs: it scans the whole process); the isolation mode
-(tests/pipelines/test_isolation.py) is the answer to those.
+(tests/strategies/test_isolation.py) is the answer to those.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.pipelines.isolated_bots import entries_toml
+from tests.strategies.isolated_bots import entries_toml
 
 ROOT = Path(__file__).resolve().parents[3]
 

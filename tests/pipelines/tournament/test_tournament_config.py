@@ -10,7 +10,7 @@ import pytest
 
 from fivehundred.pipelines.tournament.config import TournamentConfigError, load_config
 from fivehundred.sim.errors import UserError
-from tests.pipelines.isolated_bots import entries_toml
+from tests.strategies.isolated_bots import entries_toml
 
 ROOT = Path(__file__).resolve().parents[3]
 

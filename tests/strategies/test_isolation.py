@@ -1,4 +1,4 @@
-"""Isolation mode: strategies in their own processes, same logs, one-line errors (pipelines/isolation.py)."""
+"""Isolation mode: strategies in their own processes, same logs, one-line errors (strategies/isolation.py)."""
 
 from __future__ import annotations
 
@@ -10,17 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from fivehundred.pipelines.isolation import IsolatedStrategy, is_shipped
 from fivehundred.pipelines.runconfig import RunConfigError, make_config
 from fivehundred.pipelines.simulate import run_simulation
 from fivehundred.pipelines.tournament import load_config, run_tournament
 from fivehundred.sim.errors import StrategyError
-from tests.pipelines.isolated_bots import LOG_ENV, two_entry_tournament
+from fivehundred.strategies.isolation import IsolatedStrategy, is_shipped
+from tests.strategies.isolated_bots import LOG_ENV, two_entry_tournament
 
 pytestmark = pytest.mark.slow  # starts Ray or long-running processes: `-m 'not slow'` skips it
 
 REPO = Path(__file__).resolve().parents[2]
-BOTS = "tests.pipelines.isolated_bots"
+BOTS = "tests.strategies.isolated_bots"
 
 
 def parts(run_dir: Path) -> dict[str, bytes]:
@@ -119,7 +119,7 @@ def test_what_is_shipped() -> None:
 
 
 TOURNAMENT = two_entry_tournament(
-    "iso", 3, ("outsider", "tests.pipelines.isolated_bots:WherePlays"), ("heuristic", "heuristic"), 2, 1
+    "iso", 3, ("outsider", "tests.strategies.isolated_bots:WherePlays"), ("heuristic", "heuristic"), 2, 1
 )
 
 

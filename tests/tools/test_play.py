@@ -1,4 +1,4 @@
-"""``pipelines.play``: the person's seat against the bots, and the deal log a session writes."""
+"""``tools.play``: the person's seat against the bots, and the deal log a session writes."""
 
 from __future__ import annotations
 
@@ -9,7 +9,12 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from fivehundred.pipelines.play import (
+from fivehundred.pipelines.verify import verify_run
+from fivehundred.sim import load_rules, play_game
+from fivehundred.sim.engine import AUCTION, JOKER, KITTY, PLAY, SeatView
+from fivehundred.sim.notation import BID, JOKER_LEAD, NAME_NONE, PASS
+from fivehundred.strategies import make
+from fivehundred.tools.play import (
     HUMAN_LABEL,
     PlayError,
     PlayEvent,
@@ -18,11 +23,6 @@ from fivehundred.pipelines.play import (
     other_seats,
     play_session,
 )
-from fivehundred.pipelines.verify import verify_run
-from fivehundred.sim import load_rules, play_game
-from fivehundred.sim.engine import AUCTION, JOKER, KITTY, PLAY, SeatView
-from fivehundred.sim.notation import BID, JOKER_LEAD, NAME_NONE, PASS
-from fivehundred.strategies import make
 
 Ask = Callable[[SeatView, tuple[int, ...]], int]
 

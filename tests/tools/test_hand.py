@@ -9,23 +9,22 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-import fivehundred.pipelines.constraints as constraints_module
-from fivehundred.pipelines.constraints import DealSampler, HandError, holder_name, parse_constraints
-from fivehundred.pipelines.hand import (
+import fivehundred.tools.constraints as constraints_module
+from fivehundred.sim import load_rules
+from fivehundred.sim.dd import Position, dd_tricks
+from fivehundred.sim.engine import JOKER, PASS, PLAY, State
+from fivehundred.sim.notation import action_name, bid_denomination
+from fivehundred.sim.rng import NoRng, Rng
+from fivehundred.sim.seeding import derive
+from fivehundred.strategies import make
+from fivehundred.tools.constraints import DealSampler, HandError, holder_name, parse_constraints
+from fivehundred.tools.hand import (
     _HAND_KEY,
     BIDDERS,
     DISCARD_BOT,
     analyse_hand,
-    denomination_of,
     parse_hand,
 )
-from fivehundred.sim import load_rules
-from fivehundred.sim.dd import Position, dd_tricks
-from fivehundred.sim.engine import JOKER, PASS, PLAY, State
-from fivehundred.sim.notation import action_name
-from fivehundred.sim.rng import NoRng, Rng
-from fivehundred.sim.seeding import derive
-from fivehundred.strategies import make
 
 PAGAT = load_rules("pagat-au")
 HAND = "JK JH JD AH KH QH TH 5C 5S 6D"
@@ -324,7 +323,7 @@ def test_the_dd_numbers_are_dd_tricks_of_the_sampled_deals(small) -> None:  # ty
     # the bids: chance of making and the mean score, from those tricks and the rules' values
     for b in PAGAT.ladder:
         t = want["MIS" if b.misere else b.code.lstrip("0123456789")]
-        assert denomination_of(b.code) == ("MIS" if b.misere else b.code.lstrip("0123456789"))
+        assert bid_denomination(b.code) == ("MIS" if b.misere else b.code.lstrip("0123456789"))
         value = small.bid(b.code)
         assert value.make == sum(1 for x in t if (x == 0 if b.misere else x >= b.tricks)) / 3
         assert value.expected_points == sum(PAGAT.declarer_points(b, x) for x in t) / 3

@@ -1,12 +1,12 @@
 """Isolation mode: each seat's strategy in its own process, handed its view as plain data.
 
 :class:`IsolatedStrategy` stands in for a strategy in the game runner: it starts
-``python -m fivehundred.pipelines.isolation`` once (per chunk or per worker, reused for every
+``python -m fivehundred.strategies.isolation`` once (per chunk or per worker, reused for every
 decision), sends it the strategy spec and the rules, then
 one line per decision -- the method, the seat's view as plain data (:func:`sim.engine.view_fields`:
 ints and lists of ints), the legal actions and the state of the seat's RNG -- and reads back one line:
 the action and the RNG's new state.  So the bot draws the very numbers it would draw in-process and
-the logs are byte-identical, isolated or not (tests/pipelines/test_isolation.py).
+the logs are byte-identical, isolated or not (tests/strategies/test_isolation.py).
 
 The child gets no seed (only its own generator's state), no other seat's data, and an environment
 without Ray's or any other token.  Its standard output is its own (bot prints go to its stderr); the
@@ -92,7 +92,7 @@ class IsolatedStrategy:
         self._buf = b""
         self._log = tempfile.TemporaryFile()
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "fivehundred.pipelines.isolation"],
+            [sys.executable, "-m", "fivehundred.strategies.isolation"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._log,

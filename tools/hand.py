@@ -1,7 +1,7 @@
 """What does a hand make?  The library function behind ``fivehundred hand`` (docs/hand.md).
 
 :func:`analyse_hand` deals the cards the seat does not see many times (uniformly over the deals
-that meet the constraints: :class:`pipelines.constraints.DealSampler`), and for each deal and each
+that meet the constraints: :class:`tools.constraints.DealSampler`), and for each deal and each
 denomination (the four suits, no trumps, and misère when the rules have it) makes the seat the
 declarer through the engine (:meth:`State.force_contract`), lets the ``heuristic.v1`` bot take the
 kitty, discard and name the joker for that contract (the documented discard rule), and solves the
@@ -17,10 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from fivehundred.pipelines.constraints import Condition, DealSampler, HandError, parse_constraints
+from fivehundred.pipelines.analysis.ddpar import DISCARD_BOT, play_position
 from fivehundred.pipelines.runconfig import MAX_SEED
-from fivehundred.sim.dd import Position, dd_tricks
-from fivehundred.sim.engine import AUCTION, JOKER, PLAY, State
+from fivehundred.sim.dd import dd_tricks
+from fivehundred.sim.engine import AUCTION, State
 from fivehundred.sim.notation import (
     BID,
     MISERE,
@@ -28,20 +28,19 @@ from fivehundred.sim.notation import (
     PASS,
     SUITS,
     action_name,
-    bid_trump,
-    is_misere,
+    bid_denomination,
     parse_cards,
 )
 from fivehundred.sim.rng import NoRng, Rng
 from fivehundred.sim.rules import Rules, load_rules
 from fivehundred.sim.seeding import derive
 from fivehundred.strategies import make
+from fivehundred.tools.constraints import Condition, DealSampler, HandError, parse_constraints
 
 #: Deals analysed when none is given: about 1.5 s of CPU with the C solver, 4 s with the pure one.
 DEFAULT_DEALS: Final = 20
 MAX_DEALS: Final = 100_000
 #: The bot whose kitty discard and joker naming the analysis uses, and the bots asked to bid.
-DISCARD_BOT: Final = "heuristic.v1"
 BIDDERS: Final = ("heuristic.v1", "heuristic.v2")
 _HAND_KEY: Final = 0x48414E44  # "HAND": the analysis's own seed stream
 
@@ -143,23 +142,6 @@ class HandAnalysis:
         }
 
 
-def denomination_of(code: str) -> str:
-    """The denomination row of a bid code: ``8H`` -> ``H``, ``10NT`` -> ``NT``, every misère -> ``MIS``."""
-    return MISERE if is_misere(code) else bid_trump(code)
-
-
-def play_position(rules: Rules, hands: list[int], kitty: int, dealer: int, seat: int, code: str) -> Position:
-    """The opening-lead position of ``code`` by ``seat``: the discard bot's kitty and joker choices."""
-    state = State(rules, hands, kitty, dealer)
-    state.force_contract(code, seat)
-    bot = make(DISCARD_BOT)
-    rng = NoRng()
-    while state.phase != PLAY:
-        method = bot.name_joker if state.phase == JOKER else bot.discard
-        state.apply(method(state.view(seat), state.legal_actions(), rng))
-    return Position.from_state(state)
-
-
 def _opening_state(rules: Rules, hands: list[int], kitty: int, dealer: int, seat: int) -> tuple[State, int]:
     """The auction at the seat's first turn, every seat before it passing; and how many passed."""
     state = State(rules, hands, kitty, dealer)
@@ -236,7 +218,7 @@ def analyse_hand(
         bots.append((spec, action_name(rules, call)))
     bids = []
     for i, b in enumerate(rules.ladder):
-        got = tricks[denomination_of(b.code)]
+        got = tricks[bid_denomination(b.code)]
         made = sum(1 for t in got if (t == 0 if b.misere else t >= b.tricks))
         points = sum(rules.declarer_points(b, t) for t in got)
         bids.append(BidValue(b.code, made / deals, points / deals, BID + i in legal))
@@ -270,6 +252,5 @@ __all__ = [
     "HandAnalysis",
     "HandError",
     "analyse_hand",
-    "denomination_of",
     "parse_hand",
 ]
