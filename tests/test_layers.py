@@ -1,8 +1,8 @@
 """The import graph: layers import downward only, no module cycles, every import says ``fivehundred.*``.
 
-Layers, lowest first: ``sim`` < ``strategies`` < ``pipelines`` < ``tools`` < ``reports`` < ``cli`` (``configs``
-holds data and imports nothing of the project).  Every ``import`` statement counts, at the top of a
-module or inside a function; a package's ``__init__`` is a module of its own.
+Layers, lowest first: ``sim`` < ``strategies`` < ``pipelines`` < ``tools`` < ``reports`` < ``cli``
+(``configs`` holds data and imports nothing of the project).  Every ``import`` statement counts, at
+the top of a module or inside a function; a package's ``__init__`` is a module of its own.
 """
 
 from __future__ import annotations
