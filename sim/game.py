@@ -98,6 +98,35 @@ def play_deal(
     _play_deal(state, strategies, _seat_plan(strategies), rngs, game_id, labels)
 
 
+def play_out(
+    state: State, choose: Callable[[State], int], until: Callable[[State], bool] | None = None
+) -> State:
+    """Play ``state`` on, in place, until the deal is done (or ``until(state)`` holds): at each step
+    ``choose(state)`` names one of ``state.legal_actions()``.  Returns ``state``.
+
+    The one play-to-the-end loop for trusted code that sees the whole state: tests, analyses that
+    set up positions, and a bot's rollouts on a world it sampled itself.  Bots in a game are played
+    by :func:`play_deal`, which hands each seat only its view.
+    """
+    while state.phase != DONE and (until is None or not until(state)):
+        state.apply(choose(state))
+    return state
+
+
+def decide(strategy: Any, state: State, rng: Any) -> int:
+    """What ``strategy`` plays for the seat to act in ``state``: its ``bid``, ``discard``,
+    ``name_joker`` or ``play`` (by the phase), asked with that seat's view, the legal actions and
+    ``rng``.  With :func:`play_out`, trusted code drives bots over a state it holds itself
+    (``play_out(state, lambda s: decide(bot, s, rng))``); it checks nothing (:func:`play_deal` does)."""
+    method = (strategy.bid, strategy.discard, strategy.name_joker, strategy.play)[state.phase]
+    return int(method(state.view(state.turn), state.legal_actions(), rng))
+
+
+def first_legal(state: State) -> int:
+    """The lowest legal action: a deterministic ``choose`` for :func:`play_out`."""
+    return state.legal_actions()[0]
+
+
 #: The builtin called as a function, not compiled inline: a missing attribute then gives the default
 #: without an AttributeError being raised and caught (about 10,000 instructions a lookup).
 _lookup: Final = getattr
@@ -379,8 +408,11 @@ __all__ = [
     "StrategyError",
     "deal_facts",
     "deal_record",
+    "decide",
+    "first_legal",
     "new_deal",
     "play_deal",
     "play_game",
+    "play_out",
     "settle",
 ]

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from fivehundred.sim import AUCTION, DONE, PLAY, Rules, State, action_name, load_rules, parse_action
+from fivehundred.sim import (
+    AUCTION,
+    PLAY,
+    Rules,
+    State,
+    action_name,
+    first_legal,
+    load_rules,
+    parse_action,
+    play_out,
+)
 from fivehundred.sim.cards import iter_bits
 
 PAGAT = load_rules("pagat-au")
@@ -92,8 +102,7 @@ def auction(rules: Rules, calls: str, dealer: int = 3) -> State:
 
 def first_legal_to_end(state: State) -> None:
     """Finish a deal by always taking the first legal action."""
-    while state.phase != DONE:
-        state.apply(state.legal_actions()[0])
+    play_out(state, first_legal)
 
 
 # ------------------------------------------------------------------ the rules by card name (test oracle)

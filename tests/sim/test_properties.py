@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 
 import fivehundred.sim.engine  # noqa: F401 (sim.engine below)
 from fivehundred import sim
-from fivehundred.sim import DONE, JOKER_LEAD, NAME_SUIT, PLAY, Rules, State, load_rules, step
-from fivehundred.sim.game import new_deal
+from fivehundred.sim import JOKER_LEAD, NAME_SUIT, PLAY, Rules, State, load_rules, step
+from fivehundred.sim.game import new_deal, play_out
 from fivehundred.sim.notation import played_card
+from tests.helpers import random_legal
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -95,13 +96,15 @@ def play_random(rules: Rules, seed: int) -> tuple[State, State, list[int]]:
     rng = random.Random(seed)
     dealt = State.deal(rules, seed, seed % rules.players)
     s = dealt.clone()
-    actions = []
-    while s.phase != DONE:
-        legal = s.legal_actions()
-        assert len(legal) > 0, "no legal action in a live deal"
-        a = legal[rng.randrange(len(legal))]
-        actions.append(a)
-        s.apply(a)
+    actions: list[int] = []
+    draw = random_legal(rng)
+
+    def choose(st: State) -> int:
+        assert st.legal_actions(), "no legal action in a live deal"
+        actions.append(draw(st))
+        return actions[-1]
+
+    play_out(s, choose)
     return dealt, s, actions
 
 

@@ -8,7 +8,19 @@ from __future__ import annotations
 
 import pytest
 
-from fivehundred.sim import DONE, JOKER, KITTY, PLAY, IllegalAction, Rules, State, load_rules, settle
+from fivehundred.sim import (
+    DONE,
+    JOKER,
+    KITTY,
+    PLAY,
+    IllegalAction,
+    Rules,
+    State,
+    first_legal,
+    load_rules,
+    play_out,
+    settle,
+)
 from tests.sim.helpers import PAGAT, act, build, cards, fill, legal, play_tricks, start
 
 # The worked example of RULES.md section 10: hearts trumps, seat 0 (A) declares 8H and leads.
@@ -421,8 +433,7 @@ def test_s8_joker_lead_after_all_four_suits_only_at_the_last_trick() -> None:
     assert len(s.trick_winners) == 9 and s.hands[0] == PAGAT.deck.mask("JK")
     assert legal(s) == {"JK=S", "JK=C", "JK=D", "JK=H"}
     act(s, "JK=D")
-    while s.phase != DONE:
-        s.apply(s.legal_actions()[0])
+    play_out(s, first_legal)
     assert s.trick_winners == [0] * 10 and s.score_delta == [520, 0]
 
 

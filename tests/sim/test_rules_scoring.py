@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from fivehundred.sim import DONE, Rules, State, load_rules, settle
+from fivehundred.sim import Rules, State, first_legal, load_rules, play_out, settle
 from tests.sim.helpers import PAGAT, act, build
 
 VALUES = {
@@ -44,8 +44,7 @@ def k_trick_deal(rules: Rules, k: int, contract: str, declarer: int = 0) -> Stat
     s = build(rules, hands, " ".join(kitty))
     s.force_contract(contract, declarer)
     act(s, "JK 4D 5C")
-    while s.phase != DONE:
-        s.apply(s.legal_actions()[0])
+    play_out(s, first_legal)
     assert s.declarer_tricks() == (k if not s.contract.misere else min(k, 1))
     return s
 

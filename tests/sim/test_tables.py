@@ -9,6 +9,7 @@ from the engine's own tables.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from functools import cache
 
 import pytest
@@ -27,10 +28,11 @@ from fivehundred.sim import (
     load_rules,
     settle,
 )
-from fivehundred.sim.game import FELL_TO_LOSS, REACHED_WIN, deal_record, play_game
+from fivehundred.sim.game import FELL_TO_LOSS, REACHED_WIN, deal_record, first_legal, play_game, play_out
 from fivehundred.sim.notation import played_card
 from fivehundred.sim.seeding import shuffled
 from fivehundred.strategies.base import make
+from tests.helpers import random_legal
 from tests.sim.helpers import act, fill, legal
 
 THREE = load_rules("three-player")
@@ -233,17 +235,22 @@ def test_auction_ends_when_all_but_one_pass_and_all_passing_throws_in(name: str)
 
 def _first_legal_to_end(s: State) -> list[list[int]]:
     """Finish a deal by always playing the first legal action; return the seats of each trick."""
-    tricks: list[list[int]] = []
-    current: list[int] = []
-    while s.phase != DONE:
-        if s.phase == PLAY:
-            current.append(s.turn)
-        before = len(s.trick_winners)
-        s.apply(s.legal_actions()[0])
-        if len(s.trick_winners) > before:
-            tricks.append(current)
-            current = []
-    return tricks
+    return _trick_seats(s, first_legal)
+
+
+def _trick_seats(s: State, choose: Callable[[State], int]) -> list[list[int]]:
+    """Play ``s`` to its end with ``choose``; return the seats that played to each trick, in order."""
+    seats: list[tuple[int, int]] = []
+
+    def step(st: State) -> int:
+        assert st.legal_actions(), "no legal action in a live deal"
+        if st.phase == PLAY:
+            seats.append((st.tricks_played, st.turn))
+        return choose(st)
+
+    play_out(s, step)
+    assert all(t < len(s.trick_winners) for t, _ in seats)  # the last trick is complete
+    return [[seat for t, seat in seats if t == i] for i in range(len(s.trick_winners))]
 
 
 def test_six_player_misere_both_partners_sit_out() -> None:
@@ -358,9 +365,7 @@ def test_six_player_team_scores_and_game_end() -> None:
     for seed in range(40):
         s = State.deal(SIX, seed, seed % 6)
         s.force_contract("6D", seed % 6)
-        while s.phase != DONE:
-            legal_now = s.legal_actions()
-            s.apply(legal_now[rng.randrange(len(legal_now))])
+        play_out(s, random_legal(rng))
         team = (seed % 6) % 2
         got = sum(1 for w in s.trick_winners if w % 2 == team)
         other = 10 - got
@@ -582,18 +587,7 @@ def test_random_deal_is_whole_and_legal(name: str, seed: int, switches: dict) ->
     n = rules.players
     rng = random.Random(seed)
     s = State.deal(rules, seed, seed % n)
-    tricks: list[list[int]] = []
-    current: list[int] = []
-    while s.phase != DONE:
-        acts = s.legal_actions()
-        assert acts, "no legal action in a live deal"
-        if s.phase == PLAY:
-            current.append(s.turn)
-        before = len(s.trick_winners)
-        s.apply(acts[rng.randrange(len(acts))])
-        if len(s.trick_winners) > before:
-            tricks.append(current)
-            current = []
+    tricks = _trick_seats(s, random_legal(rng))
     assert s.score_delta == _expected_delta(name, s)
     if s.contract is None:
         assert len(s.bids) == n and not tricks
@@ -601,7 +595,6 @@ def test_random_deal_is_whole_and_legal(name: str, seed: int, switches: dict) ->
     partners = {p for p in range(n) if p != s.declarer and TEAM[name](p) == TEAM[name](s.declarer)}
     size = n - len(partners) if s.contract.misere else n
     assert all(len(t) == size and len(set(t)) == size for t in tricks)
-    assert not current  # the last trick is complete
     played = [played_card(rules.deck, p) for p in s.plays]
     assert len(set(played)) == len(played) == size * len(tricks)
     assert s.discards.bit_count() == rules.kitty_size and s.played & s.discards == 0

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fivehundred.sim import DONE, PLAY, RulesError, load_rules
+from fivehundred.sim import DONE, PLAY, RulesError, first_legal, load_rules, play_out
 from fivehundred.sim.errors import UserError
 from tests.sim.helpers import act, auction, build, legal, start
 from tests.sim.test_rules_play import DEF_JOKER, TOPS
@@ -147,8 +147,7 @@ def test_joker_lead_only_at_last_trick() -> None:
             s.apply(s.legal_actions()[0])
     assert legal(s) == {"JK=S", "JK=C", "JK=D", "JK=H"}
     act(s, "JK=S")
-    while s.phase != DONE:
-        s.apply(s.legal_actions()[0])
+    play_out(s, first_legal)
     assert s.trick_winners == [0] * 10
 
 

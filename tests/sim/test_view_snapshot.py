@@ -17,9 +17,10 @@ from typing import Any
 import pytest
 
 from fivehundred.sim import available_variants, load_rules, play_game
-from fivehundred.sim.engine import DONE, PLAY, PlainView, SeatView, State, view_fields
+from fivehundred.sim.engine import PLAY, PlainView, SeatView, State, view_fields
 from fivehundred.sim.notation import JOKER_LEAD
 from fivehundred.strategies.heuristic import HeuristicStrategy
+from tests.helpers import random_legal, states_along
 
 
 def _expected(s: State, seat: int) -> dict[str, Any]:
@@ -79,10 +80,7 @@ def _random_deals(variant: str, deals: int, seed: int) -> Any:
     for deal in range(deals):
         s = State.deal(rules, seed + deal, deal % rules.players)
         s.hand_no, s.scores = deal, tuple(rng.randrange(-400, 480) for _ in range(rules.teams))
-        while s.phase != DONE:
-            yield s
-            legal = s.legal_actions()
-            s.apply(legal[rng.randrange(len(legal))])
+        yield from states_along(s, random_legal(rng))
 
 
 @pytest.mark.parametrize("variant", available_variants())

@@ -5,11 +5,12 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
-from fivehundred.sim.engine import AUCTION, DONE, JOKER, KITTY, NAME_NONE, NAME_SUIT, PLAY, State
+from fivehundred.sim.engine import AUCTION, JOKER, KITTY, NAME_NONE, NAME_SUIT, PLAY, State
 from fivehundred.sim.game import new_deal
 from fivehundred.sim.notation import played_card
 from fivehundred.sim.rules import Rules
 from fivehundred.strategies.base import make
+from tests.helpers import bot_choice, states_along
 
 PUBLIC = (
     "seat", "phase", "dealer", "turn", "scores", "hand_no", "hand", "bids", "high_bid", "high_bidder",
@@ -32,13 +33,10 @@ def decision_points(rules: Rules, master_seed: int, deals: int, every: int = 1) 
         state, seed = new_deal(rules, master_seed, d, d % 3)
         state.scores = tuple((d * 37 % 900) - 400 for _ in range(rules.teams))
         rng = random.Random(seed)
-        methods = (bot.bid, bot.discard, bot.name_joker, bot.play)
-        while state.phase != DONE:
+        for st in states_along(state, bot_choice(bot, rng)):
             if k % every == 0:
-                yield state.clone()
+                yield st
             k += 1
-            legal = state.legal_actions()
-            state.apply(methods[state.phase](state.view(state.turn), legal, rng))
 
 
 def _cards(mask: int) -> list[int]:

@@ -6,13 +6,14 @@ import pytest
 
 from fivehundred.sim import load_rules, play_game
 from fivehundred.sim.dd import Position, move_values
-from fivehundred.sim.engine import DONE, JOKER_LEAD, PLAY
+from fivehundred.sim.engine import JOKER_LEAD, PLAY
 from fivehundred.sim.game import new_deal
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import StrategyConfigError, label, make
 from fivehundred.strategies.expert import ExpertStrategy, side_points
 from fivehundred.strategies.sampling import distinct_actions, initial_state
 from fivehundred.strategies.tables import card_info, rules_info
+from tests.helpers import bot_choice, states_along
 
 from .conftest import public_view
 
@@ -26,12 +27,7 @@ def _v2_deal_states(variant: str, deals: int, seed: int = 41):  # type: ignore[n
     rng = Rng(0)
     for d in range(deals):
         state, _ = new_deal(rules, seed, d, d % rules.players)
-        while state.phase != DONE:
-            legal = state.legal_actions()
-            if state.phase == PLAY:
-                yield state
-            method = (bot.bid, bot.discard, bot.name_joker, bot.play)[state.phase]
-            state.apply(method(state.view(state.turn), legal, rng))
+        yield from states_along(state, bot_choice(bot, rng), lambda s: s.phase == PLAY)
 
 
 def test_registered_with_validated_parameters() -> None:

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as hs
 
+from fivehundred import sim
 from fivehundred.sim import load_rules, play_game
 from fivehundred.sim.dd import Position, dd_tricks
 from fivehundred.sim.engine import PLAY
@@ -123,6 +124,16 @@ def test_plays_the_best_rollout_card_over_its_worlds(monkeypatch: pytest.MonkeyP
     assert checked > 10 and differs > 0
 
 
+def _forced_or(policy):  # type: ignore[no-untyped-def]
+    """A ``choose`` for :func:`sim.game.play_out`: the forced card, else ``policy`` with ``Rng(0)``."""
+
+    def choose(s):  # type: ignore[no-untyped-def]
+        lg = s.legal_actions()
+        return lg[0] if len(lg) == 1 else policy(s.view(s.turn), lg, Rng(0))
+
+    return choose
+
+
 @pytest.mark.parametrize("variant", ["pagat-au", "three-player", "nullo"])
 def test_a_dd_leaf_at_zero_tricks_is_the_whole_rollout(variant: str) -> None:
     """play_out_dd with no trick left to solve plays to the end: the engine's score, as play_out;
@@ -146,9 +157,8 @@ def test_a_dd_leaf_at_zero_tricks_is_the_whole_rollout(variant: str) -> None:
             got = play_out_dd(state, a, policy, Rng(0), 4, value)
             st = state.clone()
             st.apply(a)
-            while st.phase == PLAY and not (st.tricks_played >= rules.hand_size - 4 and not st.trick):
-                lg = st.legal_actions()
-                st.apply(lg[0] if len(lg) == 1 else policy(st.view(st.turn), lg, Rng(0)))
+            leaf = lambda s: s.tricks_played >= s.rules.hand_size - 4 and not s.trick  # noqa: E731
+            sim.play_out(st, _forced_or(policy), leaf)
             if st.phase == PLAY:
                 assert got == pytest.approx(value(dd_tricks(Position.from_state(st))))
             else:  # the deal ended before the leaf (a misère lost early)

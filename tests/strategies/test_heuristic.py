@@ -11,6 +11,7 @@ from fivehundred.sim.engine import BID, KITTY, PASS, PLAY, contract_tables
 from fivehundred.sim.game import new_deal
 from fivehundred.sim.notation import JOKER_LEAD
 from fivehundred.strategies.base import make
+from tests.helpers import bot_choice, states_along
 
 from .conftest import decision_points
 
@@ -39,11 +40,7 @@ def _forced_points(contracts: list[str], deals: int):  # type: ignore[no-untyped
     for d in range(deals):
         state, _ = new_deal(RULES, 61, d, 0)
         state.force_contract(contracts[d % len(contracts)], d % 4)
-        methods = (BOT.bid, BOT.discard, BOT.name_joker, BOT.play)
-        while not state.done:
-            if state.phase == PLAY:
-                yield state.clone()
-            state.apply(methods[state.phase](state.view(state.turn), state.legal_actions(), rng))
+        yield from states_along(state, bot_choice(BOT, rng), lambda s: s.phase == PLAY)
 
 
 SUITS = ["6S", "7C", "8D", "7H", "9H", "6D"]

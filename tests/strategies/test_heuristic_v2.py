@@ -25,6 +25,7 @@ from fivehundred.strategies.heuristic2 import (
     load_table,
     table_shape,
 )
+from tests.helpers import bot_choice, states_along
 
 from .conftest import hand_built_state
 
@@ -347,12 +348,8 @@ def _v2_play_points(deals: int = 160) -> list:  # type: ignore[type-arg]
     for d in range(deals):
         state, _ = new_deal(_RULES, 63, d, 0)
         state.force_contract(_CONTRACTS[d % len(_CONTRACTS)], d % 4)
-        methods = (_V2.bid, _V2.discard, _V2.name_joker, _V2.play)
-        while not state.done:
-            legal = state.legal_actions()
-            if state.phase == PLAY and len(legal) > 1:
-                out.append(state.clone())
-            state.apply(methods[state.phase](state.view(state.turn), legal, NO_RNG))
+        keep = lambda s: s.phase == PLAY and len(s.legal_actions()) > 1  # noqa: E731
+        out += states_along(state, bot_choice(_V2, NO_RNG), keep)
     return out
 
 

@@ -7,6 +7,8 @@ import random
 import pytest
 
 from fivehundred.sim import available_variants, load_rules
+from fivehundred.sim.engine import PLAY, State
+from fivehundred.sim.game import decide, play_out
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import make
 
@@ -77,19 +79,20 @@ def test_hidden_misere_hands() -> None:
     for d in range(6):
         state, _ = new_deal(rules, 9, d, 0)
         state.force_contract("OMIS" if d % 2 else "MIS", d % 4)
-        h = bots[0]
-        while not state.done:
-            seat = state.turn
-            legal = state.legal_actions()
-            if state.phase == 3 and len(legal) > 1:
+
+        def choose(s: State, d: int = d) -> int:
+            nonlocal checked
+            seat, legal = s.turn, s.legal_actions()
+            if s.phase == PLAY and len(legal) > 1:
                 for bot in bots:
                     answers = {
-                        bot.play(shuffle_hidden(state, seat, rng).view(seat), legal, Rng(d)) for _ in range(3)
+                        bot.play(shuffle_hidden(s, seat, rng).view(seat), legal, Rng(d)) for _ in range(3)
                     }
                     assert len(answers) == 1
                     checked += 1
-            m = (h.bid, h.discard, h.name_joker, h.play)[state.phase]
-            state.apply(m(state.view(seat), legal, rng))
+            return decide(bots[0], s, rng)
+
+        play_out(state, choose)
     assert checked > 4
 
 

@@ -7,8 +7,8 @@ import random
 import pytest
 
 from fivehundred.sim import load_rules
-from fivehundred.sim.engine import PLAY
-from fivehundred.sim.game import new_deal
+from fivehundred.sim.engine import PLAY, State
+from fivehundred.sim.game import decide, new_deal, play_out
 from fivehundred.sim.notation import JOKER_LEAD
 from fivehundred.strategies.base import make
 from fivehundred.strategies.montecarlo import MonteCarloStrategy
@@ -60,15 +60,16 @@ def test_open_misere_hand_and_named_joker_are_kept() -> None:
     for d in range(30):
         state, _ = new_deal(rules, 52, d, 0)
         state.force_contract("OMIS", d % 4)
-        while not state.done:
-            seat = state.turn
-            legal = state.legal_actions()
-            if state.phase == PLAY and seat != state.declarer and state.tricks_played >= 1:
-                hands, _ = sample_hidden(state.view(seat), rng)
-                assert hands[state.declarer] == state.hands[state.declarer]
+
+        def choose(s: State) -> int:
+            nonlocal checked
+            if s.phase == PLAY and s.turn != s.declarer and s.tricks_played >= 1:
+                hands, _ = sample_hidden(s.view(s.turn), rng)
+                assert hands[s.declarer] == s.hands[s.declarer]
                 checked += 1
-            m = (h.bid, h.discard, h.name_joker, h.play)[state.phase]
-            state.apply(m(state.view(seat), legal, rng))
+            return decide(h, s, rng)
+
+        play_out(state, choose)
     assert checked > 20
 
 

@@ -15,7 +15,7 @@ from collections import Counter
 import pytest
 
 from fivehundred import sim
-from fivehundred.sim.engine import DONE, PLAY, State
+from fivehundred.sim.engine import PLAY, State
 from fivehundred.sim.game import new_deal, play_game
 from fivehundred.strategies.base import make
 from fivehundred.strategies.estimates import (
@@ -27,6 +27,7 @@ from fivehundred.strategies.estimates import (
     suit_estimates,
 )
 from fivehundred.strategies.tables import play_sides, rules_info
+from tests.helpers import bot_choice, states_along
 
 
 def _self_play(variant: str, games: int, seed: int = 500) -> dict[str, float]:
@@ -110,19 +111,17 @@ def _three_player_follows(deals: int) -> list[tuple[State, bool]]:
     for d in range(deals):
         state, seed = new_deal(rules, 500, d, 0)
         rng = random.Random(seed)
-        methods = (bot.bid, bot.discard, bot.name_joker, bot.play)
-        while state.phase != DONE:
-            view = state.view(state.turn)
-            legal = state.legal_actions()
-            if state.phase == PLAY and not view.contract.misere and len(view.trick) == 2:
-                declarer = view.declarer
-                won = view.tricks_won
-                need = view.contract.tricks
-                open_ = won[declarer] < need and sum(won) - won[declarer] <= rules.hand_size - need
-                if view.seat != declarer and open_:
-                    out.append(state.clone())
-            state.apply(methods[state.phase](view, legal, rng))
+        out += states_along(state, bot_choice(bot, rng), _last_to_an_open_trick)
     return out
+
+
+def _last_to_an_open_trick(state: State) -> bool:
+    view = state.view(state.turn)
+    if state.phase != PLAY or view.contract.misere or len(view.trick) != 2:
+        return False
+    declarer, won, need = view.declarer, view.tricks_won, view.contract.tricks
+    open_ = won[declarer] < need and sum(won) - won[declarer] <= state.rules.hand_size - need
+    return view.seat != declarer and open_
 
 
 def test_three_player_defenders_do_not_overtake_each_other() -> None:
