@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from fivehundred.cli.app import app, optional_values, sigterm_as_ctrl_c
+from fivehundred.pipelines.rundir import join
 
 #: ``--dd`` alone means ``--dd contract``; ``--dd par`` (cli.app.optional_values).
 DD_VALUES = {"--dd": ("contract", ("contract", "par"))}
@@ -15,13 +15,17 @@ DD_VALUES = {"--dd": ("contract", ("contract", "par"))}
 
 @app.command("analyze", cls=optional_values(DD_VALUES))
 def analyze_cmd(
-    run_dir: Annotated[Path, typer.Argument(help="Run directory (holds deals/*.parquet).")],
+    run_dir: Annotated[str, typer.Argument(help="Run directory (a path or a URI such as s3://bucket/run).")],
     compare: Annotated[
-        list[Path] | None,
-        typer.Option("--compare", help="Another run with the same seed to pair with RUN_DIR (repeatable)."),
+        list[str] | None,
+        typer.Option(
+            "--compare",
+            metavar="RUN_DIR",
+            help="Another run with the same seed to pair with RUN_DIR (repeatable).",
+        ),
     ] = None,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Output directory (default RUN_DIR/stats).")
+        str | None, typer.Option("--out", help="Output directory or URI (default RUN_DIR/stats).")
     ] = None,
     what_if: Annotated[
         str | None,
@@ -68,7 +72,6 @@ def analyze_cmd(
     from fivehundred.pipelines.analysis import analyze
 
     runs = [run_dir, *(compare or [])]
-    out_dir = out if out is not None else run_dir / "stats"
     with StatusLine() as status, sigterm_as_ctrl_c():
 
         def dd_progress(run: str, done: int, total: int) -> None:
@@ -76,7 +79,7 @@ def analyze_cmd(
 
         tables = analyze(
             runs,
-            out_dir,
+            out,
             what_if=what_if,
             seat_strategy=seat_strategy,
             sample=sample,
@@ -90,4 +93,9 @@ def analyze_cmd(
         )
     for name, df in tables.items():
         typer.echo(f"{name:26s} {df.height:6d} rows")
-    typer.echo(f"{len(tables)} tables (Parquet + CSV) in {out_dir}")
+    typer.echo(f"{len(tables)} tables (Parquet + CSV) in {tables_location(run_dir, out)}")
+
+
+def tables_location(run_dir: str, out: str | None) -> str:
+    """Where ``analyze`` wrote the tables, as the user gave it (``--out``, else ``RUN_DIR/stats``)."""
+    return out if out is not None else join(run_dir, "stats")

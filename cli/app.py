@@ -78,7 +78,8 @@ def value_name(param: Any) -> str | None:
     if getattr(param, "is_flag", False) or getattr(param, "count", False):
         return None
     if getattr(param, "metavar", None):
-        return str(param.metavar)
+        many = getattr(param, "multiple", False) and "repeatable" not in str(param.metavar)
+        return str(param.metavar) + (" (repeatable)" if many else "")
     desc = getattr(param, "type_descriptor", None)
     if desc is None:
         return None

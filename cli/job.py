@@ -29,12 +29,12 @@ DEFAULT_CONFIG_PATH = Path(__file__).resolve().parent.parent / "configs" / "runs
 class JobResult:
     """Where everything went, with each step's duration in seconds."""
 
-    out: Path
-    runs: list[Path] = field(default_factory=list)
+    out: str | Path
+    runs: list[str | Path] = field(default_factory=list)
     deals: list[int] = field(default_factory=list)
-    stats: Path | None = None
-    html: Path | None = None
-    pdf: Path | None = None
+    stats: str | Path | None = None
+    html: str | Path | None = None
+    pdf: str | Path | None = None
     seconds: dict[str, float] = field(default_factory=dict)
     report_notes: str = ""
 
@@ -82,10 +82,17 @@ def run_main_job(
     from fivehundred.sim.errors import UserError
 
     say = progress or (lambda _msg: None)
-    root = Path(out)
+    from fivehundred.cli.statistics import report_files
+    from fivehundred.pipelines.rundir import is_store, join, store_name
+
+    root: str | Path = out if is_store(out) else Path(out)
     result = JobResult(out=root)
+
+    def sub(name: str) -> str | Path:  # a folder of the job: a Path locally, a URI on a store
+        return join(root, name) if is_store(root) else Path(root) / name
+
     path = Path(config) if config is not None else DEFAULT_CONFIG_PATH
-    main_dir = root / "main"
+    main_dir = sub("main")
 
     def configure(**kw: Any) -> Any:
         return load_config(path, workers=workers, **kw)
@@ -95,7 +102,7 @@ def run_main_job(
     check_sample(dd_sample, low=0, error=UserError)
     dd_n = cfg.dd_sample if dd_sample is None else dd_sample
     if compare_variant:  # every input is checked before the main run is simulated
-        cmp_dir = root / f"compare-{Path(compare_variant).stem}"
+        cmp_dir = sub(f"compare-{Path(compare_variant).stem}")
         try:
             configure(out=str(cmp_dir), variant=compare_variant, games=1)
         except UserError as exc:
@@ -118,7 +125,7 @@ def run_main_job(
             result.deals.append(s2.deals)
             result.seconds["simulate compare"] = time.perf_counter() - t0
         t0 = time.perf_counter()  # in the pool: the DD sample is solved on the same Ray workers
-        stats = root / "stats"
+        stats = sub("stats")
         say("analysing ...")
         analyze(
             [str(r) for r in result.runs],
@@ -130,21 +137,19 @@ def run_main_job(
             workers=workers,
             progress=progress,
             dd_progress=lambda run, done, total: say(
-                f"dd: {Path(run).name}: {done:,}/{total:,} parts solved"
+                f"dd: {store_name(run)}: {done:,}/{total:,} parts solved"
             ),
         )
         result.stats = stats
         result.seconds["analyze"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     say("writing the report ...")
-    rep = make_report(
-        result.runs,
-        root / "report.html",
-        pdf=root / "report.pdf" if pdf else None,
-        stats_dir=stats,
-        progress=progress,
-    )
-    result.html, result.pdf = rep.html, rep.pdf
+    with report_files(root, pdf) as (html, pdf_file):
+        rep = make_report(result.runs, html, pdf=pdf_file, stats_dir=stats, progress=progress)
+    if is_store(root):
+        result.html, result.pdf = join(root, "report.html"), join(root, "report.pdf") if pdf else None
+    else:
+        result.html, result.pdf = rep.html, rep.pdf
     result.report_notes = rep.summary()
     result.seconds["report"] = time.perf_counter() - t0
     return result

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -12,7 +11,7 @@ from fivehundred.cli.app import app
 
 @app.command("replay")
 def replay_cmd(
-    run_dir: Annotated[Path, typer.Argument(help="Run directory (holds deals/*.parquet).")],
+    run_dir: Annotated[str, typer.Argument(help="Run directory (a path or a URI such as s3://bucket/run).")],
     deal_id: Annotated[int | None, typer.Argument(help="The deal's id (deal_id column).")] = None,
     game: Annotated[
         int | None, typer.Option("--game", min=0, help="Show this whole game (game_id) as play shows it.")
@@ -36,7 +35,7 @@ def replay_cmd(
 
 @app.command("verify")
 def verify_cmd(
-    run_dir: Annotated[Path, typer.Argument(help="Run directory (holds deals/*.parquet).")],
+    run_dir: Annotated[str, typer.Argument(help="Run directory (a path or a URI such as s3://bucket/run).")],
     max_findings: Annotated[
         int,
         typer.Option("--max-findings", min=0, help="Stop after this many findings (0: check every deal)."),

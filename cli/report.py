@@ -12,16 +12,17 @@ from fivehundred.cli.app import app
 
 @app.command("report")
 def report_cmd(
-    run_dir: Annotated[Path, typer.Argument(help="The main run directory.")],
+    run_dir: Annotated[str, typer.Argument(help="The main run directory (a path or a URI).")],
     out: Annotated[Path, typer.Option("-o", "--out", help="The HTML file to write.")] = Path("report.html"),
     compare: Annotated[
-        list[Path] | None, typer.Option("--compare", help="Another run with the same seed (repeatable).")
+        list[str] | None,
+        typer.Option("--compare", metavar="RUN_DIR", help="Another run with the same seed (repeatable)."),
     ] = None,
     pdf: Annotated[Path | None, typer.Option("--pdf", help="Also write this PDF.")] = None,
     stats: Annotated[
-        Path | None,
+        str | None,
         typer.Option(
-            "--stats", help="Read the statistics tables from this folder (default: analyse the runs)."
+            "--stats", help="Read the statistics tables from this folder or URI (default: analyse the runs)."
         ),
     ] = None,
 ) -> None:

@@ -15,9 +15,9 @@ def run_cmd(
     deals: Annotated[
         int | None, typer.Option("--deals", min=1, help="Deals of the main run (default: the config's).")
     ] = None,
-    out: Annotated[Path, typer.Option("--out", help="Folder for the runs, statistics and report.")] = Path(
-        "runs/main"
-    ),
+    out: Annotated[
+        str, typer.Option("--out", help="Folder (or object-store URI) for the runs, statistics and report.")
+    ] = "runs/main",
     config: Annotated[
         Path | None, typer.Option("--config", help="Run config TOML (default: configs/runs/default.toml).")
     ] = None,

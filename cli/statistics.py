@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import io
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import polars as pl
 
 from fivehundred.pipelines.analysis import analyze
-from fivehundred.pipelines.analysis.io import STATS_MARKER
-from fivehundred.pipelines.rundir import RunLog, open_log
+from fivehundred.pipelines.analysis.io import STATS_MARKER, read_store_tables
+from fivehundred.pipelines.rundir import RunDir, RunLog, is_store, join, open_log
 from fivehundred.reports import ReportResult, build_report
 from fivehundred.reports.build import check_outputs
 from fivehundred.reports.tables import ReportError, Tables, covers, read_statistics
@@ -31,7 +32,7 @@ def open_runs(run_dirs: Sequence[str | Path | RunLog]) -> list[RunLog]:
     return [d if isinstance(d, RunLog) else open_log(d, error=ReportError) for d in run_dirs]
 
 
-def require_complete(stats_dir: Path) -> None:
+def require_complete(stats_dir: str | Path) -> None:
     """Refuse (one line) a statistics folder without the marker ``analyze`` writes last."""
     if Path(stats_dir).is_dir() and not (Path(stats_dir) / STATS_MARKER).is_file():
         raise ReportError(
@@ -40,17 +41,35 @@ def require_complete(stats_dir: Path) -> None:
         )
 
 
-def load_statistics(runs: Sequence[RunLog], stats_dir: Path | None = None, what_if: bool = False) -> Tables:
+def read_tables(stats_dir: str | Path) -> Tables:
+    """The statistics tables of a finished analysis in a local folder or an object-store prefix."""
+    if not is_store(stats_dir):
+        require_complete(stats_dir)
+        return read_statistics(Path(stats_dir))
+    tables = read_store_tables(str(stats_dir))
+    if tables is None:
+        raise ReportError(
+            f"statistics {stats_dir}: no complete set of tables (no {STATS_MARKER} marker); "
+            "run fivehundred analyze first"
+        )
+    return tables
+
+
+def load_statistics(
+    runs: Sequence[RunLog], stats_dir: str | Path | None = None, what_if: bool = False
+) -> Tables:
     """The statistics tables for ``runs`` (main run first): read, reused or made (module docstring)."""
     if stats_dir is not None:
-        require_complete(Path(stats_dir))
-        return read_statistics(Path(stats_dir))
+        return read_tables(stats_dir)
     wanted = [r.manifest.run_id for r in runs]
-    cached = Path(runs[0].path) / "stats"
-    complete = (cached / STATS_MARKER).is_file()  # an interrupted analysis left no marker: analyse afresh
-    if runs[0].dir.local and all(isinstance(w, str) for w in wanted) and complete:
-        tables = read_statistics(cached)
-        if covers(tables, wanted):
+    if all(isinstance(w, str) for w in wanted):
+        if runs[0].dir.local:
+            cached = Path(runs[0].path) / "stats"
+            complete = (cached / STATS_MARKER).is_file()  # an interrupted analysis: analyse afresh
+            tables = read_statistics(cached) if complete else None
+        else:
+            tables = read_store_tables(join(runs[0].source, "stats"))
+        if tables is not None and covers(tables, wanted):
             return tables
     with tempfile.TemporaryDirectory(prefix="fivehundred-report-") as tmp:
         result = analyze(list(runs), Path(tmp), what_if="misere" if what_if else None)
@@ -88,7 +107,24 @@ def make_report(
         say("reading the statistics (analysing the runs where they have none) ...")
         tables = {
             **tournament_tables(runs[0]),
-            **load_statistics(runs, Path(stats_dir) if stats_dir else None),
+            **load_statistics(runs, stats_dir or None),
         }
     paths, manifests = [r.path for r in runs], [r.manifest for r in runs]
     return build_report(paths, out_html, pdf, tables=tables, manifests=manifests, progress=say)
+
+
+@contextmanager
+def report_files(folder: str | Path, pdf: bool = True) -> Iterator[tuple[Path, Path | None]]:
+    """Where to write ``FOLDER/report.html`` (and ``report.pdf``): the files themselves in a local
+    folder; on an object store, files in a temporary folder uploaded there when the block ends."""
+    if not is_store(folder):
+        root = Path(folder)
+        yield root / "report.html", root / "report.pdf" if pdf else None
+        return
+    with tempfile.TemporaryDirectory(prefix="fivehundred-report-") as tmp:
+        html, pdf_path = Path(tmp) / "report.html", Path(tmp) / "report.pdf" if pdf else None
+        yield html, pdf_path
+        store = RunDir(str(folder))
+        for f in (html, pdf_path):
+            if f is not None and f.exists():
+                store.write(f.name, f.read_bytes())

@@ -16,6 +16,7 @@ import typer
 from fivehundred.cli.app import app, sigterm_as_ctrl_c
 from fivehundred.cli.progress import StatusLine, format_duration
 from fivehundred.cli.simulate import AddressOption, WorkersOption
+from fivehundred.pipelines.rundir import is_store, join, store_name
 
 if TYPE_CHECKING:
     from fivehundred.pipelines.simulate import RunSummary
@@ -29,6 +30,8 @@ class SweepOutcome:
 
     result: SweepResult
     report: ReportResult
+    #: The sweep's folder as given (an object store's report is uploaded there).
+    out: str | Path = ""
 
     def summary(self) -> str:
         """A few lines for the terminal: runs played and reused, skipped variants, files."""
@@ -38,7 +41,7 @@ class SweepOutcome:
             f"{len(r.summaries)} runs ({r.reused} reused), {played:,} deals played in {r.elapsed:.1f} s",
             *(f"skipped {s.name}: {s.reason}" for s in r.plan.skipped),
             f"statistics: {r.stats_dir}",
-            self.report.summary(),
+            self.report.summary() if not is_store(self.out) else f"report: {join(self.out, 'report.html')}",
         ]
         return "\n".join(lines)
 
@@ -61,6 +64,7 @@ def sweep_job(
 ) -> SweepOutcome:
     """Plan the sweep (every input checked first), play or reuse its runs, write ``OUT/stats`` and
     ``OUT/report.html`` (and ``OUT/report.pdf``); ``dd_sample`` adds the DD view of each variant."""
+    from fivehundred.cli.statistics import report_files
     from fivehundred.pipelines.sweep import plan_sweep, run_sweep
     from fivehundred.reports.build import check_outputs
     from fivehundred.reports.sweep import build_sweep_report
@@ -68,10 +72,11 @@ def sweep_job(
     plan = plan_sweep(
         out, base, switches, variants, deals, seed, strategies, workers, address, dd_sample=dd_sample
     )
-    html, pdf_path = plan.out / "report.html", (plan.out / "report.pdf" if pdf else None)
-    check_outputs(html, pdf_path)
-    result = run_sweep(plan, progress=progress, on_run=on_run, dd_progress=dd_progress)
-    return SweepOutcome(result, build_sweep_report(result.tables, html, pdf_path))
+    with report_files(plan.out, pdf) as (html, pdf_path):
+        check_outputs(html, pdf_path)
+        result = run_sweep(plan, progress=progress, on_run=on_run, dd_progress=dd_progress)
+        report = build_sweep_report(result.tables, html, pdf_path)
+    return SweepOutcome(result, report, plan.out)
 
 
 class _SweepBar:
@@ -89,7 +94,7 @@ class _SweepBar:
 
     def dd_done(self, run: str, done: int, total: int) -> None:
         """One DD part of a run solved: the live line meanwhile, a line that stays per finished run."""
-        text = f"dd: {Path(run).name}: {done:,}/{total:,} parts solved"
+        text = f"dd: {store_name(run)}: {done:,}/{total:,} parts solved"
         if done == total:
             self.status.log(text)
         else:

@@ -48,7 +48,8 @@ def standings(entries: pl.DataFrame) -> list[str]:
 def tournament_cmd(
     config: Annotated[Path, typer.Argument(help="Tournament config (configs/tournaments/*.toml).")],
     out: Annotated[
-        Path | None, typer.Option("--out", help="Output directory (default: runs/tournaments/<name>).")
+        str | None,
+        typer.Option("--out", help="Output directory or URI (default: runs/tournaments/<name>)."),
     ] = None,
     workers: Annotated[
         int | None,
@@ -70,7 +71,7 @@ def tournament_cmd(
         from dataclasses import replace
 
         cfg = replace(cfg, isolate=True)
-    out_dir = out or Path("runs") / "tournaments" / cfg.name
+    out_dir = out or str(Path("runs") / "tournaments" / cfg.name)
     executor = InProcessExecutor() if workers == 0 and not address else RayExecutor(workers or None, address)
     live = _LiveLine()
     try:

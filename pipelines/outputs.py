@@ -13,6 +13,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from fivehundred.pipelines.rundir import is_store
 from fivehundred.sim.errors import UserError
 
 
@@ -27,17 +28,24 @@ def _exists(path: Path) -> bool:
         raise OutputError(f"{path}: not a usable path ({exc.strerror or exc})") from None
 
 
-def check_output_dir(path: str | Path, what: str = "output folder", runs: Iterable[str | Path] = ()) -> Path:
+def check_output_dir(
+    path: str | Path, what: str = "output folder", runs: Iterable[str | Path] = ()
+) -> Path | str:
     """``path`` as a folder this process can create or write in; :class:`OutputError` otherwise.
+    An object-store URI (``s3://bucket/stats``) is checked as far as a store allows and returned as given.
 
     ``runs``: run directories whose ``deals/`` folder ``path`` must not be in (tables written there
     would become part files of the deal log).
     """
+    if is_store(path):
+        return _check_store_dir(str(path), what, runs)
     p = Path(path)
     if _exists(p) and not p.is_dir():
         raise OutputError(f"{what} {p}: exists and is not a folder")
     where = p.resolve()
     for run in runs:
+        if is_store(run):
+            continue
         deals = (Path(run) / "deals").resolve()
         if where == deals or deals in where.parents:
             raise OutputError(f"{what} {p}: is inside the deal log {deals}; choose a folder outside it")
@@ -51,6 +59,29 @@ def check_output_dir(path: str | Path, what: str = "output folder", runs: Iterab
     except OSError as exc:
         raise OutputError(f"{what} {p}: cannot write in {anchor} ({exc.strerror or exc})") from None
     return p
+
+
+def _check_store_dir(location: str, what: str, runs: Iterable[str | Path]) -> str:
+    """An object-store folder: a URI pyarrow opens, not a file, and outside every run's deal log."""
+    from fivehundred.pipelines.rundir import RunDir, StorageError
+
+    try:
+        folder = RunDir(location)
+        if folder.exists() and not folder.is_dir():
+            raise OutputError(f"{what} {location}: exists and is not a folder")
+    except StorageError as exc:
+        raise OutputError(f"{what} {exc}") from None
+    except OSError as exc:
+        raise OutputError(f"{what} {location}: cannot reach the store ({exc})") from None
+    for run in runs:
+        if not is_store(run):
+            continue
+        deals = RunDir(run).path("deals")
+        if folder.root == deals or folder.root.startswith(deals + "/"):
+            raise OutputError(
+                f"{what} {location}: is inside the deal log of {run}; choose a folder outside it"
+            )
+    return location
 
 
 def check_output_file(path: str | Path, what: str = "output file") -> Path:

@@ -58,6 +58,26 @@ TOURNAMENT = "tournament"
 OBJECT_STORES = ("s3", "gcs", "abfs")
 
 
+def is_store(location: str | Path) -> bool:
+    """Whether a run location is an object-store (or other non-local) URI such as ``s3://bucket/run``."""
+    text = str(location)
+    return "://" in text and not text.startswith("file://")
+
+
+def join(location: str | Path, *parts: str) -> str:
+    """``location`` with ``parts`` appended: a local path, or a URI whose query (``?endpoint_override=``)
+    stays at the end (``s3://b/sweep?x=1`` + ``stats`` is ``s3://b/sweep/stats?x=1``)."""
+    if not is_store(location):
+        return str(Path(location, *parts))
+    base, sep, query = str(location).partition("?")
+    return "/".join([base.rstrip("/"), *parts]) + sep + query
+
+
+def store_name(location: str | Path) -> str:
+    """The last path component of a location (a local path or a URI without its query)."""
+    return str(location).partition("?")[0].rstrip("/").rsplit("/", 1)[-1]
+
+
 class StorageError(UserError, OSError):
     """The run directory cannot be used (bad URI, no permission, foreign content)."""
 
@@ -280,7 +300,7 @@ class RunDir:
     @property
     def deals_glob(self) -> str:
         """The glob of the deal log's part files (what readers scan)."""
-        return f"{self.display}/{DEALS_GLOB}"
+        return join(self.display, DEALS_GLOB) if not self.local else f"{self.display}/{DEALS_GLOB}"
 
     # basic operations --------------------------------------------------------------------------
     def write(self, rel: str, data: bytes) -> None:
@@ -491,6 +511,11 @@ class RunLog:
     def path(self) -> str:
         """The run directory as the user should see it."""
         return self.dir.display
+
+    @property
+    def source(self) -> str:
+        """The location as it was given (a URI keeps its query): what sibling folders are joined to."""
+        return self.dir.out
 
     def scan(self, files: list[str] | None = None) -> pl.LazyFrame:
         """A lazy frame over every part file (or the given ones)."""

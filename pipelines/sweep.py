@@ -43,7 +43,7 @@ from fivehundred.pipelines.analysis.tidy import finish, lineup_text
 from fivehundred.pipelines.chunks import RayPool
 from fivehundred.pipelines.outputs import check_output_dir
 from fivehundred.pipelines.runconfig import RunConfig, jsonable, make_config
-from fivehundred.pipelines.rundir import read_manifest
+from fivehundred.pipelines.rundir import join, read_manifest
 from fivehundred.pipelines.simulate import Progress, RunSummary, run_simulation
 from fivehundred.sim.errors import UserError
 from fivehundred.sim.rules import (
@@ -129,7 +129,7 @@ class Skipped:
 class SweepPlan:
     """A validated sweep: the base run first, then the variants; the skipped ones beside them."""
 
-    out: Path
+    out: str | Path  # a folder, or an object-store URI
     runs: tuple[SweepRun, ...]
     skipped: tuple[Skipped, ...]
     #: Deals of each run solved double dummy (``--dd-sample``); None: no DD analysis.
@@ -173,7 +173,7 @@ class SweepResult:
     plan: SweepPlan
     summaries: tuple[RunSummary, ...]
     tables: dict[str, pl.DataFrame]
-    stats_dir: Path
+    stats_dir: str | Path
     elapsed: float
 
     @property
@@ -210,9 +210,9 @@ def _variant_items(variants: str | Sequence[str] | None) -> list[str]:
     return [v.strip() for v in items if v.strip()]
 
 
-def _config(base: RunConfig, rules: Rules, name: str, out: Path) -> RunConfig:
+def _config(base: RunConfig, rules: Rules, name: str, out: str | Path) -> RunConfig:
     """The base run's config with other rules (named ``name``) and its own folder."""
-    return replace(base, rules=rules, variant=name, out=str(out / "runs" / name))
+    return replace(base, rules=rules, variant=name, out=join(out, "runs", name))
 
 
 def plan_sweep(
@@ -246,7 +246,7 @@ def plan_sweep(
             strategies=strategies,
             seed=seed,
             deals=deals,
-            out=str(out_dir / "runs" / "base"),
+            out=join(out_dir, "runs", "base"),
             workers=workers,
             address=address,
             chunk_size=chunk_size,
@@ -369,7 +369,7 @@ def run_sweep(
             if on_run is not None:
                 on_run(run, summary, state(i + 1, run, done_deals, session))
         tables = analyze_sweep(plan, dd_progress)  # in the session: the DD sample is solved on its workers
-    stats = plan.out / "stats"
+    stats = join(plan.out, "stats")
     write_tables(tables, stats)
     return SweepResult(plan, tuple(summaries), tables, stats, time.perf_counter() - t0)
 

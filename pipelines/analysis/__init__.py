@@ -24,7 +24,7 @@ from fivehundred.pipelines.analysis.dd import check_sample
 from fivehundred.pipelines.analysis.frame import Frame
 from fivehundred.pipelines.analysis.io import AnalysisError, Run, open_run, write_tables
 from fivehundred.pipelines.outputs import check_output_dir
-from fivehundred.pipelines.rundir import RunLog
+from fivehundred.pipelines.rundir import RunLog, is_store, join
 from fivehundred.strategies.base import StrategyConfigError, check_spec
 
 #: ``analyze --dd`` analyses: the contract as played; ``par`` adds every seat's DD tricks in every
@@ -120,15 +120,12 @@ def analyze(
         except StrategyConfigError as exc:
             raise AnalysisError(f"--seat-strategy: {exc}") from None
     runs = [open_run(p) for p in run_dirs]
-    if out_dir is None and not runs[0].log.dir.local:
-        raise AnalysisError(f"{runs[0].path}: a run on an object store needs an output folder (--out)")
     paths = [r.path for r in runs]  # local paths are resolved; URIs as given
     if len(set(paths)) != len(paths):
         twice = next(p for p in paths if paths.count(p) > 1)
         raise AnalysisError(f"run directory {twice} was given twice")
-    out = Path(out_dir) if out_dir is not None else Path(runs[0].path) / "stats"
-    local = [r.path for r in runs if r.log.dir.local]
-    check_output_dir(out, "--out", runs=local)  # before any table is computed
+    out = stats_location(runs[0], out_dir)
+    check_output_dir(out, "--out", runs=[r.path for r in runs])  # before any table is computed
     seen: set[str] = set()
     for i, r in enumerate(runs):  # copies of one run keep apart in the tables: "<run_id> (<folder>)"
         if r.run_id in seen:
@@ -141,6 +138,18 @@ def analyze(
     say(f"writing {len(tables)} tables to {out} ...")
     write_tables(tables, out)
     return tables
+
+
+def stats_location(run: Run, out_dir: str | Path | None) -> str | Path:
+    """Where the tables go: ``out_dir``, else the first run's ``stats/`` (a folder or a store prefix)."""
+    if out_dir is not None:
+        return out_dir if is_store(out_dir) else Path(out_dir)
+    source = run.log.source
+    if is_store(source):
+        return join(source, "stats")
+    if not run.log.dir.local:  # a path inside a pyarrow filesystem given by the caller
+        raise AnalysisError(f"{run.path}: a run on a configured filesystem needs an output folder (--out)")
+    return Path(run.path) / "stats"
 
 
 def _tables(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -14,7 +15,7 @@ import polars as pl
 import pyarrow as pa
 
 from fivehundred.pipelines.idspans import Span
-from fivehundred.pipelines.rundir import Manifest, RunLog, open_log
+from fivehundred.pipelines.rundir import Manifest, RunDir, RunLog, StorageError, is_store, open_log
 from fivehundred.pipelines.schema import CORE_COLUMNS, SCHEMA_VERSION, DealLogError, check_part_files
 from fivehundred.sim.errors import UserError
 
@@ -126,6 +127,9 @@ def write_tables(tables: dict[str, pl.DataFrame], out_dir: str | Path) -> list[P
     looks complete.  A folder that holds other files than tables (a user's folder) is written file by
     file instead, its marker removed first and written last.  An error names the path, in one line.
     """
+    if is_store(out_dir):
+        _write_store(tables, str(out_dir))
+        return [Path(f"{n}{suffix}") for n in tables for suffix in (".parquet", ".csv")]
     out = Path(out_dir)
     try:
         if out.is_dir() and not {p.name for p in out.iterdir()} <= _table_files():
@@ -182,3 +186,55 @@ def _write_in_place(tables: dict[str, pl.DataFrame], out: Path) -> list[Path]:
     except OSError as exc:
         where = exc.filename or out
         raise AnalysisError(f"cannot write statistics to {where}: {exc.strerror or exc}") from exc
+
+
+def table_bytes(df: pl.DataFrame) -> tuple[bytes, bytes]:
+    """A table as the Parquet and CSV bytes :func:`write_tables` writes (the same on every store)."""
+    pq, csv = io.BytesIO(), io.BytesIO()
+    df.write_parquet(pq, statistics=False)
+    df.write_csv(csv, float_precision=6)
+    return pq.getvalue(), csv.getvalue()
+
+
+def _write_store(tables: dict[str, pl.DataFrame], location: str) -> None:
+    """The set of tables on an object store: each object appears whole when its upload completes
+    (there is no folder to rename), so the marker is removed first and written last; tables of an
+    earlier analysis that this one did not make are removed."""
+    out = RunDir(location)
+    try:
+        out.delete(STATS_MARKER)
+        for name, df in tables.items():
+            pq, csv = table_bytes(df)
+            out.write(f"{name}.parquet", pq)
+            out.write(f"{name}.csv", csv)
+        for name in TABLE_NAMES - set(tables):
+            for suffix in (".parquet", ".csv"):
+                out.delete(f"{name}{suffix}")
+        out.write(STATS_MARKER, (json.dumps(sorted(tables)) + "\n").encode())
+    except (StorageError, OSError) as exc:
+        raise AnalysisError(f"cannot write statistics to {location}: {exc}") from None
+
+
+def read_store_tables(location: str) -> dict[str, pl.DataFrame] | None:
+    """The statistics tables on an object store (``None`` when the folder holds no complete set:
+    no :data:`STATS_MARKER`)."""
+    folder = RunDir(location)
+    if folder.read(STATS_MARKER) is None:
+        return None
+    out: dict[str, pl.DataFrame] = {}
+    for rel in _top_files(folder):
+        data = folder.read(rel)
+        if data is not None:
+            out[rel.removesuffix(".parquet")] = pl.read_parquet(io.BytesIO(data))
+    return out
+
+
+def _top_files(folder: RunDir) -> list[str]:
+    """The ``*.parquet`` files at the top of a store folder, sorted."""
+    import pyarrow.fs as pafs
+
+    sel = pafs.FileSelector(folder.root, allow_not_found=True)
+    infos = folder.fs.get_file_info(sel)
+    return sorted(
+        i.base_name for i in infos if i.type == pafs.FileType.File and i.base_name.endswith(".parquet")
+    )

@@ -41,7 +41,7 @@ def test_help_names_values_and_marks_required_arguments() -> None:
     _, out, _ = invoke("analyze", "--help")
     assert "Usage: fivehundred analyze [OPTIONS] RUN_DIR" in out
     assert "[required]" in out
-    assert "PATH (repeatable)" in out  # --compare
+    assert "RUN_DIR (repeatable)" in out  # --compare (a path or a URI)
     assert re.search(r"--sample\s+N\s", out)
     _, sim, _ = invoke("simulate", "--help")
     assert re.search(r"--overwrite\s+Replace", sim)  # no <bool>
