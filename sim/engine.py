@@ -32,6 +32,8 @@ from fivehundred.sim.notation import (
 from fivehundred.sim.seeding import shuffled
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from fivehundred.sim.rules import Bid, Rules
 
 #: Bumped whenever a change to the engine changes any result for the same seed.
@@ -126,6 +128,32 @@ def playable_mask(hand: int, suit_cards: int, suitless: int, joker_forced: bool)
     if jk and joker_forced:
         return jk
     return hand
+
+
+def trick_winner(tables: ContractTables, cards: Sequence[int], led: int) -> int:
+    """The position in ``cards`` (a trick or the trick so far, in the order played) of the card that
+    takes it (RULES.md §7): the highest trick power (trumps, a suitless joker), else the highest card
+    of the effective suit ``led``; -1 when ``cards`` is empty.  The engine resolves every trick with
+    it; a bot reading a trick calls it with its view's ``tables`` and ``led_suit``."""
+    power, eff, rank = tables.power, tables.eff_suit, tables.rank
+    best = -1
+    win = -1
+    for i in range(len(cards)):
+        c = cards[i]
+        p = power[c] or (rank[c] if eff[c] == led else 0)
+        if p > best:
+            best = p
+            win = i
+    return win
+
+
+def next_seat(seat: int, n: int, skip: int = 0) -> int:
+    """The seat to the left of ``seat`` at a table of ``n`` (the auction and the play go clockwise),
+    passing over the seats of the ``skip`` mask (bit ``s``: seat ``s``), which must leave one seat."""
+    nxt = (seat + 1) % n
+    while skip >> nxt & 1:
+        nxt = (nxt + 1) % n
+    return nxt
 
 
 def joker_lead_suits(comp: CompiledRules, tricks_played: int, led_suits: int, other_cards: bool) -> int:
@@ -285,7 +313,7 @@ class State:
         self.tables: ContractTables | None = None
         self.active = [True] * n
         self.n_active = n
-        self.next_active = [(s + 1) % n for s in range(n)]
+        self.next_active = [next_seat(s, n) for s in range(n)]
         self.trick: list[int] = []
         self.trick_seats: list[int] = []
         self.led = -1
@@ -465,10 +493,7 @@ class State:
             if self.n_passed == n - 1:  # the others had all passed already: the auction is over
                 self._end_auction()
                 return
-        nxt = (seat + 1) % n
-        while self.passed[nxt]:
-            nxt = (nxt + 1) % n
-        self.turn = nxt
+        self.turn = next_seat(seat, n, _flag_mask(self.passed))
 
     def _throw_in(self) -> None:
         self.phase = DONE
@@ -520,13 +545,8 @@ class State:
             team = d % rules.teams
             self.active = [s == d or s % rules.teams != team for s in range(n)]
             self.n_active = sum(self.active)
-            nxt = []
-            for s in range(n):
-                t = (s + 1) % n
-                while not self.active[t]:
-                    t = (t + 1) % n
-                nxt.append(t)
-            self.next_active = nxt
+            out = _flag_mask([not a for a in self.active])
+            self.next_active = [next_seat(s, n, out) for s in range(n)]
         self.phase = PLAY
         self.turn = d
 
@@ -558,15 +578,7 @@ class State:
         # Resolve the trick.
         t = self.tables
         assert t is not None
-        power, eff, rank, led = t.power, t.eff_suit, t.rank, self.led
-        best = -1
-        win = 0
-        for i, c in enumerate(trick):
-            p = power[c] or (rank[c] if eff[c] == led else 0)
-            if p > best:
-                best = p
-                win = i
-        winner = self.trick_seats[win]
+        winner = self.trick_seats[trick_winner(t, trick, self.led)]
         self.tricks_won[winner] += 1
         self.trick_winners.append(winner)
         self.tricks_played += 1
