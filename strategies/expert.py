@@ -250,12 +250,6 @@ class ExpertStrategy(AuctionOf):
             20,
             "worlds (the best-weighted of the pool) on which each card is rolled out, before dd_tricks",
         ),
-        "rollout_dd": (
-            boolean,
-            False,
-            "a rollout stops where the DD search takes over (dd_tricks left) and the rest is solved "
-            "double-dummy, as the expert itself would play it (false: heuristic.v2 plays to the end)",
-        ),
         "bid_boost": (
             number(-3.0, 3.0),
             0.5,
@@ -292,7 +286,6 @@ class ExpertStrategy(AuctionOf):
     bid_boost: float
     dd_tricks: int
     rollout_worlds: int
-    rollout_dd: bool
 
     def __init__(self, **params: Any) -> None:
         """The parameters of :attr:`SETTINGS` by name (the defaults for those not given)."""
@@ -661,7 +654,7 @@ class ExpertStrategy(AuctionOf):
         if len(distinct_actions(view, legal)) == 1:
             return default  # touching cards only: every choice is the same
         if left > self.dd_tricks:
-            return rollout_play(self, view, legal, rng, default, side_points)
+            return rollout_play(self, view, legal, rng, default)
         contract = view.contract
         assert contract is not None
         teams = rules.teams

@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 from fivehundred.sim.dd import Position, dd_tricks
 from fivehundred.sim.engine import JOKER, KITTY, PLAY, State
+from fivehundred.sim.game import play_out
 from fivehundred.sim.rng import Rng
-from fivehundred.strategies.montecarlo import play_to_end
+from fivehundred.strategies.montecarlo import rollout
 from fivehundred.strategies.sampling import sample_deal
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ def contract_tricks(
     assert st.phase == PLAY
     if roller is None:
         return dd_tricks(Position.from_state(st))
-    play_to_end(st, roller.play, quiet)
+    play_out(st, rollout(roller.play, quiet))
     won = st.declarer_tricks()
     assert won is not None and st.contract is not None
     return min(won, 1) if st.contract.misere else won

@@ -19,17 +19,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fivehundred.sim.dd import Position, dd_tricks
-from fivehundred.sim.engine import DONE
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.montecarlo import play_out
 from fivehundred.strategies.sampling import distinct_actions
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Sequence
 
-    from fivehundred.sim.engine import SeatView, State
-    from fivehundred.sim.rules import Bid, Rules
+    from fivehundred.sim.engine import SeatView
     from fivehundred.strategies.expert import ExpertStrategy
 
 
@@ -39,46 +36,17 @@ def side_margin(delta: Sequence[int], declaring_team: int) -> float:
     return delta[declaring_team] - sum(others) / len(others)
 
 
-def play_out_dd(
-    base: State,
-    action: int,
-    policy: Callable[[SeatView, list[int], Rng], int],
-    rng: Rng,
-    leaf: int,
-    value: Callable[[int], float],
-) -> float:
-    """The declaring side's margin when ``action`` is played in a copy of ``base``, ``policy`` plays
-    on until a trick ends with at most ``leaf`` tricks left, and the rest is solved double-dummy:
-    ``value`` (the declaring side's points minus the others' for its total tricks) of
-    :func:`~sim.dd.dd_tricks` there, or :func:`side_margin` of the engine's score when the deal ends
-    first (a misère lost early).  ``base`` is left as it was."""
-    st = base.clone()
-    st.apply(action)
-    stop = st.rules.hand_size - leaf
-    while st.phase != DONE:
-        if st.tricks_played >= stop and not st.trick:
-            return value(dd_tricks(Position.from_state(st)))
-        lg = st.legal_actions()
-        st.apply(lg[0] if len(lg) == 1 else policy(st.view(st.turn), lg, rng))
-    delta = st.score_delta
-    assert delta is not None  # set when the deal ends
-    return side_margin(delta, st.declarer % st.rules.teams)
-
-
 def rollout_play(
     bot: ExpertStrategy,
     view: SeatView,
     legal: Sequence[int],
     rng: Rng,
     default: int,
-    points: Callable[[Rules, Bid, int], float],
 ) -> int:
     """The candidate of best weighted mean rollout result over ``bot.rollout_worlds`` of its worlds
     (see the module); ``default`` (``heuristic.v2``'s card) when no candidate beats it or no world
     could be drawn.  ``bot.roller`` plays the rollouts; ``rng`` draws the worlds, then seeds the
-    rollouts' own stream.  With ``bot.rollout_dd`` a rollout stops where the expert's DD search
-    takes over (``bot.dd_tricks`` tricks left) and the rest is solved double-dummy
-    (:func:`play_out_dd`), its tricks valued by ``points`` (``expert.side_points``)."""
+    rollouts' own stream."""
     rules = view.rules
     teams = rules.teams
     declarer_team = view.declarer % teams
@@ -95,23 +63,13 @@ def rollout_play(
         return default
     roll_rng = Rng(rng.getrandbits(64))
     policy = bot.roller.play
-    contract = view.contract
-    assert contract is not None
-    leaf = bot.dd_tricks if bot.rollout_dd else 0
-
-    def value(tricks: int) -> float:
-        return points(rules, contract, tricks)
-
     totals = {}
     for a in cands:
         total = 0.0
         for w, st in worlds:
             if w <= 0.0:
                 continue
-            if leaf:
-                total += w * sign * play_out_dd(st, a, policy, roll_rng, leaf, value)
-            else:
-                total += w * sign * side_margin(play_out(st, a, policy, roll_rng), declarer_team)
+            total += w * sign * side_margin(play_out(st, a, policy, roll_rng), declarer_team)
         totals[a] = total
     best = default
     best_v = totals[default]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from fivehundred.sim._mypyc import mypyc_attr
 from fivehundred.sim.cards import bits
-from fivehundred.sim.engine import BID, JOKER_LEAD, NAME_NONE, NAME_SUIT, PASS
+from fivehundred.sim.engine import BID, JOKER_LEAD, NAME_NONE, NAME_SUIT, PASS, trick_winner
 from fivehundred.sim.notation import NT, led_suit_of_action
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import boolean, number, register, whole
@@ -49,14 +49,10 @@ _UNBLOCK: Final = 0.5
 
 
 def _trick_winner(ci: CardInfo, trick: tuple[tuple[int, int], ...], led: int) -> tuple[int, int, int]:
-    """The trick's winner so far: its strength (power, or rank in the suit led), seat and card."""
-    power, eff, strength = ci.power, ci.eff, ci.strength
-    best_p = win_seat = win_card = -1
-    for s, c in trick:
-        p = power[c] or (strength[c] if eff[c] == led else 0)
-        if p > best_p:
-            best_p, win_seat, win_card = p, s, c
-    return best_p, win_seat, win_card
+    """The (non-empty) trick's winner so far (:func:`sim.engine.trick_winner`): its strength (power, or
+    rank in the suit led), seat and card."""
+    win_seat, win_card = trick[trick_winner(ci.tables, [c for _, c in trick], led)]
+    return ci.strength[win_card], win_seat, win_card
 
 
 def _lowest(cards: Sequence[int], key: tuple[int, ...]) -> int:

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from fivehundred.sim._mypyc import mypyc_attr
 from fivehundred.sim.cards import bits
-from fivehundred.sim.engine import BID, NAME_NONE, NAME_SUIT, PASS
+from fivehundred.sim.engine import BID, NAME_NONE, NAME_SUIT, PASS, next_seat
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import boolean, number, register
 from fivehundred.strategies.estimates import nt_stopper
@@ -439,8 +439,9 @@ class Heuristic2Strategy(HeuristicStrategy):
         if not hand & ci.suit_mask[led]:  # void: ruffing
             voids = self._voids(view)
             n = t.info.n
-            for k in range(1, to_play + 1):
-                o = (seat + k) % n
+            o = seat
+            for _ in range(to_play):
+                o = next_seat(o, n)
                 if sides[o] != sides[seat] and voids[o] >> led & 1 and not voids[o] >> trump & 1:
                     return -1
             return _lowest(winning, ci.strength)

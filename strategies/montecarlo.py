@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from fivehundred.sim.engine import DONE, JOKER_LEAD
+from fivehundred.sim.engine import JOKER_LEAD
+from fivehundred.sim.game import play_out as sim_play_out
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import (
     AuctionOf,
@@ -38,31 +39,35 @@ from fivehundred.strategies.sampling import distinct_actions, played_by, rebuild
 from fivehundred.strategies.tables import card_info
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     from fivehundred.sim.engine import SeatView, State
 
 
 def play_out(
-    base: State, action: int, policy: Callable[[SeatView, list[int], Rng], int], rng: Rng
+    base: State, action: int, policy: Callable[[SeatView, Sequence[int], Rng], int], rng: Rng
 ) -> list[int]:
     """The deal's score change per team (``score_delta``) when ``action`` is played in a copy of
     ``base`` and ``policy`` (a bot's ``play``, drawing from ``rng``) plays every later choice to the
-    end of the deal; a forced card is played without asking.  ``base`` is left as it was."""
+    end of the deal (:func:`rollout`).  ``base`` is left as it was."""
     st = base.clone()
     st.apply(action)
-    play_to_end(st, policy, rng)
+    sim_play_out(st, rollout(policy, rng))
     delta = st.score_delta
     assert delta is not None  # set when the deal ends
     return delta
 
 
-def play_to_end(st: State, policy: Callable[[SeatView, list[int], Rng], int], rng: Rng) -> None:
-    """Let ``policy`` (a bot's ``play``, drawing from ``rng``) make every remaining choice of ``st``,
-    in place, to the end of the deal; a forced card is played without asking."""
-    while st.phase != DONE:
+def rollout(policy: Callable[[SeatView, Sequence[int], Rng], int], rng: Rng) -> Callable[[State], int]:
+    """A ``choose`` for :func:`sim.game.play_out` that lets ``policy`` (a bot's method, drawing from
+    ``rng``) make every choice with more than one legal action, for the seat to act, and takes a
+    forced action without asking."""
+
+    def choose(st: State) -> int:
         lg = st.legal_actions()
-        st.apply(lg[0] if len(lg) == 1 else policy(st.view(st.turn), lg, rng))
+        return lg[0] if len(lg) == 1 else policy(st.view(st.turn), lg, rng)
+
+    return choose
 
 
 def _policy(value: Any) -> str | None:

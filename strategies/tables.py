@@ -30,13 +30,15 @@ class CardInfo:
       (higher cards of its suit and every card with more trick power);
     - ``lower[c]``: cards of ``c``'s effective suit that ``c`` beats (same suit, weaker);
     - ``trump_mask``: every card with trick power (trumps, or suitless jokers in no-trumps);
-    - ``suit_mask``: each effective suit (trumps included in the trump suit).
+    - ``suit_mask``: each effective suit (trumps included in the trump suit);
+    - ``tables``: the contract tables it was derived from.
     """
 
-    __slots__ = ("eff", "higher", "lower", "power", "strength", "suit_mask", "trump", "trump_mask")
+    __slots__ = ("eff", "higher", "lower", "power", "strength", "suit_mask", "tables", "trump", "trump_mask")
 
     def __init__(self, tables: ContractTables, size: int) -> None:
         power, rank, eff = tables.power, tables.rank, tables.eff_suit
+        self.tables = tables
         self.power = power
         self.eff = eff
         self.trump = tables.trump

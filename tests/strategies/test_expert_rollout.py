@@ -9,16 +9,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as hs
 
-from fivehundred import sim
 from fivehundred.sim import load_rules, play_game
-from fivehundred.sim.dd import Position, dd_tricks
 from fivehundred.sim.engine import PLAY
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies import expert as expert_mod
 from fivehundred.strategies import expert_rollout
 from fivehundred.strategies.base import StrategyConfigError, make
-from fivehundred.strategies.expert import side_points
-from fivehundred.strategies.expert_rollout import play_out_dd, side_margin
+from fivehundred.strategies.expert_rollout import side_margin
 from fivehundred.strategies.montecarlo import play_out
 from fivehundred.strategies.sampling import distinct_actions
 
@@ -55,9 +52,9 @@ def test_rollouts_before_the_last_dd_tricks_and_dd_in_them(monkeypatch: pytest.M
     seen: dict[str, set[int]] = {"rollout": set(), "dd": set()}
     rollout_play, move_values = expert_rollout.rollout_play, expert_mod.move_values
 
-    def rolled(bot, view, legal, rng, default, points):  # type: ignore[no-untyped-def]
+    def rolled(bot, view, legal, rng, default):  # type: ignore[no-untyped-def]
         seen["rollout"].add(rules.hand_size - len(view.trick_winners))
-        return rollout_play(bot, view, legal, rng, default, points)
+        return rollout_play(bot, view, legal, rng, default)
 
     def solved(pos):  # type: ignore[no-untyped-def]
         seen["dd"].add(rules.hand_size - pos.tricks_played)
@@ -124,84 +121,6 @@ def test_plays_the_best_rollout_card_over_its_worlds(monkeypatch: pytest.MonkeyP
     assert checked > 10 and differs > 0
 
 
-def _forced_or(policy):  # type: ignore[no-untyped-def]
-    """A ``choose`` for :func:`sim.game.play_out`: the forced card, else ``policy`` with ``Rng(0)``."""
-
-    def choose(s):  # type: ignore[no-untyped-def]
-        lg = s.legal_actions()
-        return lg[0] if len(lg) == 1 else policy(s.view(s.turn), lg, Rng(0))
-
-    return choose
-
-
-@pytest.mark.parametrize("variant", ["pagat-au", "three-player", "nullo"])
-def test_a_dd_leaf_at_zero_tricks_is_the_whole_rollout(variant: str) -> None:
-    """play_out_dd with no trick left to solve plays to the end: the engine's score, as play_out;
-    with a leaf it is the DD value of the first trick boundary at most that many tricks from the end
-    (checked by replaying the same policy to it), and it leaves its state as it was."""
-    policy = make("heuristic.v2").play
-    checked = 0
-    for state, legal in _play_decisions(variant, 3):
-        rules = state.rules
-        team = state.declarer % rules.teams
-        assert state.contract is not None
-        contract = state.contract
-
-        def value(tricks: int, rules=rules, contract=contract) -> float:  # type: ignore[no-untyped-def]
-            return side_points(rules, contract, tricks)
-
-        before = state.clone()
-        for a in legal:
-            whole = side_margin(play_out(state, a, policy, Rng(0)), team)
-            assert play_out_dd(state, a, policy, Rng(0), 0, value) == pytest.approx(whole)
-            got = play_out_dd(state, a, policy, Rng(0), 4, value)
-            st = state.clone()
-            st.apply(a)
-            leaf = lambda s: s.tricks_played >= s.rules.hand_size - 4 and not s.trick  # noqa: E731
-            sim.play_out(st, _forced_or(policy), leaf)
-            if st.phase == PLAY:
-                assert got == pytest.approx(value(dd_tricks(Position.from_state(st))))
-            else:  # the deal ended before the leaf (a misère lost early)
-                assert got == pytest.approx(side_margin(st.score_delta, team))
-            checked += 1
-        assert state.hands == before.hands and state.trick == before.trick  # left as it was
-    assert checked > 10
-
-
-def test_with_the_dd_leaf_plays_the_best_card_over_its_worlds(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With ``rollout_dd`` and one world (the true deal) the card is one of best play_out_dd value
-    there for the seat's side, heuristic.v2's when that is one of the best, and the leaf changes some
-    choices of the plain rollouts."""
-    bot = make("expert(rollout_worlds=1, dd_tricks=4, rollout_dd=True)")
-    plain = make("expert(rollout_worlds=1, dd_tricks=4)")
-    checked = differs = changed = 0
-    for state, legal in _play_decisions("pagat-au", 6):
-        seat = state.turn
-        view = state.view(seat)
-        for b in (bot, plain):
-            monkeypatch.setattr(b, "sample_worlds", lambda v, r, n, st=state: [(1.0, st.clone())])
-        action = bot.play(view, legal, Rng(1))
-        rules = state.rules
-        team = view.declarer % rules.teams
-        sign = 1 if seat % rules.teams == team else -1
-        policy = make("heuristic.v2").play
-        contract = state.contract
-        assert contract is not None
-
-        def value(tricks: int, rules=rules, contract=contract) -> float:  # type: ignore[no-untyped-def]
-            return side_points(rules, contract, tricks)
-
-        got = {a: sign * play_out_dd(state, a, policy, Rng(0), 4, value) for a in legal}
-        default = bot.base.play(view, legal, Rng(1))
-        assert got[action] == pytest.approx(max(got.values()))
-        if got[default] >= max(got.values()) - 1e-9:
-            assert action == default
-        checked += 1
-        differs += action != default
-        changed += action != plain.play(view, legal, Rng(1))
-    assert checked > 10 and differs > 0 and changed > 0
-
-
 @pytest.mark.parametrize("variant", ["pagat-au", "three-player"])
 def test_the_card_ignores_hidden_cards(variant: str) -> None:
     """Two deals that differ only in cards the seat cannot see give the same card for the same rng
@@ -225,8 +144,3 @@ def test_the_card_ignores_hidden_cards(variant: str) -> None:
 @pytest.mark.parametrize("variant", ["pagat-au", "three-player", "six-player", "two-jokers", "nullo"])
 def test_plays_whole_games_and_is_reproducible(variant: str) -> None:
     test_expert.test_plays_whole_games_and_is_reproducible(variant, HYBRID)
-
-
-@pytest.mark.parametrize("variant", ["pagat-au", "three-player", "two-jokers", "nullo"])
-def test_plays_whole_games_with_the_dd_leaf(variant: str) -> None:
-    test_expert.test_plays_whole_games_and_is_reproducible(variant, HYBRID[:-1] + ", rollout_dd=True)")
