@@ -33,26 +33,20 @@ In the bidding (:meth:`ExpertStrategy.dd_bid`, :mod:`strategies.expert_bidding`)
 of the deal, keeps the ``bid_worlds`` the auction so far makes most likely (the same inference), and
 values each candidate contract (the denominations its estimate nearly reaches, misère when the hand
 suits it) on each: the declarer takes the kitty and discards as ``heuristic.v2`` does, then the deal
-is played out from the opening lead by ``heuristic.v2`` in every seat (``bid_rollouts``, the
-default) or solved double-dummy, and its tricks are read ``bid_shift`` tricks lower (-0.5: half a
-trick higher, since the expert declares better than v2).  Passing is worth the held contract's
-value (a partner's: for the side; an opponent's: against it) or ``pass_value`` when nobody has bid.
-The values are kept for the deal, so a later call re-weighs the same deals.  ``bid_levels_only``
-only chooses the level of v2's denomination.  ``bid_worlds=0`` bids as ``heuristic.v2`` (with
-``bid_boost``); so does a table with more than ``bid_cards`` cards in the hands (a full six-player
-solve takes seconds).
+is played out from the opening lead by ``heuristic.v2`` in every seat, and its tricks are read
+``bid_shift`` tricks lower (-0.5: half a trick higher, since the expert declares better than v2).
+Passing is worth the held contract's value (a partner's: for the side; an opponent's: against it)
+or ``pass_value`` when nobody has bid.  The values are kept for the deal, so a later call re-weighs
+the same deals.  ``bid_worlds=0`` bids as ``heuristic.v2`` (with ``bid_boost``); so does a table
+with more than ``bid_cards`` cards in the hands.
 
-The joker naming (:meth:`ExpertStrategy.name_joker`) is valued the same way, each legal naming
-solved on ``name_worlds`` deals.  The discard is ``heuristic.v2``'s, or with ``discard_worlds`` the
-set of best DD value among v2's and the sets of its first choices (:mod:`strategies.expert_discard`).
+The joker naming (:meth:`ExpertStrategy.name_joker`) is valued by DD, each legal naming solved on
+``name_worlds`` deals.  The discard is ``heuristic.v2``'s.
 
 The seat's own calls are ``heuristic.v2``'s with its trick estimates raised by ``bid_boost`` (0.5:
 the expert makes contracts v2's table, fitted on v2's play, counts as failing; the value was chosen
-by duplicate matches, docs/strategies.md), and a partner's calls are read with the same model.  Off
-by default (measured no better): ``play_mismatch`` < 1 weighs the placements by the play too
-(:meth:`ExpertStrategy.play_weight`: every opponent's card ``heuristic.v2`` would not have played
-with its sampled hand multiplies the weight by it).  The bot reads only its
-:class:`~sim.engine.SeatView` and draws every random number from its ``rng``.
+by duplicate matches, docs/experiments/bots.md), and a partner's calls are read with the same model.
+The bot reads only its :class:`~sim.engine.SeatView` and draws every random number from its ``rng``.
 """
 
 from __future__ import annotations
@@ -64,34 +58,26 @@ from fivehundred.sim.engine import AUCTION, BID, NAME_NONE, NAME_SUIT, PASS
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import AuctionOf, boolean, number, register, whole
 from fivehundred.strategies.expert_bidding import BidWorlds, bid_value, deal_key, deal_state
-from fivehundred.strategies.expert_discard import (
-    choose_discards,
-    discard_candidates,
-    ranked_discards,
-    sequential_discards,
-)
 from fivehundred.strategies.expert_rollout import rollout_play
-from fivehundred.strategies.heuristic2 import Heuristic2Strategy, calibration, misere_value
+from fivehundred.strategies.heuristic2 import Heuristic2Strategy
 from fivehundred.strategies.sampling import (
     distinct_actions,
     initial_state,
     replay_to_play,
     sample_deal,
     sample_hidden,
-    touching,
 )
-from fivehundred.strategies.tables import card_info, rules_info
+from fivehundred.strategies.tables import rules_info
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from fivehundred.sim.engine import SeatView, State
     from fivehundred.sim.rules import Bid, Rules
-    from fivehundred.strategies.tables import CardInfo
 
-#: The misère risk (``heuristic``'s) up to which the DD bidding values a legal misère bid.
+#: The misère risk (``heuristic``'s) up to which the bidding values a legal misère bid.
 MISERE_REACH = 3.0
-#: How many denominations the DD bidding values at most (those whose estimate reaches their cheapest
+#: How many denominations the bidding values at most (those whose estimate reaches their cheapest
 #: legal bid best), besides ``heuristic.v2``'s own choice.
 BID_DENOMINATIONS = 2
 #: Tricks after the first over which the number of worlds rises from ``early_worlds`` to ``worlds``.
@@ -150,7 +136,7 @@ class ExpertStrategy(AuctionOf):
             whole(0, 200),
             100,
             "sampled deals (hands and kitty) on which each candidate contract is valued in the bidding "
-            "(by a rollout or a DD solve: bid_rollouts; 0: bid as heuristic.v2)",
+            "by a heuristic.v2 rollout (0: bid as heuristic.v2)",
         ),
         "bid_pool": (whole(1, 20), 3, "bidding deals drawn per kept one, before weighting by the auction"),
         "bid_reach": (
@@ -162,25 +148,14 @@ class ExpertStrategy(AuctionOf):
         "bid_shift": (
             number(-3.0, 3.0),
             -0.5,
-            "tricks under the rollout (or DD) count at which a bidding world is valued (negative: over "
-            "it; heuristic.v2's rollouts take fewer than the expert; DD play flatters the declarer: 0.5)",
-        ),
-        "bid_rollouts": (
-            boolean,
-            True,
-            "the bidding values a contract on a world by a heuristic.v2 rollout from the opening "
-            "lead (false: by a DD solve)",
-        ),
-        "bid_misere_rollouts": (
-            boolean,
-            True,
-            "with bid_rollouts, a misère bid is valued by the rollouts of the deals too (made when the "
-            "declarer takes no trick; false: by heuristic.v2's made rate at the hand's risk)",
+            "tricks under the rollout's count at which a bidding world is valued (negative: over it; "
+            "heuristic.v2's rollouts take fewer tricks than the expert declares)",
         ),
         "bid_margin": (
             number(0.0, 500.0),
             20.0,
-            "points by which a call must beat heuristic.v2's own call, both valued by DD, to be made instead",
+            "points by which a call must beat heuristic.v2's own call, both valued the same way, to be "
+            "made instead",
         ),
         "name_worlds": (
             whole(0, 200),
@@ -190,60 +165,19 @@ class ExpertStrategy(AuctionOf):
         "bid_cards": (
             whole(0, 200),
             40,
-            "the valued bidding, the DD naming and the DD discard only with at most this many cards "
-            "in the hands (a full-deal DD solve of the six-player table's 60 takes seconds)",
-        ),
-        "bid_levels_only": (
-            boolean,
-            False,
-            "the valued bidding only chooses the level of heuristic.v2's denomination (false: it "
-            "also chooses the denomination, misère, passing and competing)",
+            "the valued bidding and the DD naming only with at most this many cards in the hands (a "
+            "full-deal DD solve of the six-player table's 60 takes seconds)",
         ),
         "pass_value": (
             number(-500.0, 500.0),
             0.0,
             "points a pass is worth when no one holds a bid (a bid must beat it)",
         ),
-        "play_mismatch": (
-            number(0.0, 1.0),
-            1.0,
-            "weight factor of each card another seat played that heuristic.v2 would not have played "
-            "with its sampled hand (1: no inference from the play)",
-        ),
-        "play_tricks": (
-            whole(1, 20),
-            20,
-            "the play inference reads the cards of at most this many tricks (the current one counts)",
-        ),
-        "play_partner": (
-            boolean,
-            False,
-            "the play inference weighs a partner's cards too (false: only the opponents', whose play "
-            "heuristic.v2 models; a partner plays as this bot does, by search)",
-        ),
-        "discard_worlds": (
-            whole(0, 200),
-            0,
-            "sampled deals of the other hands on which the declarer's candidate discards are solved "
-            "double-dummy (0: discard as heuristic.v2)",
-        ),
-        "discard_reach": (
-            whole(0, 10),
-            2,
-            "the candidate discards are every kitty-sized set of the kitty size plus this many cards "
-            "heuristic.v2 would throw first (and v2's own discards)",
-        ),
-        "discard_margin": (
-            number(0.0, 500.0),
-            10.0,
-            "points by which a discard set must beat heuristic.v2's, both valued by DD, to be thrown instead",
-        ),
         "dd_tricks": (
             whole(0, 20),
             6,
             "solve double-dummy only with at most this many tricks left; earlier, value each card by "
-            "heuristic.v2 rollouts on rollout_worlds worlds (20: always DD, expert.v1 before issue 14's "
-            "hybrid)",
+            "heuristic.v2 rollouts on rollout_worlds worlds (20: always DD)",
         ),
         "rollout_worlds": (
             whole(1, 1_000),
@@ -271,18 +205,9 @@ class ExpertStrategy(AuctionOf):
     bid_reach: float
     bid_shift: float
     bid_margin: float
-    bid_rollouts: bool
-    bid_misere_rollouts: bool
     name_worlds: int
     bid_cards: int
-    bid_levels_only: bool
     pass_value: float
-    play_mismatch: float
-    play_tricks: int
-    play_partner: bool
-    discard_worlds: int
-    discard_reach: int
-    discard_margin: float
     bid_boost: float
     dd_tricks: int
     rollout_worlds: int
@@ -309,8 +234,6 @@ class ExpertStrategy(AuctionOf):
         self.partner_model = Heuristic2Strategy(aggression=self.bid_boost) if self.bid_boost else self.model
         #: Per seat: the bidding deals of its current deal and their solves.
         self._bidding: dict[int, BidWorlds] = {}
-        #: Per seat: the deal's kitty exchange (what identifies it) and the cards it chose to throw.
-        self._discards: dict[int, tuple[tuple[Any, ...], int]] = {}
 
     # ---------------------------------------------------------------- inference
 
@@ -339,42 +262,6 @@ class ExpertStrategy(AuctionOf):
             deal.apply(a)
         return weight
 
-    def play_weight(self, view: SeatView, st: State) -> float:
-        """How likely the cards seen so far were on a sampled deal (``st``: the deal after the
-        joker naming, :func:`~strategies.sampling.replay_to_play`): ``play_mismatch`` to the power of
-        the cards other seats played that ``heuristic.v2`` would not have played with their sampled
-        hands, in the last ``play_tricks`` tricks.  A card touching v2's (no card between them that
-        the player could not see) counts as v2's.  The seat's own cards and an exposed hand's are not
-        weighed (their holder's cards are known), nor a partner's unless ``play_partner``.  The view's
-        plays are applied to ``st`` on the way.
-        """
-        plays = view.plays
-        factor = self.play_mismatch
-        me = view.seat
-        teams = view.rules.teams
-        skip = -1 if self.play_partner or teams == view.rules.players else me % teams
-        exposed = view.declarer if view.exposed else -1
-        active = sum(view.active)
-        first = max(0, len(view.trick_winners) + 1 - self.play_tricks) * active
-        model = self.model
-        quiet = Rng(0)  # heuristic.v2 draws nothing
-        full = rules_info(view.rules).full
-        ci: CardInfo | None = None
-        weight = 1.0
-        for i, (seat, a) in enumerate(plays):
-            if i >= first and seat != me and seat != exposed and seat % teams != skip:
-                legal = st.legal_actions()
-                if len(legal) > 1:
-                    m = model.play(st.view(seat), legal, quiet)
-                    if m != a:
-                        if ci is None:
-                            assert st.tables is not None
-                            ci = card_info(st.tables)
-                        if not touching(ci, full & ~st.hands[seat] & ~st.played, a, m):
-                            weight *= factor
-            st.apply(a)
-        return weight
-
     def worlds_at(self, tricks_played: int) -> int:
         """Worlds solved at a decision: ``early_worlds`` in the first trick, where a solve costs most,
         rising evenly to ``worlds`` by the fourth trick (:data:`RAMP_TRICKS` after the first)."""
@@ -395,11 +282,8 @@ class ExpertStrategy(AuctionOf):
             st = initial_state(view, hands, discards)
             w = self.auction_weight(view, st) if self.infer and view.bids else 1.0
             st = replay_to_play(view, st, discards)
-            if self.play_mismatch < 1.0:
-                w *= self.play_weight(view, st)
-            else:
-                for _, a in view.plays:
-                    st.apply(a)
+            for _, a in view.plays:
+                st.apply(a)
             drawn.append((w, k, st))
         drawn.sort(key=lambda x: (-x[0], x[1]))
         return [(w, st) for w, _, st in drawn[:worlds]]
@@ -436,7 +320,7 @@ class ExpertStrategy(AuctionOf):
         return worlds, weighed[: self.bid_worlds]
 
     def bid_candidates(self, view: SeatView, legal: Sequence[int], default: int) -> list[list[int]]:
-        """The calls the DD bidding values, in groups that share one DD solve per world: each
+        """The calls the bidding values, in groups that share one rollout per world: each
         candidate denomination's legal bids (cheapest first), then the legal misère bids.
 
         A denomination is a candidate when ``heuristic``'s estimate reaches its cheapest legal bid
@@ -487,54 +371,35 @@ class ExpertStrategy(AuctionOf):
 
     def dd_bid(self, view: SeatView, legal: Sequence[int], rng: Rng, default: int) -> int:
         """Value the :meth:`bid_candidates` over the bidding deals (:func:`bid_value` of each deal's
-        rollout or DD tricks, ``bid_rollouts``), and
-        passing by the contract held (a partner's: its worth to the side; an opponent's: minus its
-        worth to them; none: ``pass_value``); call the best (a pass on ties), unless ``default``
-        (``heuristic.v2``'s call) is valued within ``bid_margin`` of it.  Misère is valued by
-        ``heuristic.v2``'s made rate at the hand's risk (DD misère, all hands open, says little of
-        a closed misère and, on five deals, is a coin of five throws), or with
-        ``bid_misere_rollouts`` by the rollouts like the other contracts."""
+        ``heuristic.v2`` rollout, misère bids made when the declarer takes no trick), and passing by
+        the contract held (a partner's: its worth to the side; an opponent's: minus its worth to
+        them; none: ``pass_value``); call the best (a pass on ties), unless ``default``
+        (``heuristic.v2``'s call) is valued within ``bid_margin`` of it."""
         rules = view.rules
         ladder = rules.ladder
-        if self.bid_levels_only:
-            if default == PASS or ladder[default - BID].misere:
-                return default
-            trump = ladder[default - BID].trump
-            groups = [
-                g for g in self.bid_candidates(view, legal, default) if ladder[g[0] - BID].trump == trump
-            ]
-        else:
-            groups = self.bid_candidates(view, legal, default)
+        groups = self.bid_candidates(view, legal, default)
         if not groups:
             return default
         worlds, chosen = self.bid_worlds_of(view, rng)
         seat = view.seat
-        model = self.model
-        roller = self.roller if self.bid_rollouts else None
+        model, roller = self.model, self.roller
         teams = rules.teams
         held = view.high_bid
         holder = view.high_bidder
-        if held is None or self.bid_levels_only:
+        if held is None:
             pass_v = self.pass_value
         else:
             got = [(w, worlds.tricks(view, i, held.code, holder, model, roller)) for w, i in chosen]
             v = bid_value(rules, held, got, self.bid_shift, side_points)
             pass_v = v if holder % teams == seat % teams and teams < rules.players else -v
-        cal = calibration(rules)
-        risk = self.base._misere_risk(seat, view.hand, rules_info(rules))
-        values: dict[int, float] = {} if self.bid_levels_only else {PASS: pass_v}
+        values: dict[int, float] = {PASS: pass_v}
         for group in groups:
             first = ladder[group[0] - BID]
-            if first.misere and roller is not None and self.bid_misere_rollouts:
+            if first.misere:
                 for a in group:  # each misère bid played out: made when the declarer takes no trick
                     b = ladder[a - BID]
                     got = [(w, worlds.tricks(view, i, b.code, seat, model, roller)) for w, i in chosen]
                     values[a] = bid_value(rules, b, got, self.bid_shift, side_points)
-                continue
-            if first.misere:  # misère: heuristic.v2's made rate at the hand's risk (DD misère is 0/1)
-                for a in group:
-                    b = ladder[a - BID]
-                    values[a] = misere_value(b, cal.made(b.open, risk))
                 continue
             got = [(w, worlds.tricks(view, i, first.code, seat, model, roller)) for w, i in chosen]
             for a in group:
@@ -544,62 +409,8 @@ class ExpertStrategy(AuctionOf):
             if v > values[best] + 1e-9:
                 best = a
         if default in values and values[best] < values[default] + self.bid_margin:
-            return default  # v2's call, unless the DD values another clearly higher
+            return default  # v2's call, unless the rollouts value another clearly higher
         return best
-
-    # ---------------------------------------------------------------- discard
-
-    def discard(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int:
-        """One card of the discard set chosen by DD at the first discard of the exchange
-        (:meth:`dd_discards`; ``heuristic.v2``'s card when it is in the set), or ``heuristic.v2``'s
-        where there is nothing to search (``discard_worlds=0``, misère, a table over ``bid_cards``)."""
-        default = int(self.base.discard(view, legal, rng))
-        rules = view.rules
-        contract = view.contract
-        if (
-            self.discard_worlds == 0
-            or contract is None
-            or contract.misere
-            or view.kitty is None
-            or rules.players * rules.hand_size > self.bid_cards
-        ):
-            return default
-        key = (view.seat, view.dealer, view.hand_no, view.scores, view.bids, view.kitty, rules.name)
-        plan = self._discards.get(view.seat)
-        if plan is None or plan[0] != key:
-            if view.discards:
-                return default  # a plan is made at the first discard only
-            plan = self._discards[view.seat] = (key, self.dd_discards(view, legal, rng))
-        left = plan[1] & view.hand
-        if not left or left >> default & 1:
-            return default
-        card = (left & -left).bit_length() - 1
-        return card if card in legal else default
-
-    def dd_discards(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int:
-        """The declarer's discard set (a card mask): ``heuristic.v2``'s and the sets of its first
-        choices (:mod:`strategies.expert_discard`) solved from the opening lead on the
-        ``discard_worlds`` most likely of ``discard_worlds * bid_pool`` deals of the other hands."""
-        rules = view.rules
-        kitty = view.kitty or 0
-        seat = view.seat
-        drawn: list[tuple[float, int, list[int]]] = []
-        infer = self.infer and bool(view.bids)
-        for k in range(self.discard_worlds * (self.bid_pool if infer else 1)):
-            hands, _ = sample_deal(view, rng)
-            dealt = [h if s != seat else view.hand & ~kitty for s, h in enumerate(hands)]
-            w = self.auction_weight(view, deal_state(view, dealt, kitty)) if infer else 1.0
-            drawn.append((w, k, hands))
-        drawn.sort(key=lambda x: (-x[0], x[1]))
-        worlds = [(w or 1e-12, hands) for w, _, hands in drawn[: self.discard_worlds]]
-        quiet = Rng(0)  # heuristic.v2 draws nothing
-        size = rules_info(rules).kitty_size
-        default = sequential_discards(self.base, view, worlds[0][1], quiet)
-        ranked = ranked_discards(self.base, view, legal, size + self.discard_reach, quiet)
-        candidates = discard_candidates(default, ranked, size)
-        return choose_discards(
-            view, worlds, candidates, self.model, self.bid_shift, self.discard_margin, side_points
-        )
 
     # ---------------------------------------------------------------- joker naming
 

@@ -1,18 +1,18 @@
-"""``expert.v1``'s double-dummy bidding: candidate contracts valued over sampled worlds and kitties.
+"""``expert.v1``'s bidding: candidate contracts valued by rollouts over sampled deals and kitties.
 
 At a bidding decision the seat draws deals of the cards it cannot see (:func:`sampling.sample_deal`:
 the other hands and the kitty), once per deal, and weighs them by the auction so far (the
 ``expert.v1`` inference: every call of another seat that ``heuristic.v2`` would not have made with
 its sampled hand multiplies the weight by ``mismatch``).  For a contract and a declarer the deal is
-played out double-dummy: the declarer takes the kitty and discards as ``heuristic.v2`` does (and
-names the joker as it does), then :func:`sim.dd.dd_tricks` gives the declaring side's tricks from
-the opening lead.  :class:`BidWorlds` keeps a seat's sampled deals and every solve for the deal, so
-the seat's later calls re-weigh the same deals and solve only what is new.
+played out: the declarer takes the kitty, discards and names the joker as ``heuristic.v2`` does,
+and ``heuristic.v2`` plays every seat from the opening lead (:func:`contract_tricks`).
+:class:`BidWorlds` keeps a seat's sampled deals and every rollout for the deal, so the seat's later
+calls re-weigh the same deals and play out only what is new.
 
-:func:`bid_value` turns DD tricks into the points the declaring side scores minus the defenders'
+:func:`bid_value` turns tricks into the points the declaring side scores minus the defenders'
 (:func:`strategies.expert.side_points`, the rules' own ``declarer_points``), read ``shift`` tricks
-lower: DD play is perfect on both sides and the determinized declarer knows the defenders' cards,
-so real declarers take fewer (measured: docs/strategies.md, expert.v1).
+lower (negative: higher, since the expert declares better than the ``heuristic.v2`` of the
+rollouts; docs/strategies.md, expert.v1).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from fivehundred.sim.dd import Position, dd_tricks
 from fivehundred.sim.engine import JOKER, KITTY, PLAY, State
 from fivehundred.sim.game import play_out
 from fivehundred.sim.rng import Rng
@@ -43,13 +42,12 @@ def deal_state(view: SeatView, hands: list[int], kitty: int) -> State:
 
 
 def contract_tricks(
-    view: SeatView, hands: list[int], kitty: int, code: str, declarer: int, bot: Any, roller: Any = None
+    view: SeatView, hands: list[int], kitty: int, code: str, declarer: int, bot: Any, roller: Any
 ) -> int:
-    """The declaring side's DD tricks (misère: 0 made, 1 failed) when ``declarer`` plays ``code``
-    on this deal: it takes the kitty, ``bot`` discards and names the joker for it, and the play is
-    solved double-dummy from the opening lead; with a ``roller`` (a bot drawing nothing, such as
-    ``heuristic.v2``) it is played out instead, ``roller`` in every seat, and its tricks counted
-    the same way."""
+    """The declaring side's tricks (misère: 0 made, 1 failed) when ``declarer`` plays ``code`` on
+    this deal: it takes the kitty, ``bot`` discards and names the joker for it, and the deal is
+    played out from the opening lead by ``roller`` (a bot drawing nothing, such as ``heuristic.v2``)
+    in every seat."""
     st = deal_state(view, hands, kitty)
     st.force_contract(code, declarer)
     quiet = Rng(0)  # heuristic.v2 draws nothing
@@ -58,8 +56,6 @@ def contract_tricks(
     while st.phase == JOKER:
         st.apply(bot.name_joker(st.view(declarer), st.legal_actions(), quiet))
     assert st.phase == PLAY
-    if roller is None:
-        return dd_tricks(Position.from_state(st))
     play_out(st, rollout(roller.play, quiet))
     won = st.declarer_tricks()
     assert won is not None and st.contract is not None
@@ -91,7 +87,7 @@ def bid_value(
 
 
 class BidWorlds:
-    """One seat's sampled deals for the bidding of one deal, with their DD solves.
+    """One seat's sampled deals for the bidding of one deal, with their rollouts' tricks.
 
     ``key`` identifies the deal from the seat's view (a new deal starts a new sample); the deals are
     drawn from the seat's rng at its first call, ``count`` of them.
@@ -102,9 +98,8 @@ class BidWorlds:
         self.deals = [sample_deal(view, rng) for _ in range(count)]
         self.solved: dict[tuple[int, str, int], int] = {}
 
-    def tricks(self, view: SeatView, i: int, code: str, declarer: int, bot: Any, roller: Any = None) -> int:
-        """:func:`contract_tricks` of deal ``i`` (found once per deal, contract code and declarer;
-        a seat values every deal one way, by DD or by ``roller``'s rollouts)."""
+    def tricks(self, view: SeatView, i: int, code: str, declarer: int, bot: Any, roller: Any) -> int:
+        """:func:`contract_tricks` of deal ``i`` (found once per deal, contract code and declarer)."""
         key = (i, code, declarer)
         hit = self.solved.get(key)
         if hit is None:

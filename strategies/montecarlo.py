@@ -219,7 +219,7 @@ class MonteCarlo2Strategy(MonteCarloStrategy):
     #: The auction's likelihood of a suit declarer holding ``n`` trumps after the exchange (the joker
     #: and bowers counted; the last entry for ``n`` and more), relative: the ratio of the real
     #: count's frequency to the sampler's at the defenders' first play decision in heuristic.v2
-    #: self-play (``python benchmarks/mc_inference.py --deals 5000``, pagat-au; docs/strategies.md).
+    #: self-play (``python benchmarks/mc_inference.py --deals 5000``, pagat-au; docs/experiments/bots.md).
     TRUMP_LIKELIHOOD: ClassVar[tuple[float, ...]] = (0.02, 0.02, 0.02, 0.04, 0.33, 2.2, 8.5, 26.0, 43.0)
 
     def __init__(

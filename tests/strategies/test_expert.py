@@ -40,15 +40,8 @@ def test_registered_with_validated_parameters() -> None:
         ("expert(mismatch=2)", ["mismatch", "between"]),
         ("expert(infer='yes')", ["infer", "true or false"]),
         ("expert(samples=3)", ["unknown parameter", "worlds"]),
-        ("expert(play_mismatch=1.5)", ["play_mismatch", "between"]),
-        ("expert(play_mismatch='x')", ["play_mismatch", "number"]),
-        ("expert(play_tricks=0)", ["play_tricks", "between"]),
-        ("expert(play_tricks=2.5)", ["play_tricks", "whole number"]),
-        ("expert(play_partner=2)", ["play_partner", "true or false"]),
         ("expert(bid_boost=4)", ["bid_boost", "between"]),
-        ("expert(discard_worlds=-1)", ["discard_worlds", "between"]),
-        ("expert(discard_reach=11)", ["discard_reach", "between"]),
-        ("expert(discard_margin=-1)", ["discard_margin", "between"]),
+        ("expert(discard_worlds=2)", ["unknown parameter", "discard_worlds"]),  # removed: measured no gain
     ]:
         with pytest.raises(StrategyConfigError) as err:
             make(spec)
@@ -196,11 +189,7 @@ def test_without_search_it_plays_heuristic_v2s_games() -> None:
     assert [r["plays"] for r in expert] == [r["plays"] for r in v2]
 
 
-#: A small expert with the play inference, the DD discard and the boosted bidding on.
-SMALL_NEW = "expert(worlds=2, pool=2, search_tricks=3, play_mismatch=0.3, bid_boost=0.5, discard_worlds=2)"
-
-
-@pytest.mark.parametrize("spec", [SMALL, SMALL_NEW])
+@pytest.mark.parametrize("spec", [SMALL])
 @pytest.mark.parametrize("variant", ["pagat-au", "three-player", "six-player", "two-jokers", "nullo"])
 def test_plays_whole_games_and_is_reproducible(variant: str, spec: str) -> None:
     rules = load_rules(variant)

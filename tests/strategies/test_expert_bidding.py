@@ -1,6 +1,6 @@
-"""expert.v1's DD bidding: the sampled deals agree with the view, a contract's DD value is the solver's
-on the deal the declarer would play, the bid depends on nothing hidden, and switched off it bids as
-heuristic.v2."""
+"""expert.v1's valued bidding: the sampled deals agree with the view, a contract's value on a deal is
+the engine's own deal played by heuristic.v2, the bid is the best-valued call and depends on nothing
+hidden, switched off it bids as heuristic.v2; the DD joker naming."""
 
 from __future__ import annotations
 
@@ -19,23 +19,13 @@ from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import make
 from fivehundred.strategies.expert import ExpertStrategy, side_points
 from fivehundred.strategies.expert_bidding import bid_value, contract_tricks, deal_key
-from fivehundred.strategies.heuristic2 import calibration, misere_value
 from fivehundred.strategies.sampling import sample_deal
 from fivehundred.strategies.tables import rules_info
 
 from .conftest import decision_points, shuffle_hidden
 
-#: A small DD bidding for the tests: few worlds, every denomination in reach.
-BIDDER = (
-    "expert(bid_worlds=3, bid_pool=2, bid_reach=5.0, search_tricks=0, bid_levels_only=False, "
-    "bid_rollouts=False, bid_shift=0.5)"
-)
-#: The same bidding valued by heuristic.v2 rollouts (``bid_rollouts``, the default), with more worlds
-#: (they are cheap).
-ROLL_BIDDER = (
-    "expert(bid_worlds=12, bid_pool=2, bid_reach=5.0, search_tricks=0, bid_levels_only=False, "
-    "bid_rollouts=True, bid_shift=-0.5)"
-)
+#: A small valued bidding for the tests: a dozen worlds, every denomination in reach.
+BIDDER = "expert(bid_worlds=12, bid_pool=2, bid_reach=5.0, search_tricks=0, bid_shift=-0.5)"
 
 
 def _auction_states(variant: str, deals: int, seed: int = 5):  # type: ignore[no-untyped-def]
@@ -70,30 +60,6 @@ def test_deals_differ_between_draws_and_repeat_with_the_rng() -> None:
     draws = {tuple(sample_deal(view, Rng(s))[0]) for s in range(20)}
     assert len(draws) == 20
     assert sample_deal(view, Rng(3)) == sample_deal(view, Rng(3))
-
-
-def test_contract_tricks_is_the_solver_on_the_deal_the_declarer_plays() -> None:
-    """The DD value of a contract on a deal is dd_tricks of that deal after heuristic.v2's discards and
-    naming, from the opening lead; misère is 0/1."""
-    rules = load_rules("pagat-au")
-    v2 = make("heuristic.v2")
-    checked = 0
-    for d in range(6):
-        state, _ = new_deal(rules, 11, d, d % 4)
-        view = state.view(0)
-        for code, declarer in (("6S", d % 4), ("7NT", (d + 1) % 4), ("MIS", d % 4)):
-            st = state.clone()
-            st.force_contract(code, declarer)
-            while st.phase in (KITTY, JOKER):
-                m = v2.discard if st.phase == KITTY else v2.name_joker
-                st.apply(m(st.view(declarer), st.legal_actions(), Rng(0)))
-            want = dd_tricks(Position.from_state(st))
-            got = contract_tricks(view, list(state.hands), state.kitty, code, declarer, make("heuristic.v2"))
-            assert got == want
-            if code == "MIS":
-                assert got in (0, 1)
-            checked += 1
-    assert checked == 18
 
 
 @given(
@@ -140,10 +106,10 @@ def test_bid_value_is_the_weighted_mean_of_the_points(
 def test_rollout_tricks_are_the_engines_deal_with_heuristic_v2_everywhere(variant: str) -> None:
     """With a roller, a contract's tricks on a deal are those the engine's own deal loop gives with
     the contract forced on the declarer and heuristic.v2 in every seat (discard, naming and play);
-    misère is 0 made, 1 failed; and they are not always the DD count."""
+    misère is 0 made, 1 failed."""
     rules = load_rules(variant)
     v2 = make("heuristic.v2")
-    checked = differ = 0
+    checked = 0
     for state in _auction_states(variant, 3):
         view = state.view(state.turn)
         for b in rules.ladder[:: max(1, len(rules.ladder) // 6)]:
@@ -155,9 +121,8 @@ def test_rollout_tricks_are_the_engines_deal_with_heuristic_v2_everywhere(varian
             won = st.declarer_tricks()
             assert won is not None
             assert got == (min(won, 1) if b.misere else won)
-            differ += got != contract_tricks(view, list(state.hands), state.kitty, b.code, view.seat, v2)
             checked += 1
-    assert checked > 10 and differ > 0
+    assert checked > 10
 
 
 @given(
@@ -196,14 +161,12 @@ def test_a_negative_shift_reads_the_tricks_higher(
         ("pagat-au", BIDDER),
         ("pagat-au", "expert(bid_worlds=3, bid_pool=2, search_tricks=0)"),
         ("six-player", BIDDER),
-        ("pagat-au", ROLL_BIDDER),
-        ("three-player", ROLL_BIDDER),
-        ("pagat-au", ROLL_BIDDER.replace("bid_rollouts=True", "bid_rollouts=True, bid_misere_rollouts=True")),
+        ("three-player", BIDDER),
     ],
 )
 def test_the_bid_ignores_hidden_cards(variant: str, spec: str) -> None:
     """Two deals that differ only in cards the seat cannot see give the same bid for the same rng (a
-    fresh bot each time: no memory of the other deal), and the DD bid is not always heuristic.v2's."""
+    fresh bot each time: no memory of the other deal), and the valued bid is not always heuristic.v2's."""
     rng = random.Random(2)
     checked = differs = 0
     for k, state in enumerate(_auction_states(variant, 5 if variant != "six-player" else 3)):
@@ -221,7 +184,7 @@ def test_the_bid_ignores_hidden_cards(variant: str, spec: str) -> None:
         differs += answers != {make("heuristic.v2").bid(state.view(seat), legal, Rng(k))}
         checked += 1
     assert checked > 5
-    if variant == "pagat-au" and spec in (BIDDER, ROLL_BIDDER):
+    if variant == "pagat-au" and spec == BIDDER:
         assert differs > 0
 
 
@@ -251,9 +214,8 @@ def test_a_seat_solves_its_deals_once_per_deal(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_the_default_bidding_values_rollouts_of_a_hundred_deals(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``expert`` as it comes: each candidate contract is valued by a heuristic.v2 rollout (never a DD
-    solve) on the 100 most likely of its deals, misère bids too (``bid_misere_rollouts``), and it also
-    chooses the denomination (not only v2's)."""
+    """``expert`` as it comes: each candidate contract is valued by a heuristic.v2 rollout on the 100
+    most likely of its deals, misère bids too, and it also chooses the denomination (not only v2's)."""
     import fivehundred.strategies.expert_bidding as eb
 
     asked: list[tuple[str, int, object]] = []
@@ -264,7 +226,6 @@ def test_the_default_bidding_values_rollouts_of_a_hundred_deals(monkeypatch: pyt
         return real(view, hands, kitty, code, declarer, bot, roller)
 
     monkeypatch.setattr(eb, "contract_tricks", counting)
-    monkeypatch.setattr(eb, "dd_tricks", lambda *a: pytest.fail("a DD solve in the default bidding"))
     rules = load_rules("pagat-au")
     denominations = set()
     miseres: set[str] = set()
@@ -288,9 +249,9 @@ def test_the_default_bidding_values_rollouts_of_a_hundred_deals(monkeypatch: pyt
     assert miseres, "no misère bid of the seat's own was rolled out: the test proved nothing of it"
 
 
-def test_without_dd_bidding_every_call_is_heuristic_v2s() -> None:
-    """``bid_worlds=0`` (and a table over ``bid_cards``) turns the DD bidding off: every call is v2's,
-    so the games are those of the expert before the DD bidding (the play search is unchanged)."""
+def test_without_the_valued_bidding_every_call_is_heuristic_v2s() -> None:
+    """``bid_worlds=0`` (and a table over ``bid_cards``) turns the valued bidding off: every call is
+    v2's (the play search is unchanged)."""
     checked = 0
     for variant, spec in (
         ("pagat-au", "expert(bid_worlds=0, bid_boost=0)"),
@@ -305,18 +266,14 @@ def test_without_dd_bidding_every_call_is_heuristic_v2s() -> None:
     assert checked > 40
 
 
-@pytest.mark.parametrize("mode", ["dd", "rollouts", "misere rollouts"])
-def test_the_bid_is_the_best_valued_call_on_the_true_deal(monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
-    """Given one world (the true deal), the bid is the candidate call of best points (DD, or with
-    ``bid_rollouts`` heuristic.v2's rollout), or PASS when none beats passing (``pass_value`` 0 with
-    no bid held, else the held contract's worth).  The seat's own misère is valued by v2's made rate
-    at the hand's risk, or with ``bid_misere_rollouts`` by the rollout of each misère bid (made: no
-    trick to the declarer)."""
+def test_the_bid_is_the_best_valued_call_on_the_true_deal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Given one world (the true deal), the bid is the candidate call of best points by heuristic.v2's
+    rollout, or PASS when none beats passing (``pass_value`` 0 with no bid held, else the held
+    contract's worth); a misère bid is made when its rollout gives the declarer no trick."""
     rules = load_rules("pagat-au")
     v2 = make("heuristic.v2")
-    rollouts = mode != "dd"
     checked = bids = miseres = 0
-    for k, state in enumerate(_auction_states("pagat-au", 40 if mode == "misere rollouts" else 12)):
+    for k, state in enumerate(_auction_states("pagat-au", 40)):
         if k % 2:
             continue
         bot = ExpertStrategy(
@@ -325,9 +282,6 @@ def test_the_bid_is_the_best_valued_call_on_the_true_deal(monkeypatch: pytest.Mo
             bid_shift=0.0,
             bid_margin=0.0,
             infer=False,
-            bid_levels_only=False,
-            bid_rollouts=rollouts,
-            bid_misere_rollouts=mode == "misere rollouts",
         )
         view = state.view(state.turn)
         legal = state.legal_actions()
@@ -341,14 +295,9 @@ def test_the_bid_is_the_best_valued_call_on_the_true_deal(monkeypatch: pytest.Mo
 
         def points(code: str, declarer: int, view=view, st=state, solved=solved) -> float:  # type: ignore[no-untyped-def]
             b = rules.bid(code)
-            if b.misere and declarer == view.seat and mode != "misere rollouts":  # v2's made rate
-                risk = v2._misere_risk(view.seat, view.hand, rules_info(rules))
-                return misere_value(b, calibration(rules).made(b.open, risk))
             key = (declarer, b.code if b.misere else b.trump)
             if key not in solved:
-                solved[key] = contract_tricks(
-                    view, list(st.hands), st.kitty, code, declarer, v2, v2 if rollouts else None
-                )
+                solved[key] = contract_tricks(view, list(st.hands), st.kitty, code, declarer, v2, v2)
             return side_points(rules, b, solved[key])
 
         if view.high_bid is None:
@@ -370,57 +319,13 @@ def test_the_bid_is_the_best_valued_call_on_the_true_deal(monkeypatch: pytest.Mo
         checked += 1
         miseres += any(rules.ladder[a - BID].misere for a in values)
     assert checked > 5 and bids > 0
-    if mode == "misere rollouts":
-        assert miseres > 0, "no misère was valued: the test proved nothing of it"
-
-
-def test_levels_only_keeps_v2s_denomination_and_takes_the_dd_best_level(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The levels-only DD bidding: PASS and misère as heuristic.v2 calls them; a suit or NT bid in v2's
-    denomination, at v2's level unless another level is valued ``bid_margin`` higher on the deals."""
-    rules = load_rules("pagat-au")
-    v2 = make("heuristic.v2")
-    checked = moved = 0
-    for k, state in enumerate(_auction_states("pagat-au", 30)):
-        view = state.view(state.turn)
-        legal = state.legal_actions()
-        want = v2.bid(view, legal, Rng(0))
-        monkeypatch.setattr(
-            "fivehundred.strategies.expert_bidding.sample_deal",
-            lambda v, r, st=state: (list(st.hands), st.kitty),
-        )
-        bot = ExpertStrategy(
-            bid_worlds=1,
-            infer=False,
-            bid_margin=10.0,
-            bid_boost=0.0,
-            bid_levels_only=True,
-            bid_rollouts=False,
-            bid_shift=0.5,
-        )
-        got = bot.bid(view, legal, Rng(k))
-        if want == PASS or rules.ladder[want - BID].misere:
-            assert got == want
-            continue
-        b, w = rules.ladder[got - BID], rules.ladder[want - BID]
-        assert not b.misere and b.trump == w.trump
-        if got != want:
-            t = contract_tricks(view, list(state.hands), state.kitty, w.code, view.seat, v2)
-            assert (
-                bid_value(rules, b, [(1.0, t)], 0.5, side_points)
-                >= bid_value(rules, w, [(1.0, t)], 0.5, side_points) + 10
-            )
-            moved += 1
-        checked += 1
-    assert checked > 5 and moved > 0
+    assert miseres > 0, "no misère was valued: the test proved nothing of it"
 
 
 @pytest.mark.parametrize("variant", ["pagat-au", "three-player", "six-player", "two-jokers", "nullo"])
-@pytest.mark.parametrize("rollouts", [False, True])
-def test_dd_bidding_plays_whole_games_reproducibly(variant: str, rollouts: bool) -> None:
+def test_the_valued_bidding_plays_whole_games_reproducibly(variant: str) -> None:
     rules = load_rules(variant)
-    spec = f"expert(worlds=2, pool=2, search_tricks=3, bid_worlds=2, bid_pool=2, bid_rollouts={rollouts})"
+    spec = "expert(worlds=2, pool=2, search_tricks=3, bid_worlds=2, bid_pool=2)"
 
     def game() -> list[dict]:
         bots = [make(spec) if s % rules.teams == 0 else make("heuristic") for s in range(rules.players)]
