@@ -4,7 +4,7 @@ defenders playing as partners, and self-play figures that catch the old over- an
 Before the table-aware estimates, heuristic self-play (1,000 games, master seed 500) threw in 47% of
 the 3-player deals, and in the 6-player game a third of the contracts were at 8 or more, 7+
 contracts were made 56% of the time and 11% of the games ended with a fall to -500.  The floors and
-ceilings below sit well between those figures and the current ones (docs/strategies.md).
+ceilings below sit well between those figures and the current ones (docs/experiments/bots.md).
 """
 
 from __future__ import annotations
