@@ -16,15 +16,18 @@ from typing import Any, Protocol
 
 from fivehundred.pipelines.chunks import RayPool, run_chunks
 from fivehundred.pipelines.tournament.config import TournamentConfig
-from fivehundred.pipelines.tournament.schedule import Chunk, PairPlayer, PairResult
+from fivehundred.pipelines.tournament.schedule import Chunk, PairPlayer, PairResult, Seating
 
 ChunkOutput = tuple[Chunk, list[PairResult], list[dict[str, Any]]]
 
 
 class Executor(Protocol):
-    """Plays chunks and yields their outputs in the order the chunks were given."""
+    """Plays chunks and yields their outputs in the order the chunks were given (``seating``: how
+    the bots are built and played, :class:`~pipelines.tournament.schedule.Seating`)."""
 
-    def run(self, config: TournamentConfig, chunks: Iterator[Chunk]) -> Iterator[ChunkOutput]: ...
+    def run(
+        self, config: TournamentConfig, chunks: Iterator[Chunk], seating: Seating | None = None
+    ) -> Iterator[ChunkOutput]: ...
 
 
 @dataclass(frozen=True)
@@ -34,19 +37,20 @@ class RemoteChunk:
     key: str
     config: TournamentConfig
     chunk: Chunk
+    seating: Seating | None = None
 
 
 def play_remote(task: RemoteChunk) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The task: play one chunk with fresh bots; pair rows and deal records."""
-    results, records = PairPlayer(task.config).play_chunk(task.chunk)
+    results, records = PairPlayer(task.config, task.seating).play_chunk(task.chunk)
     return [r.as_row() for r in results], records
 
 
 def _outputs(
-    config: TournamentConfig, chunks: Iterator[Chunk], pool: RayPool | None
+    config: TournamentConfig, chunks: Iterator[Chunk], pool: RayPool | None, seating: Seating | None
 ) -> Iterator[ChunkOutput]:
     """Chunks played by :func:`play_remote` through :func:`run_chunks`, in order."""
-    tasks = (RemoteChunk(c.key, config, c) for c in chunks)
+    tasks = (RemoteChunk(c.key, config, c, seating) for c in chunks)
     with contextlib.closing(run_chunks(tasks, pool, task=play_remote)) as stream:
         for done in stream:
             rows, records = done.table
@@ -56,9 +60,11 @@ def _outputs(
 class InProcessExecutor:
     """Plays each chunk in this process, one after another (tests, ``--workers 0``)."""
 
-    def run(self, config: TournamentConfig, chunks: Iterator[Chunk]) -> Iterator[ChunkOutput]:
+    def run(
+        self, config: TournamentConfig, chunks: Iterator[Chunk], seating: Seating | None = None
+    ) -> Iterator[ChunkOutput]:
         """Yield ``(chunk, pair results, deal records)`` for each chunk, lazily."""
-        yield from _outputs(config, chunks, None)
+        yield from _outputs(config, chunks, None, seating)
 
 
 class RayExecutor:
@@ -68,8 +74,10 @@ class RayExecutor:
         self.workers, self.address, self.max_retries = workers, address, max_retries
         self.window = 0
 
-    def run(self, config: TournamentConfig, chunks: Iterator[Chunk]) -> Iterator[ChunkOutput]:
+    def run(
+        self, config: TournamentConfig, chunks: Iterator[Chunk], seating: Seating | None = None
+    ) -> Iterator[ChunkOutput]:
         """Yield ``(chunk, pair results, deal records)`` in the order of ``chunks``."""
         with RayPool(self.workers, self.address, self.max_retries, task=play_remote) as pool:
             self.window = pool.window
-            yield from _outputs(config, chunks, pool)
+            yield from _outputs(config, chunks, pool, seating)

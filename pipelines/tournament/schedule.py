@@ -18,11 +18,11 @@ opponent's draws.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from fivehundred.pipelines.tournament.config import TournamentConfig
+from fivehundred.pipelines.tournament.config import Entry, TournamentConfig
 from fivehundred.sim.game import play_game
 from fivehundred.sim.rules import Rules
 
@@ -105,26 +105,40 @@ class PairResult:
         )
 
 
+@dataclass(frozen=True)
+class Seating:
+    """How a :class:`PairPlayer` builds an entry's bot and plays a game: by default the registry
+    (isolated in its own process where the config says so) and :func:`sim.game.play_game`.  A
+    benchmark may pass its own (a reference bot the registry must not offer, a game loop that shows
+    it more: ``benchmarks/oracle.py``); its functions must be picklable for a Ray executor."""
+
+    build: Callable[[TournamentConfig, Entry, Rules], Any] | None = None
+    play: Callable[..., list[dict[str, Any]]] = play_game
+
+
+def build_entry(config: TournamentConfig, entry: Entry, rules: Rules) -> Any:
+    """The registry's bot of ``entry``, in its own process when ``config.isolated(entry)``."""
+    from fivehundred.strategies.base import make
+    from fivehundred.strategies.isolation import IsolatedStrategy
+
+    if config.isolated(entry):  # its own process per seat, reused for every game of this player
+        timeout = config.isolate_timeout
+        return IsolatedStrategy(entry.strategy, dict(entry.params), rules, entry.label, timeout)
+    return make(entry.strategy, entry.params)
+
+
 class PairPlayer:
     """Plays game pairs of a tournament (one per process: it caches the rules and the bots)."""
 
-    def __init__(self, config: TournamentConfig) -> None:
-        from fivehundred.strategies.base import make
-        from fivehundred.strategies.isolation import IsolatedStrategy
-
+    def __init__(self, config: TournamentConfig, seating: Seating | None = None) -> None:
         self.config = config
         self.rules: Rules = config.rules()
         n = self.rules.players
-
-        def build(e: Any) -> Any:
-            if config.isolated(e):  # its own process per seat, reused for every game of this player
-                return IsolatedStrategy(
-                    e.strategy, dict(e.params), self.rules, e.label, config.isolate_timeout
-                )
-            return make(e.strategy, e.params)
-
+        seating = seating or Seating()
+        build = seating.build or build_entry
+        self.play_game = seating.play
         # One bot object per seat and entry: a partnership's two seats never share an object.
-        self.bots = [[build(e) for _ in range(n)] for e in config.entries]
+        self.bots = [[build(config, e, self.rules) for _ in range(n)] for e in config.entries]
         self.keys = [entry_key(e.name) for e in config.entries]
 
     def seating(self, match: int, side: int) -> list[int]:
@@ -145,7 +159,7 @@ class PairPlayer:
         for side in (0, 1):
             seats = self.seating(match, side)
             team_a = side  # a holds the even seats (team 0) in side 0, the odd ones in side 1
-            recs = play_game(
+            recs = self.play_game(
                 self.rules,
                 [self.bots[e][s] for s, e in enumerate(seats)],
                 cfg.seed,
