@@ -15,15 +15,11 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from fivehundred.sim import core, load_rules, play_game
-from fivehundred.strategies import make
+from fivehundred.pipelines.tournament.duplicate import self_play
+from fivehundred.sim import core
 
 
 @dataclass
@@ -73,16 +69,10 @@ def baseline_deals(seconds: float, seed: int = 1) -> float:
 def engine_deals(
     strategy: str, seconds: float, variant: str = "pagat-au", seed: int = 7
 ) -> tuple[float, int]:
-    """Deals per second of whole games with ``strategy`` in every seat; also the deals played."""
-    rules = load_rules(variant)
-    bots = [make(strategy) for _ in range(rules.players)]
-    deals = 0
-    game = 0
-    start = time.process_time()
-    while time.process_time() - start < seconds:
-        deals += len(play_game(rules, bots, seed, game))
-        game += 1
-    return deals / (time.process_time() - start), deals
+    """Deals per CPU second of whole games with ``strategy`` in every seat (the tournament module's
+    :func:`~pipelines.tournament.duplicate.self_play`); also the deals played."""
+    p = self_play(variant, [strategy], 10**9, seed, seconds, first_game=0)
+    return p.deals_per_second, p.deals
 
 
 def main() -> None:

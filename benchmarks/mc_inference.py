@@ -17,14 +17,10 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from fivehundred.sim import load_rules
-from fivehundred.sim.engine import DONE, PLAY
-from fivehundred.sim.game import new_deal
+from fivehundred.sim.engine import PLAY, State
+from fivehundred.sim.game import decide, new_deal, play_out
 from fivehundred.strategies.base import make
 from fivehundred.strategies.sampling import played_by, sample_hidden
 
@@ -45,14 +41,17 @@ def measure(
         state, deal_seed = new_deal(rules, seed, d, d % rules.players)
         seat_rng = random.Random(deal_seed)
         seen: set[int] = set()
-        while state.phase != DONE:
+
+        def choose(state: State, seen: set[int] = seen, seat_rng: random.Random = seat_rng) -> int:
+            """The seat's bot decides; at a defender's (first) play decision of a suit contract the
+            declarer's trump count is counted, really and in the samples, first."""
             seat = state.turn
-            legal = state.legal_actions()
             c = state.contract
             if state.phase == PLAY and c is not None and c.trump < 4 and not c.misere:
                 decl = state.declarer
                 if seat != decl and (every or seat not in seen):
                     seen.add(seat)
+                    assert state.tables is not None
                     mask = state.tables.suit_mask[c.trump]
                     view = state.view(seat)
                     gone = played_by(view)[decl]
@@ -61,9 +60,9 @@ def measure(
                         sample = mc.draw(view, rng, mask, gone) if mc else sample_hidden(view, rng)
                         if sample is not None:
                             drawn[((sample[0][decl] | gone) & mask).bit_count()] += 1
-            b = bots[seat]
-            method = (b.bid, b.discard, b.name_joker, b.play)[state.phase]
-            state.apply(method(state.view(seat), legal, seat_rng))
+            return decide(bots[seat], state, seat_rng)
+
+        play_out(state, choose)
     return real, drawn
 
 

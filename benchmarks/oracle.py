@@ -1,15 +1,15 @@
-"""A full-information reference: a bot that sees every hand and the kitty, in ladder.py's duplicate match.
+"""A full-information reference: a bot that sees every hand and the kitty, in a duplicate match.
 
-Issue 14 asks ``expert.v1`` for +50 points per deal over ``heuristic.v1``.  This script measures how
-far a player with FULL information gets in the same match (``benchmarks/ladder.py``'s
-:func:`~ladder.play_pair`, cluster-robust interval, Wilson interval, ``--breakdown``): a ceiling for
-an honest bot, which sees only its seat's view.  The oracle is a benchmark object only: it is not
-registered as a strategy, and no spec of the registry builds it.
+How far does a player with FULL information get in the ladder's duplicate match (the tournament
+module's :func:`~pipelines.tournament.duplicate.play_duplicate`: deal pairs, the interval clustered
+by board, ``--breakdown``)?  A ceiling for an honest bot, which sees only its seat's view.  The
+oracle is a benchmark object only: it is not registered as a strategy, and no spec of the registry
+builds it; the match builds it through a :class:`~pipelines.tournament.schedule.Seating`.
 
 How it learns the deal: :func:`play_game_seen` is :func:`sim.game.play_game` with its ``on_deal``
 hook, handing each new deal's live :class:`~sim.engine.State` to every bot with a ``see`` method
 before the deal is played.  The other bots get exactly what ``play_game`` gives
-them (``--sanity`` checks that the records are the same and that heuristic.v1 against itself through
+them (``--sanity`` checks that the records are the same and that a bot against itself through
 this loop gives 0 in every deal pair).
 
 What the :class:`Oracle` does with the true deal (DD = :mod:`sim.dd` on the true hands, valued in
@@ -30,7 +30,7 @@ Approximations (it is a reference, not a product): one DD solve per denomination
 the cheapest legal level, serves every level of it (``heuristic.v2``'s discard depends on the trump,
 not on the level); the game score is ignored (a contract that would win the game is worth its points
 only); the auction is not looked ahead (no thought of overcalls, of the partner's later calls, or of
-what the opponents would bid after a pass); DD assumes perfect defence by heuristic.v1.
+what the opponents would bid after a pass); DD assumes perfect defence by the other side.
 
     python benchmarks/oracle.py --pairs 2000 --seed 2026 --workers 2 --breakdown
     python benchmarks/oracle.py --a oracle-play --pairs 500 --seed 2026 --workers 2   # v2's bidding
@@ -42,24 +42,30 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from ladder import Seating, format_breakdown, format_match, input_error, run_match
-
+from fivehundred.pipelines.tournament import InProcessExecutor, RayExecutor, TournamentConfig
+from fivehundred.pipelines.tournament.config import Entry
+from fivehundred.pipelines.tournament.duplicate import (
+    DuplicateResult,
+    breakdown_lines,
+    match_config,
+    match_line,
+    play_duplicate,
+)
+from fivehundred.pipelines.tournament.executors import Executor
+from fivehundred.pipelines.tournament.schedule import Seating, build_entry
 from fivehundred.sim import load_rules, play_game
 from fivehundred.sim.dd import Position, dd_tricks, move_values
 from fivehundred.sim.engine import BID, JOKER, KITTY, PASS, PLAY, SeatView, State
+from fivehundred.sim.errors import UserError
 from fivehundred.sim.rng import NoRng, Rng
 from fivehundred.sim.rules import Bid, Rules
-from fivehundred.strategies.base import label, make
+from fivehundred.strategies.base import check_spec, make
 from fivehundred.strategies.expert import side_points
 from fivehundred.strategies.heuristic2 import Heuristic2Strategy
 
-#: The spec that :func:`make_bot` turns into an :class:`Oracle` (this script's only: not the registry's).
+#: The spec of the :class:`Oracle` (this script's only: not the registry's).
 ORACLE = "oracle"
 #: The oracle that bids as ``heuristic.v2`` (full information in the discard, naming and play only).
 ORACLE_PLAY = "oracle-play"
@@ -199,17 +205,15 @@ class Oracle:
         return best
 
 
-def make_bot(spec: str) -> Any:
+ORACLES = (ORACLE, ORACLE_PLAY)
+
+
+def build(config: TournamentConfig, entry: Entry, rules: Rules) -> Any:
     """:class:`Oracle` for ``oracle`` (``oracle-play``: bidding as heuristic.v2), else the registry's
-    bot of ``spec``."""
-    if spec in (ORACLE, ORACLE_PLAY):
-        return Oracle(dd_bidding=spec == ORACLE)
-    return make(spec)
-
-
-def label_of(spec: str) -> str:
-    """The oracle's spec for the oracle, else the registry's label."""
-    return spec if spec in (ORACLE, ORACLE_PLAY) else label(spec)
+    bot of the entry."""
+    if entry.strategy in ORACLES:
+        return Oracle(dd_bidding=entry.strategy == ORACLE)
+    return build_entry(config, entry, rules)
 
 
 def play_game_seen(
@@ -218,6 +222,7 @@ def play_game_seen(
     master_seed: int,
     game_id: int,
     labels: Sequence[str] | None = None,
+    rng_keys: Sequence[int] | None = None,
 ) -> list[dict[str, Any]]:
     """:func:`sim.game.play_game`, with every strategy that has a ``see`` method shown each new
     deal's state before it is played (``play_game``'s ``on_deal``)."""
@@ -227,11 +232,20 @@ def play_game_seen(
         for see in seers:
             see(state)
 
-    return play_game(rules, strategies, master_seed, game_id, labels, on_deal=show)
+    return play_game(rules, strategies, master_seed, game_id, labels, rng_keys, on_deal=show)
 
 
-#: ladder.py's match with the oracle buildable and every game played through :func:`play_game_seen`.
-SEEN = Seating(make=make_bot, label=label_of, play=play_game_seen)
+#: The match's seating: the oracle buildable, every game played through :func:`play_game_seen`.
+SEEN = Seating(build=build, play=play_game_seen)
+
+
+def oracle_match(
+    variant: str, spec_a: str, spec_b: str, pairs: int, seed: int, executor: Executor
+) -> DuplicateResult:
+    """A duplicate match of ``spec_a`` against ``spec_b`` (either may be an oracle) through :data:`SEEN`."""
+    labels = tuple(s if s in ORACLES else check_spec(s)[2] for s in (spec_a, spec_b))
+    config = match_config(variant, spec_a, spec_b, seed, pairs, labels=(labels[0], labels[1]))
+    return play_duplicate(config, pairs, executor, SEEN)
 
 
 def same_records(variant: str, spec: str, master_seed: int, games: int) -> int:
@@ -258,10 +272,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--a",
         default=ORACLE,
-        choices=(ORACLE, ORACLE_PLAY),
+        choices=ORACLES,
         help="the oracle: DD bidding (default) or oracle-play (heuristic.v2's bidding)",
     )
-    ap.add_argument("--workers", type=int, default=1, help="processes")
+    ap.add_argument("--workers", type=int, default=1, help="processes (2+: Ray)")
     ap.add_argument("--breakdown", action="store_true", help="points per deal by kind of contract")
     ap.add_argument(
         "--sanity",
@@ -270,25 +284,31 @@ def main(argv: list[str] | None = None) -> int:
         "against play_game's",
     )
     args = ap.parse_args(argv)
-    problem = input_error(args.variant, [args.a, args.b], make_bot)
-    if problem:
-        print(f"error: {problem}", file=sys.stderr)
+    try:
+        rules = load_rules(args.variant)
+        check_spec(args.b)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
-    rules = load_rules(args.variant)
     if rules.teams != 2:
-        ap.error("the oracle plays partnership tables (two teams)")
+        print(
+            f"error: --variant {args.variant}: the oracle plays partnership tables (two teams)",
+            file=sys.stderr,
+        )
+        return 2
+    executor = RayExecutor(args.workers) if args.workers > 1 else InProcessExecutor()
     print(f"variant {args.variant}, master seed {args.seed}, workers {args.workers}")
     if args.sanity:
         deals = same_records(args.variant, args.b, args.seed, 20)
-        print(f"records of play_game_seen == play_game's: {deals} deals of 20 games ({label_of(args.b)})")
-        r = run_match(args.variant, args.b, args.b, args.pairs, args.seed, args.workers, SEEN)
-        nonzero = sum(1 for k in r["swaps"] if k[1] != 0)
-        print(format_match(r), f"| deal pairs not 0: {nonzero}", flush=True)
-        return 0 if nonzero == 0 and r["mean"] == 0 else 1
-    r = run_match(args.variant, args.a, args.b, args.pairs, args.seed, args.workers, SEEN)
-    print(format_match(r), f"| {r['seconds']:.1f} cpu-s", flush=True)
+        print(f"records of play_game_seen == play_game's: {deals} deals of 20 games ({args.b})")
+        r = oracle_match(args.variant, args.b, args.b, args.pairs, args.seed, executor)
+        nonzero = sum(1 for board in r.boards for v in board.values if v)
+        print(match_line(r), f"| deal pairs not 0: {nonzero}", flush=True)
+        return 0 if nonzero == 0 else 1
+    r = oracle_match(args.variant, args.a, args.b, args.pairs, args.seed, executor)
+    print(match_line(r), f"| {r.seconds:.1f} s", flush=True)
     if args.breakdown:
-        print("\n".join(format_breakdown(r)), flush=True)
+        print("\n".join(breakdown_lines(r)), flush=True)
     return 0
 
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
+from fivehundred.pipelines.tournament.duplicate import duplicate_match
 from fivehundred.sim import available_variants, load_rules, play_game
 from fivehundred.sim.engine import AUCTION, BID, JOKER, KITTY, NAME_NONE, NAME_SUIT, PASS, PLAY
 from fivehundred.sim.game import new_deal, play_deal
@@ -230,27 +229,22 @@ def test_simulation_is_reproducible_and_the_shipped_table_has_the_fitted_layout(
         assert 0.1 < shipped["blind"] < 0.6
 
 
-def _ladder():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("ladder", ROOT / "benchmarks" / "ladder.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("ladder", module)  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
+@pytest.mark.slow
 def test_v2_beats_v1_in_a_small_duplicate_match() -> None:
-    r = _ladder().run_match("pagat-au", "heuristic.v2", "heuristic.v1", 2000, 500, 1)
-    assert r["deal_pairs"] >= 2000
+    r = duplicate_match("pagat-au", "heuristic.v2", "heuristic.v1", 2000, 500)
+    mean, lo, _ = r.points()
+    assert r.deal_pairs >= 2000
     # The whole 95% interval above +5 (v2 with v1's card play gives +8.3 [+4.4, +12.2] here).
-    assert r["lo"] > 5, r
-    assert r["a_wins"] > r["decided"] / 2
+    assert lo > 5, (mean, lo)
+    wins, decided = r.wins()
+    assert wins > decided / 2
 
 
+@pytest.mark.slow
 def test_v2s_card_play_beats_v1s_with_the_same_bidding() -> None:
-    r = _ladder().run_match("pagat-au", "heuristic.v2", "heuristic.v2(card_play=False)", 2000, 500, 1)
-    assert r["a"] == "heuristic.v2"
-    assert r["lo"] > 0, r
+    r = duplicate_match("pagat-au", "heuristic.v2", "heuristic.v2(card_play=False)", 2000, 500)
+    assert r.a == "heuristic.v2"
+    assert r.points()[1] > 0, r.points()
 
 
 def test_misere_and_open_misere_are_balanced() -> None:
@@ -275,42 +269,6 @@ def test_rng_is_not_used() -> None:
     state, _ = new_deal(rules, 8, 0, 0)
     play_deal(state, bots, [NO_RNG] * 4)  # NoRng raises if asked for a number
     assert state.done
-
-
-def test_ladder_breakdown_adds_up_to_the_match_mean() -> None:
-    """The breakdown by contract kind and by what each side's cards led to splits the mean exactly."""
-    ladder = _ladder()
-    r = ladder.run_match("pagat-au", "heuristic.v2", "heuristic.v1", 150, 500, 1)
-    n = r["deal_pairs"]
-    assert sum(g for *_, g in r["kinds"]) / n == pytest.approx(r["mean"])
-    assert sum(d for _, d in r["swaps"]) / n == pytest.approx(r["mean"])
-    assert len(r["kinds"]) == 2 * n and len(r["swaps"]) == n  # two seatings per deal pair
-    kinds = {k for k, *_ in r["kinds"]}
-    assert "6 suit" in kinds and "thrown in" in kinds
-    lines = ladder.format_breakdown(r)
-    assert lines[0].startswith("breakdown of heuristic.v2 vs heuristic.v1")
-    assert any(line.startswith("  same hands: heuristic.v2 7 suit made / heuristic.v1 6") for line in lines)
-    # identical bots: every seating's A-declared contract has a mirror with B declaring it
-    same = ladder.run_match("pagat-au", "heuristic.v2", "heuristic.v2", 60, 500, 1)
-    a = sorted((k, m, -g) for k, side, m, g in same["kinds"] if side == "A")
-    b = sorted((k, m, g) for k, side, m, g in same["kinds"] if side == "B")
-    assert a == b and a
-
-
-def test_ladder_seating_hook_is_the_registry_and_play_game_by_default() -> None:
-    """A Seating with the registry and a play_game that counts its games gives the default's match."""
-    ladder = _ladder()
-    played: list[int] = []
-
-    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
-        played.append(args[3])
-        return play_game(*args, **kwargs)
-
-    seating = ladder.Seating(play=counted)
-    r = ladder.run_match("pagat-au", "heuristic.v2", "heuristic.v1", 60, 500, 1, seating)
-    base = ladder.run_match("pagat-au", "heuristic.v2", "heuristic.v1", 60, 500, 1)
-    assert len(played) >= r["games"] > 0  # whole batches of game pairs are played
-    assert {k: v for k, v in r.items() if k != "seconds"} == {k: v for k, v in base.items() if k != "seconds"}
 
 
 def test_v1_parameters_pass_through_by_name() -> None:
