@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Sequence
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,52 @@ BOOTSTRAP_RESAMPLES = 2000
 #: too narrow on small samples (it is about ``mean ± 1.96 sd / sqrt(n)`` with no allowance for the
 #: estimated ``sd``); docs/statistics.md.
 SMALL_N = 100
+#: The standard normal distribution.
+NORMAL = NormalDist()
+
+
+def z_value(confidence: float) -> float:
+    """The two-sided normal quantile of ``confidence`` (0.95 → 1.95996...)."""
+    return NORMAL.inv_cdf(0.5 + confidence / 2)
+
+
+def t_value(confidence: float, n: int) -> float:
+    """The two-sided Student-t quantile of ``confidence`` for a mean of ``n`` units (``n - 1`` df)."""
+    return t_quantile(0.5 + confidence / 2, n - 1)
+
+
+def wilson_bounds(mean: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The Wilson score interval of a mean in [0, 1] over ``n`` units (a fractional ``mean`` allowed).
+
+    For a variable in [0, 1] the variance is at most ``mean (1 - mean)``, so this is the interval to
+    fall back on when the sample says nothing about the spread (one unit, or every unit alike: a
+    one-sided match).  The bounds are 0 or 1 exactly when the mean is.
+    """
+    return _wilson(mean, n, z_value(confidence))
+
+
+def _wilson(p: float, n: int, z: float) -> tuple[float, float]:
+    """The Wilson score interval of a rate ``p`` over ``n`` trials for the normal quantile ``z``."""
+    if n <= 0:
+        return math.nan, math.nan
+    z2 = z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    low = 0.0 if p <= 0.0 else max(0.0, centre - half)
+    high = 1.0 if p >= 1.0 else min(1.0, centre + half)
+    return low, high
+
+
+def ratio_ci(
+    numerators: Sequence[int], denominators: Sequence[int], confidence: float = 0.95
+) -> tuple[float, float]:
+    """A ratio of sums ``Σx / Σn`` over independent units and its half-width: :func:`cluster_mean`'s
+    clustered interval (each unit a cluster of ``n`` observations summing to ``x``; integers).
+
+    Used for points per deal: ``x`` is a game pair's point difference, ``n`` its number of deals.
+    """
+    mean, lo, hi, _se, _g = cluster_mean(numerators, denominators, confidence)
+    return mean, (hi - lo) / 2
 
 
 def t_interval(mean: float, sd: float, n: int) -> tuple[float, float]:
@@ -67,15 +114,7 @@ def wilson(k: pl.Expr, n: pl.Expr, prefix: str, rate_name: str | None = None) ->
 
 def wilson_interval(k: int, n: int) -> tuple[float, float]:
     """The 95% Wilson score interval of ``k`` successes in ``n`` trials (``nan``s when ``n`` is 0)."""
-    if n <= 0:
-        return math.nan, math.nan
-    z2 = Z95 * Z95
-    p = k / n
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    lo = 0.0 if k == 0 else max(0.0, centre - half)
-    hi = 1.0 if k == n else min(1.0, centre + half)
-    return lo, hi
+    return _wilson(k / n if n > 0 else 0.0, n, Z95)
 
 
 def newcombe_diff(k1: int, n1: int, k2: int, n2: int) -> tuple[float, float, float]:
@@ -214,24 +253,26 @@ def welch_interval(va: np.ndarray, ca: np.ndarray, vb: np.ndarray, cb: np.ndarra
     return mb - ma - half, mb - ma + half
 
 
-def cluster_mean(y: Sequence[int], m: Sequence[int]) -> tuple[float, float, float, float, int]:
+def cluster_mean(
+    y: Sequence[int], m: Sequence[int], confidence: float = 0.95
+) -> tuple[float, float, float, float, int]:
     """``(mean, lo, hi, se, clusters)`` of a mean over observations grouped in independent clusters:
     cluster ``g`` holds ``m[g]`` observations summing to ``y[g]`` (integers).
 
     The mean is ``sum(y) / sum(m)``; its variance is the linearised (ratio-estimator, "sandwich")
     ``G / (G - 1) · sum((y_g - mean · m_g)²) / sum(m)²`` and the interval is ``mean ± t(0.975, G - 1) ·
-    se``.  Observations of one cluster (the two partners of a team on one deal, the deals of one game)
-    may be correlated in any way; clusters must be independent.  The sums are exact integer arithmetic,
-    so the result does not depend on the order of the clusters.  ``nan`` interval with fewer than two
-    clusters."""
+    se`` (at 95% ``confidence``).  Observations of one cluster (the two partners of a team on one deal,
+    the deals of one game) may be correlated in any way; clusters must be independent.  The sums are
+    exact integer arithmetic, so the result does not depend on the order of the clusters.  ``nan``
+    interval with fewer than two clusters."""
     syy = sum(int(v) * int(v) for v in y)
     sym = sum(int(v) * int(w) for v, w in zip(y, m, strict=True))
     smm = sum(int(w) * int(w) for w in m)
-    return cluster_sums(len(y), sum(int(v) for v in y), sum(int(v) for v in m), syy, sym, smm)
+    return cluster_sums(len(y), sum(int(v) for v in y), sum(int(v) for v in m), syy, sym, smm, confidence)
 
 
 def cluster_sums(
-    g: int, a: int, b: int, syy: int, sym: int, smm: int
+    g: int, a: int, b: int, syy: int, sym: int, smm: int, confidence: float = 0.95
 ) -> tuple[float, float, float, float, int]:
     """:func:`cluster_mean` from the sums over ``g`` clusters: ``a = Σy``, ``b = Σm``, ``syy = Σy²``,
     ``sym = Σy·m``, ``smm = Σm²`` (integers, mergeable across batches of clusters)."""
@@ -244,5 +285,5 @@ def cluster_sums(
     num = b * b * syy - 2 * a * b * sym + a * a * smm
     var = g / (g - 1) * (num / (b**4))
     se = math.sqrt(max(var, 0.0))
-    half = t_quantile(0.975, g - 1) * se
+    half = t_value(confidence, g) * se
     return mean, mean - half, mean + half, se, g

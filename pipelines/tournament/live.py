@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from fivehundred.pipelines.analysis.intervals import ratio_ci
 from fivehundred.pipelines.tournament.config import TournamentConfig
 from fivehundred.pipelines.tournament.schedule import PairResult
-from fivehundred.pipelines.tournament.stats import penta_counts, penta_summary, ratio_ci
+from fivehundred.pipelines.tournament.stats import penta_counts, penta_summary
 
 
 @dataclass

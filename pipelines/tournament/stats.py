@@ -16,45 +16,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from statistics import NormalDist
 
 import numpy as np
 
-from fivehundred.pipelines.analysis.distributions import t_quantile
+from fivehundred.pipelines.analysis.intervals import NORMAL, t_value, wilson_bounds, z_value
 
 #: The per-game score of each pentanomial outcome (pair points / 2).
 PENTA_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 #: What an empty pentanomial cell counts as in the GSPRT (as fishtest does), so the MLE exists.
 REGULARIZE = 1e-3
-_NORMAL = NormalDist()
-
-
-def z_value(confidence: float) -> float:
-    """The two-sided normal quantile of ``confidence`` (0.95 → 1.95996...)."""
-    return _NORMAL.inv_cdf(0.5 + confidence / 2)
-
-
-def t_value(confidence: float, n: int) -> float:
-    """The two-sided Student-t quantile of ``confidence`` for a mean of ``n`` units (``n - 1`` df)."""
-    return t_quantile(0.5 + confidence / 2, n - 1)
-
-
-def wilson_bounds(mean: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """The Wilson score interval of a mean in [0, 1] over ``n`` units (a fractional ``mean`` allowed).
-
-    For a variable in [0, 1] the variance is at most ``mean (1 - mean)``, so this is the interval to
-    fall back on when the sample says nothing about the spread (one unit, or every unit alike: a
-    one-sided match).  The bounds are 0 or 1 exactly when the mean is.
-    """
-    if n <= 0:
-        return math.nan, math.nan
-    z = z_value(confidence)
-    z2 = z * z
-    centre = (mean + z2 / (2 * n)) / (1 + z2 / n)
-    half = z * math.sqrt(mean * (1 - mean) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    low = 0.0 if mean <= 0.0 else max(0.0, centre - half)
-    high = 1.0 if mean >= 1.0 else min(1.0, centre + half)
-    return low, high
 
 
 def score_from_elo(elo: float) -> float:
@@ -69,27 +39,6 @@ def elo_from_score(score: float) -> float:
     if score <= 0.0:
         return -math.inf
     return 0.0 - 400.0 * math.log10(1.0 / score - 1.0)  # 0.0 - x: no "-0.0" at score 0.5
-
-
-def ratio_ci(
-    numerators: Sequence[float], denominators: Sequence[float], confidence: float = 0.95
-) -> tuple[float, float]:
-    """A ratio of sums ``Σx / Σn`` over paired units and its half-width (delta method).
-
-    Used for points per deal: ``x`` is a game pair's point difference, ``n`` its number of deals.
-    The variance is that of the residuals ``x - R n`` over the units, divided by ``N n̄²``; the
-    half-width uses Student's t with ``N - 1`` degrees of freedom.
-    """
-    x = np.asarray(numerators, dtype=float)
-    n = np.asarray(denominators, dtype=float)
-    if x.size == 0 or n.sum() == 0:
-        return math.nan, math.nan
-    ratio = float(x.sum() / n.sum())
-    if x.size < 2:
-        return ratio, math.nan
-    resid = x - ratio * n
-    se = math.sqrt(float(resid.var(ddof=1)) / x.size) / float(n.mean())
-    return ratio, t_value(confidence, x.size) * se
 
 
 def penta_counts(pair_points: Sequence[float]) -> list[int]:
@@ -139,7 +88,7 @@ def penta_summary(counts: Sequence[int], confidence: float = 0.95) -> ScoreSumma
         se = math.sqrt(ss / (n - 1) / n)
         half = t_value(confidence, int(n)) * se
         low, high = max(0.0, mean - half), min(1.0, mean + half)
-        los = _NORMAL.cdf((mean - 0.5) / se)
+        los = NORMAL.cdf((mean - 0.5) / se)
     else:
         low, high = wilson_bounds(mean, int(n), confidence)
         los = 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5

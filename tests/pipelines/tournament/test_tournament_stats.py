@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from fivehundred.pipelines.analysis.intervals import ratio_ci, wilson_bounds
 from fivehundred.pipelines.tournament.stats import (
     PENTA_SCORES,
     Sprt,
@@ -20,10 +21,8 @@ from fivehundred.pipelines.tournament.stats import (
     mle_pdf,
     penta_counts,
     penta_summary,
-    ratio_ci,
     score_from_elo,
     sprt_bounds,
-    wilson_bounds,
 )
 
 Z95 = 1.959963984540054
