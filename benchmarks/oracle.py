@@ -57,10 +57,11 @@ from fivehundred.pipelines.tournament.executors import Executor
 from fivehundred.pipelines.tournament.schedule import Seating, build_entry
 from fivehundred.sim import load_rules, play_game
 from fivehundred.sim.dd import Position, dd_tricks, move_values
-from fivehundred.sim.engine import BID, JOKER, KITTY, PASS, PLAY, SeatView, State
+from fivehundred.sim.engine import BID, JOKER, KITTY, PASS, PLAY, State
 from fivehundred.sim.errors import UserError
 from fivehundred.sim.rng import NoRng, Rng
 from fivehundred.sim.rules import Bid, Rules
+from fivehundred.sim.view import SeatView
 from fivehundred.strategies.base import check_spec, make
 from fivehundred.strategies.expert import side_points
 from fivehundred.strategies.heuristic2 import Heuristic2Strategy

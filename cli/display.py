@@ -16,9 +16,10 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from fivehundred.sim.cards import JACK, SAME_COLOUR, SUIT_NAMES, bits
-from fivehundred.sim.engine import AUCTION, JOKER, KITTY, PLAY, ContractTables, SeatView, contract_tables
+from fivehundred.sim.engine import AUCTION, JOKER, KITTY, PLAY, ContractTables, contract_tables
 from fivehundred.sim.notation import LEAD_SEP, NAME_NONE, NAME_SUIT, NO_SUIT, SUITS, action_name, naming_text
 from fivehundred.sim.rules import Rules
+from fivehundred.sim.view import SeatView
 
 if TYPE_CHECKING:
     from fivehundred.pipelines.verify import GameReplay

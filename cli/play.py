@@ -35,10 +35,11 @@ from fivehundred.cli.display import (
     table_text,
     tricks_text,
 )
-from fivehundred.sim.engine import AUCTION, JOKER, KITTY, SeatView, parse_action
+from fivehundred.sim.engine import AUCTION, JOKER, KITTY, parse_action
 from fivehundred.sim.errors import UserError
 from fivehundred.sim.notation import NO_SUIT, PASS_TEXT, action_name
 from fivehundred.sim.rules import Rules
+from fivehundred.sim.view import SeatView
 
 if TYPE_CHECKING:
     from fivehundred.tools.play import PlayEvent

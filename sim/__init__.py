@@ -21,7 +21,6 @@ from fivehundred.sim.engine import (  # noqa: E402 (the core is chosen before it
     PASS,
     PLAY,
     IllegalAction,
-    SeatView,
     State,
     parse_action,
     step,
@@ -37,6 +36,7 @@ from fivehundred.sim.game import (  # noqa: E402
 )
 from fivehundred.sim.notation import action_name  # noqa: E402
 from fivehundred.sim.rules import Bid, Rules, RulesError, available_variants, load_rules  # noqa: E402
+from fivehundred.sim.view import SeatView  # noqa: E402
 
 __all__ = [
     "AUCTION", "BID", "DONE", "ENGINE_VERSION", "JOKER", "JOKER_LEAD", "KITTY", "NAME_NONE",

@@ -179,3 +179,12 @@ def standard_deck(players: int, jokers: int) -> Deck:
     else:
         raise ValueError(f"no deck for {players} players with {jokers} joker(s)")
     return build_deck(ranks, jokers)
+
+
+def flag_mask(flags: list[bool]) -> int:
+    """A list of flags as a bitmask (bit ``i`` = ``flags[i]``): a set of seats."""
+    m = 0
+    for i, f in enumerate(flags):
+        if f:
+            m |= 1 << i
+    return m

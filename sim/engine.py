@@ -14,10 +14,17 @@ runner); :func:`step` is the pure form that returns a new state.  :meth:`State.v
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
-from fivehundred.sim.cards import SAME_COLOUR, Deck, bits
+from fivehundred.sim.cards import bits, flag_mask
+from fivehundred.sim.contract import (
+    ContractTables,
+    contract_tables,
+    joker_lead_suits,
+    next_seat,
+    playable_mask,
+    trick_winner,
+)
 from fivehundred.sim.notation import (
     BID,
     JOKER_LEAD,
@@ -29,150 +36,26 @@ from fivehundred.sim.notation import (
     parse_naming,
     parse_play,
 )
+from fivehundred.sim.phases import AUCTION, DONE, JOKER, KITTY, PLAY
 from fivehundred.sim.seeding import shuffled
+from fivehundred.sim.view import SeatView
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     from fivehundred.sim.rules import Bid, Rules
 
 #: Bumped whenever a change to the engine changes any result for the same seed.
 ENGINE_VERSION: Final = "engine.v2"
 
-# Phases.
-AUCTION: Final = 0
-KITTY: Final = 1
-JOKER: Final = 2
-PLAY: Final = 3
-DONE: Final = 4
-
 # The action space's constants (JOKER_LEAD, NAME_SUIT, NAME_NONE, PASS, BID) belong to the
-# notation (sim/notation.py), which writes and reads actions; they are re-exported here.
+# notation (sim/notation.py), which writes and reads actions; the phases to sim/phases.py, the
+# contract tables and the rules of play to sim/contract.py, the seat views to sim/view.py.  They are
+# re-exported here.
 
 _NAMINGS: Final = (NAME_SUIT, NAME_SUIT + 1, NAME_SUIT + 2, NAME_SUIT + 3, NAME_NONE)
-_RIGHT_BOWER: Final = 1050
-_LEFT_BOWER: Final = 1049
 
 
 class IllegalAction(ValueError):
     """An action that is not among the legal actions of the state."""
-
-
-class ContractTables:
-    """Per-contract tables: effective suit, suit masks and trick power of every card.
-
-    ``power[c]`` is non-zero for cards that win regardless of the suit led (trumps, the suitless
-    joker); ``rank[c]`` ranks a card within its effective suit; ``bowers`` is the mask of the right
-    and left bowers of a suit contract (0 otherwise).  Built once per (deck, trump, joker naming)
-    and cached.
-    """
-
-    __slots__ = ("bowers", "eff_suit", "power", "rank", "suit_mask", "suitless_jokers", "trump")
-
-    def __init__(self, deck: Deck, trump: int, named: tuple[int, ...]) -> None:
-        eff = list(deck.suit)
-        power = [0] * deck.size
-        rank = list(deck.rank)
-        suitless = 0
-        for j, c in enumerate(deck.jokers):
-            if 0 <= trump < 4:
-                eff[c] = trump
-                power[c] = 1000 + deck.rank[c]
-            elif named[j] >= 0:
-                eff[c] = named[j]  # a card of that suit only, above its ace
-            else:
-                suitless |= 1 << c
-                power[c] = 10000 + deck.rank[c]
-        if 0 <= trump < 4:
-            for c in range(deck.size):
-                s = deck.suit[c]
-                if s == trump:
-                    power[c] = _RIGHT_BOWER if deck.rank[c] == 14 else 1000 + deck.rank[c]
-                elif s == SAME_COLOUR[trump] and deck.rank[c] == 14:
-                    eff[c] = trump
-                    power[c] = _LEFT_BOWER
-        masks = [0, 0, 0, 0]
-        bowers = 0
-        for c, s in enumerate(eff):
-            if s >= 0:
-                masks[s] |= 1 << c
-            if power[c] == _RIGHT_BOWER or power[c] == _LEFT_BOWER:
-                bowers |= 1 << c
-        self.bowers = bowers
-        self.trump = trump if 0 <= trump < 4 else -1
-        self.eff_suit = tuple(eff)
-        self.power = tuple(power)
-        self.rank = tuple(rank)
-        self.suit_mask = tuple(masks)
-        self.suitless_jokers = suitless
-
-
-@lru_cache(maxsize=4096)
-def contract_tables(deck: Deck, trump: int, named: tuple[int, ...]) -> ContractTables:
-    """Cached :class:`ContractTables` for a deck, a trump (``4`` or ``-1`` for none) and namings."""
-    return ContractTables(deck, trump, named)
-
-
-def playable_mask(hand: int, suit_cards: int, suitless: int, joker_forced: bool) -> int:
-    """The cards of ``hand`` that may be played to a trick whose led suit holds ``suit_cards``.
-
-    Follow suit if able (RULES.md §7); a void player plays any card, except that a suitless joker
-    must be played when ``joker_forced`` (misère with the ``pagat`` joker, §8).  ``suitless`` is
-    the mask of the suitless jokers.  Shared by the engine and the double-dummy solver
-    (:mod:`sim.dd`), which passes masks of its own card numbering.
-    """
-    follow = hand & suit_cards
-    if follow:
-        return follow
-    jk = hand & suitless
-    if jk and joker_forced:
-        return jk
-    return hand
-
-
-def trick_winner(tables: ContractTables, cards: Sequence[int], led: int) -> int:
-    """The position in ``cards`` (a trick or the trick so far, in the order played) of the card that
-    takes it (RULES.md §7): the highest trick power (trumps, a suitless joker), else the highest card
-    of the effective suit ``led``; -1 when ``cards`` is empty.  The engine resolves every trick with
-    it; a bot reading a trick calls it with its view's ``tables`` and ``led_suit``."""
-    power, eff, rank = tables.power, tables.eff_suit, tables.rank
-    best = -1
-    win = -1
-    for i in range(len(cards)):
-        c = cards[i]
-        p = power[c] or (rank[c] if eff[c] == led else 0)
-        if p > best:
-            best = p
-            win = i
-    return win
-
-
-def next_seat(seat: int, n: int, skip: int = 0) -> int:
-    """The seat to the left of ``seat`` at a table of ``n`` (the auction and the play go clockwise),
-    passing over the seats of the ``skip`` mask (bit ``s``: seat ``s``), which must leave one seat."""
-    nxt = (seat + 1) % n
-    while skip >> nxt & 1:
-        nxt = (nxt + 1) % n
-    return nxt
-
-
-def joker_lead_suits(comp: CompiledRules, tricks_played: int, led_suits: int, other_cards: bool) -> int:
-    """Bitmask of the suits a suitless joker may name when led (RULES.md §8 and the switches).
-
-    ``led_suits`` is the mask of suits led so far in the deal, ``other_cards`` whether the leader
-    holds a card other than suitless jokers.  Shared by the engine and :mod:`sim.dd`.
-    """
-    last = tricks_played == comp.hand_size - 1
-    if comp.joker_lead_only_last_trick:
-        suits = 15 if last else 0
-    elif comp.joker_north_american:
-        suits = 15
-    else:
-        unled = 15 & ~led_suits
-        suits = unled if unled else (15 if last else 0)
-    if not suits and not other_cards:
-        suits = 15  # only jokers left (two-joker deck): any suit rather than no move
-    return suits
 
 
 class CompiledRules:
@@ -493,7 +376,7 @@ class State:
             if self.n_passed == n - 1:  # the others had all passed already: the auction is over
                 self._end_auction()
                 return
-        self.turn = next_seat(seat, n, _flag_mask(self.passed))
+        self.turn = next_seat(seat, n, flag_mask(self.passed))
 
     def _throw_in(self) -> None:
         self.phase = DONE
@@ -545,7 +428,7 @@ class State:
             team = d % rules.teams
             self.active = [s == d or s % rules.teams != team for s in range(n)]
             self.n_active = sum(self.active)
-            out = _flag_mask([not a for a in self.active])
+            out = flag_mask([not a for a in self.active])
             self.next_active = [next_seat(s, n, out) for s in range(n)]
         self.phase = PLAY
         self.turn = d
@@ -630,7 +513,7 @@ class State:
         return self.score_delta[self.declarer % self.rules.teams] > 0
 
     def view(self, seat: int) -> SeatView:
-        """What ``seat`` may know of this deal."""
+        """What ``seat`` may know of this deal (a :class:`~sim.view.SeatView` snapshot)."""
         return SeatView(self, seat)
 
 
@@ -639,351 +522,6 @@ def step(state: State, action: int) -> State:
     new = state.clone()
     new.apply_checked(action)
     return new
-
-
-def _flag_mask(flags: list[bool]) -> int:
-    """A list of flags as a bitmask (bit ``i`` = ``flags[i]``)."""
-    m = 0
-    for i, f in enumerate(flags):
-        if f:
-            m |= 1 << i
-    return m
-
-
-def _mask_flags(m: int, n: int) -> tuple[bool, ...]:
-    """The ``n`` flags of a bitmask made by :func:`_flag_mask`."""
-    return tuple([m >> i & 1 == 1 for i in range(n)])
-
-
-def _pack(values: list[int], offset: int) -> int:
-    """Small non-negative ints (after adding ``offset``) as one int, 8 bits each."""
-    m = 0
-    shift = 0
-    for v in values:
-        m |= (v + offset) << shift
-        shift += 8
-    return m
-
-
-def _unpack(m: int, n: int, offset: int) -> tuple[int, ...]:
-    """The ``n`` values of an int made by :func:`_pack` with the same ``offset``."""
-    return tuple([(m >> (8 * i) & 255) - offset for i in range(n)])
-
-
-def _own_copy(t: tuple[Any, ...]) -> Any:
-    """A new tuple equal to ``t`` (``tuple(t)`` would return ``t`` itself); its items as objects,
-    so that compiled code copies references instead of unboxing and boxing ints."""
-    if len(t) == 2:
-        return (t[0], t[1])
-    if len(t) == 3:
-        return (t[0], t[1], t[2])
-    return tuple(list(t))
-
-
-class SeatView:
-    """The information state of one seat at one decision (OpenSpiel's information state, as an object).
-
-    It holds the seat's own hand, the auction, the contract, every card played, the kitty and the
-    discards only for the declarer, the open-misère declarer's hand only after the first trick,
-    and the game scores.  It is a snapshot: built from the state when the seat is asked to act, it
-    keeps no reference to the state and does not change afterwards (take a new view to see later
-    actions).  What it holds is either made for it alone (ints, tuples of ints) or shared, immutable
-    and public (the rules, the contract's bid, the contract tables): nothing reachable from it
-    leads to the state, to another seat's view or hand, to a random stream or to a seed.
-    docs/strategies.md says what that does and does not protect against in-process.
-
-    A snapshot is taken at every decision, so it copies as little as it can: the per-seat flags
-    (:attr:`passed`, :attr:`active`) and :attr:`jokers_named` are kept as ints, the current
-    :attr:`trick` as its length (it is the tail of :attr:`plays`) and :attr:`tricks_won` as
-    :attr:`trick_winners`; those properties build their tuples when read.
-    """
-
-    __slots__ = (
-        "_active",
-        "_high",
-        "_named",
-        "_pairs",
-        "_passed",
-        "_play_seats",
-        "_plays",
-        "_trick_len",
-        "bid_seats",
-        "bids",
-        "contract",
-        "dealer",
-        "declarer",
-        "discards",
-        "exposed",
-        "hand",
-        "hand_no",
-        "high_bidder",
-        "kitty",
-        "led_suit",
-        "led_suits",
-        "phase",
-        "played",
-        "rules",
-        "scores",
-        "seat",
-        "tables",
-        "trick_winners",
-        "turn",
-    )  # fmt: skip
-
-    #: The seat whose view this is.
-    seat: int
-    #: The rule set.
-    rules: Rules
-    #: The deal's phase (``AUCTION``, ``KITTY``, ``JOKER``, ``PLAY``, ``DONE``).
-    phase: int
-    #: The dealer's seat.
-    dealer: int
-    #: The seat to act.
-    turn: int
-    #: Each team's game score before this deal.
-    scores: tuple[int, ...]
-    #: This deal's number within its game.
-    hand_no: int
-    #: This seat's current cards (bitmask); the declarer's includes the kitty until discarded.
-    hand: int
-    #: Every auction call so far, in order from the player left of the dealer.
-    bids: tuple[int, ...]
-    #: The seat that made each auction call of :attr:`bids` (turns skip passed players).
-    bid_seats: tuple[int, ...]
-    #: Seat of the highest bid so far, or -1.
-    high_bidder: int
-    #: The contract, once the auction is over.
-    contract: Bid | None
-    #: The declarer's seat, or -1.
-    declarer: int
-    #: The kitty as dealt: known to the declarer only, after the auction.
-    kitty: int | None
-    #: The declarer's discards: known to the declarer only.
-    discards: int | None
-    #: The contract's card tables (effective suits, powers); None before play.
-    tables: ContractTables | None
-    #: The effective suit led to the current trick, or -1.
-    led_suit: int
-    #: Bitmask (bit = suit) of the suits led so far in this deal.
-    led_suits: int
-    #: Bitmask of every card played so far.
-    played: int
-    #: The winner of each completed trick.
-    trick_winners: tuple[int, ...]
-    #: The open-misère declarer's remaining hand, exposed to all after the first trick.
-    exposed: int | None
-
-    def __init__(self, state: State, seat: int) -> None:
-        s = state
-        self.seat = seat
-        self.rules = s.rules
-        phase = s.phase
-        self.phase = phase
-        self.dealer = s.dealer
-        self.turn = s.turn
-        self.scores = _own_copy(s.scores)
-        self.hand_no = s.hand_no
-        self.hand = s.hands[seat] ^ 0  # a new int: nothing else refers to this one
-        self.bids = tuple(s.bids)
-        self.bid_seats = tuple(s.bid_seats)
-        self._high = s.high
-        self.high_bidder = s.high_bidder
-        self._passed = _flag_mask(s.passed) if s.n_passed else 0
-        contract = s.contract
-        declarer = s.declarer
-        self.contract = contract
-        self.declarer = declarer
-        if seat == declarer:
-            self.kitty = s.kitty_dealt ^ 0
-            self.discards = s.discards ^ 0
-        else:
-            self.kitty = None
-            self.discards = None
-        self._named = _pack(s.jokers_named, 1) if phase >= PLAY else 0
-        self.tables = s.tables
-        self._active = s.comp.all_seats if s.n_active == s.comp.n else _flag_mask(s.active)
-        self._trick_len = len(s.trick)
-        self.led_suit = s.led if s.trick else -1
-        self.led_suits = s.led_suits
-        self._plays = tuple(s.plays)
-        self._play_seats = tuple(s.play_seats)
-        self._pairs: tuple[tuple[int, int], ...] | None = None
-        self.played = s.played ^ 0
-        self.trick_winners = tuple(s.trick_winners)
-        if phase == PLAY and s.tricks_played >= 1 and s.comp.open_bids[s.high]:
-            self.exposed = s.hands[declarer] ^ 0
-        else:
-            self.exposed = None
-
-    @property
-    def high_bid(self) -> Bid | None:
-        """The highest bid so far (the contract once the auction is over)."""
-        return self.rules.ladder[self._high] if self._high >= 0 else None
-
-    @property
-    def passed(self) -> tuple[bool, ...]:
-        """Which seats have passed in the auction."""
-        return _mask_flags(self._passed, self.rules.players)
-
-    @property
-    def active(self) -> tuple[bool, ...]:
-        """Which seats take part in the play (a misère declarer's partners sit out)."""
-        return _mask_flags(self._active, self.rules.players)
-
-    @property
-    def tricks_won(self) -> tuple[int, ...]:
-        """Tricks won so far by each seat."""
-        won = [0] * self.rules.players
-        for w in self.trick_winners:
-            won[w] += 1
-        return tuple(won)
-
-    @property
-    def jokers_named(self) -> tuple[int, ...]:
-        """The suit named for each joker by the declarer (-1: none), public once play starts."""
-        return _unpack(self._named, len(self.rules.deck.jokers), 1)
-
-    @property
-    def trick(self) -> tuple[tuple[int, int], ...]:
-        """The current trick as (seat, card) pairs (a led suitless joker as its card)."""
-        plays, seats = self._plays, self._play_seats
-        end = len(plays)
-        out = []
-        for i in range(end - self._trick_len, end):
-            a = plays[i]
-            if a >= JOKER_LEAD:  # a led suitless joker: its card
-                a = self.rules.deck.jokers[(a - JOKER_LEAD) >> 2]
-            out.append((seats[i], a))
-        return tuple(out)
-
-    @property
-    def plays(self) -> tuple[tuple[int, int], ...]:
-        """Every play so far as (seat, action); a led suitless joker keeps its naming action."""
-        pairs = self._pairs
-        if pairs is None:
-            pairs = tuple(zip(self._play_seats, self._plays))  # noqa: B905 (equal lengths by construction)
-            self._pairs = pairs
-        return pairs
-
-
-#: The fields of :func:`view_fields`, in order (the isolation mode's wire format).
-VIEW_FIELDS: Final = (
-    "seat",
-    "phase",
-    "dealer",
-    "turn",
-    "scores",
-    "hand_no",
-    "hand",
-    "bids",
-    "bid_seats",
-    "_high",
-    "high_bidder",
-    "passed",
-    "declarer",
-    "kitty",
-    "discards",
-    "jokers_named",
-    "active",
-    "_trick_len",
-    "led_suit",
-    "led_suits",
-    "_plays",
-    "_play_seats",
-    "played",
-    "trick_winners",
-    "exposed",
-)
-
-
-def view_fields(view: SeatView) -> list[Any]:
-    """A view as plain data (ints, None, lists of ints) in :data:`VIEW_FIELDS` order: no rules, tables
-    or contract object (:class:`PlainView` rebuilds them from the rules and the bid index)."""
-    return [
-        view.seat,
-        view.phase,
-        view.dealer,
-        view.turn,
-        list(view.scores),
-        view.hand_no,
-        view.hand,
-        list(view.bids),
-        list(view.bid_seats),
-        view._high,
-        view.high_bidder,
-        list(view.passed),
-        view.declarer,
-        view.kitty,
-        view.discards,
-        list(view.jokers_named),
-        list(view.active),
-        view._trick_len,
-        view.led_suit,
-        view.led_suits,
-        list(view._plays),
-        list(view._play_seats),
-        view.played,
-        list(view.trick_winners),
-        view.exposed,
-    ]
-
-
-class PlainView(SeatView):
-    """A :class:`SeatView` rebuilt from :func:`view_fields` data and the rules (in another process).
-
-    The contract is the auction's highest bid once the auction is over, the tables are those of the
-    contract and the named jokers: the same public API, the same values, as the view it was made from.
-    """
-
-    __slots__ = ()
-
-    def __init__(self, rules: Rules, f: list[Any]) -> None:
-        self.rules = rules
-        self.seat = int(f[0])
-        self.phase = int(f[1])
-        self.dealer = int(f[2])
-        self.turn = int(f[3])
-        self.scores = tuple(int(x) for x in f[4])
-        self.hand_no = int(f[5])
-        self.hand = int(f[6])
-        self.bids = tuple(int(x) for x in f[7])
-        self.bid_seats = tuple(int(x) for x in f[8])
-        self._high = int(f[9])
-        self.high_bidder = int(f[10])
-        self._passed = _flag_mask([bool(x) for x in f[11]])
-        self.declarer = int(f[12])
-        self.kitty = None if f[13] is None else int(f[13])
-        self.discards = None if f[14] is None else int(f[14])
-        named = tuple(int(x) for x in f[15])
-        self._named = _pack(list(named), 1)
-        self._active = _flag_mask([bool(x) for x in f[16]])
-        self._trick_len = int(f[17])
-        self.led_suit = int(f[18])
-        self.led_suits = int(f[19])
-        self._plays = tuple(int(x) for x in f[20])
-        self._play_seats = tuple(int(x) for x in f[21])
-        self._pairs = None
-        self.played = int(f[22])
-        self.trick_winners = tuple(int(x) for x in f[23])
-        self.exposed = None if f[24] is None else int(f[24])
-        contract = rules.ladder[self._high] if self.declarer >= 0 and self._high >= 0 else None
-        self.contract = contract
-        if contract is not None and self.phase >= PLAY:
-            self.tables = contract_tables(rules.deck, contract.trump, named)
-        else:
-            self.tables = None
-
-
-class BlankView(SeatView):
-    """Handed to strategies that declare ``uses_view = False``: only :attr:`seat` is set.
-
-    Reading anything else raises ``AttributeError``; the game runner then builds no snapshot.
-    """
-
-    __slots__ = ()
-
-    def __init__(self, seat: int) -> None:
-        self.seat = seat
 
 
 def parse_action(rules: Rules, text: str, phase: int) -> int:

@@ -12,21 +12,12 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from fivehundred.sim.cards import bits
-from fivehundred.sim.engine import (
-    AUCTION,
-    DONE,
-    ENGINE_VERSION,
-    JOKER,
-    KITTY,
-    PLAY,
-    BlankView,
-    SeatView,
-    State,
-)
+from fivehundred.sim.engine import AUCTION, DONE, ENGINE_VERSION, JOKER, KITTY, PLAY, State
 from fivehundred.sim.errors import StrategyError
 from fivehundred.sim.notation import action_name, action_names, joker_suit_text
 from fivehundred.sim.rng import NoRng, Rng
 from fivehundred.sim.seeding import bot_rng, deal_seed, dealer_of, first_dealer
+from fivehundred.sim.view import BlankView, SeatView
 
 if TYPE_CHECKING:
     from fivehundred.sim.rules import Rules

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any, Protocol, runtime_checkable
 
-from fivehundred.sim.engine import SeatView
 from fivehundred.sim.errors import UserError
 from fivehundred.sim.rng import Rng
+from fivehundred.sim.view import SeatView
 
 ENTRY_POINT_GROUP = "fivehundred.strategies"
 

@@ -72,8 +72,9 @@ from fivehundred.strategies.tables import rules_info
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from fivehundred.sim.engine import SeatView, State
+    from fivehundred.sim.engine import State
     from fivehundred.sim.rules import Bid, Rules
+    from fivehundred.sim.view import SeatView
 
 #: The misère risk (``heuristic``'s) up to which the bidding values a legal misère bid.
 MISERE_REACH = 3.0

@@ -29,8 +29,8 @@ from fivehundred.strategies.sampling import sample_deal
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from fivehundred.sim.engine import SeatView
     from fivehundred.sim.rules import Bid, Rules
+    from fivehundred.sim.view import SeatView
 
 
 def deal_state(view: SeatView, hands: list[int], kitty: int) -> State:

@@ -26,7 +26,7 @@ from fivehundred.strategies.sampling import distinct_actions
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from fivehundred.sim.engine import SeatView
+    from fivehundred.sim.view import SeatView
     from fivehundred.strategies.expert import ExpertStrategy
 
 

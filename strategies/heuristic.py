@@ -39,8 +39,8 @@ from fivehundred.strategies.tables import CardInfo, RulesInfo, card_info, play_s
 if TYPE_CHECKING:
     import random
 
-    from fivehundred.sim.engine import SeatView
     from fivehundred.sim.rules import Bid, Rules
+    from fivehundred.sim.view import SeatView
 
 #: Misère danger of a joker in the bidder's hand (it will be discarded).
 _JOKER_MISERE: Final = 0.5

@@ -50,8 +50,8 @@ from fivehundred.strategies.tables import CardInfo, RulesInfo, rules_info
 if TYPE_CHECKING:
     import random
 
-    from fivehundred.sim.engine import SeatView
     from fivehundred.sim.rules import Bid, Rules
+    from fivehundred.sim.view import SeatView
 
 _NT: Final = 4
 #: The shipped calibration table (inside the ``fivehundred.strategies`` package).

@@ -35,9 +35,9 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from fivehundred.sim.engine import PlainView, SeatView, view_fields
 from fivehundred.sim.rng import Rng
 from fivehundred.sim.rules import Rules
+from fivehundred.sim.view import PlainView, SeatView, view_fields
 
 #: Seconds a strategy may take to answer one decision when isolated (``isolate_timeout`` overrides).
 DEFAULT_TIMEOUT = 30.0

@@ -41,7 +41,8 @@ from fivehundred.strategies.tables import card_info
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from fivehundred.sim.engine import SeatView, State
+    from fivehundred.sim.engine import State
+from fivehundred.sim.view import SeatView
 
 
 def play_out(

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from fivehundred.sim._mypyc import mypyc_attr
-from fivehundred.sim.engine import PASS, SeatView
+from fivehundred.sim.engine import PASS
 from fivehundred.sim.rng import Rng
+from fivehundred.sim.view import SeatView
 from fivehundred.strategies.base import number, register, whole
 
 

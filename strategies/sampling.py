@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import random
     from collections.abc import Sequence
 
-    from fivehundred.sim.engine import SeatView
+    from fivehundred.sim.view import SeatView
 
 
 def shown_voids(view: SeatView) -> list[int]:

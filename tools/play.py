@@ -39,12 +39,13 @@ from fivehundred.pipelines.runconfig import (
 )
 from fivehundred.pipelines.rundir import Manifest, RunDir, encode_parquet, package_versions
 from fivehundred.pipelines.schema import records_to_table
-from fivehundred.sim.engine import AUCTION, JOKER, KITTY, PLAY, SeatView, State
+from fivehundred.sim.engine import AUCTION, JOKER, KITTY, PLAY, State
 from fivehundred.sim.errors import StrategyError, UserError
 from fivehundred.sim.game import DEAL_LIMIT, new_deal, play_game, settle
 from fivehundred.sim.rng import NoRng, Rng
 from fivehundred.sim.rules import Rules, load_rules
 from fivehundred.sim.seeding import bot_rng
+from fivehundred.sim.view import SeatView
 
 #: The strategy id of the person's seat in the deal log and the manifest.
 HUMAN_LABEL: Final = "human.v1"

@@ -18,8 +18,9 @@ from fivehundred.cli.display import deal_result_text, hand_lines, prompt_text, s
 from fivehundred.cli.play import ChoiceError, PlayInputError, Table, parse_choice
 from fivehundred.pipelines.verify import verify_run
 from fivehundred.sim import load_rules
-from fivehundred.sim.engine import AUCTION, PLAY, SeatView, State
+from fivehundred.sim.engine import AUCTION, PLAY, State
 from fivehundred.sim.notation import BID, JOKER_LEAD, NAME_NONE, NAME_SUIT, PASS, action_name, split_play
+from fivehundred.sim.view import SeatView
 from fivehundred.tools.play import StopPlay, make_play_config, play_session
 from tests.tools.test_play import nt_joker_policy
 

@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 
 from fivehundred.sim import available_variants, load_rules, play_game
-from fivehundred.sim.engine import PLAY, PlainView, SeatView, State, view_fields
+from fivehundred.sim.engine import PLAY, State
 from fivehundred.sim.notation import JOKER_LEAD
+from fivehundred.sim.view import PlainView, SeatView, view_fields
 from fivehundred.strategies.heuristic import HeuristicStrategy
 from tests.helpers import random_legal, states_along
 

@@ -19,10 +19,11 @@ from typing import Any
 import pytest
 
 from fivehundred.sim import load_rules, play_game
-from fivehundred.sim.engine import ContractTables, SeatView, State
+from fivehundred.sim.engine import ContractTables, State
 from fivehundred.sim.rng import Rng
 from fivehundred.sim.rules import Rules
 from fivehundred.sim.seeding import deal_seed
+from fivehundred.sim.view import SeatView
 from fivehundred.strategies.heuristic import HeuristicStrategy
 from fivehundred.strategies.random_bot import RandomStrategy
 

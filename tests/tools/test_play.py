@@ -11,8 +11,9 @@ import pytest
 
 from fivehundred.pipelines.verify import verify_run
 from fivehundred.sim import load_rules, play_game
-from fivehundred.sim.engine import AUCTION, JOKER, KITTY, PLAY, SeatView
+from fivehundred.sim.engine import AUCTION, JOKER, KITTY, PLAY
 from fivehundred.sim.notation import BID, JOKER_LEAD, NAME_NONE, PASS
+from fivehundred.sim.view import SeatView
 from fivehundred.strategies import make
 from fivehundred.tools.play import (
     HUMAN_LABEL,
