@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 def _mask_flags(m: int, n: int) -> tuple[bool, ...]:
-    """The ``n`` flags of a bitmask made by :func:`_flag_mask`."""
+    """The ``n`` flags of a bitmask made by :func:`sim.cards.flag_mask`."""
     return tuple([m >> i & 1 == 1 for i in range(n)])
 
 
