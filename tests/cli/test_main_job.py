@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 import fivehundred.cli.main  # noqa: F401  (registers every command)
 from fivehundred.cli.app import app
 from fivehundred.pipelines.verify import verify_run
-from tests.reports.test_report import figure_keys
+from tests.reports.helpers import figure_keys
 
 pytestmark = pytest.mark.slow  # starts Ray or long-running processes: `-m 'not slow'` skips it
 

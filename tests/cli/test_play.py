@@ -22,7 +22,7 @@ from fivehundred.sim.engine import AUCTION, PLAY, State
 from fivehundred.sim.notation import BID, JOKER_LEAD, NAME_NONE, NAME_SUIT, PASS, action_name, split_play
 from fivehundred.sim.view import SeatView
 from fivehundred.tools.play import StopPlay, make_play_config, play_session
-from tests.tools.test_play import nt_joker_policy
+from tests.tools.helpers import nt_joker_policy
 
 REPO = Path(__file__).resolve().parents[2]
 runner = CliRunner()

@@ -21,11 +21,11 @@ from fivehundred.pipelines.runconfig import make_config
 from fivehundred.pipelines.rundir import read_manifest
 from fivehundred.pipelines.simulate import run_simulation
 from fivehundred.reports import ReportError, build_report
-from fivehundred.reports.build import SECTION_BUILDERS, sections
-from fivehundred.reports.section import Context
+from fivehundred.reports.build import SECTION_BUILDERS
 from fivehundred.reports.tables import read_statistics
 from fivehundred.sim import ENGINE_VERSION
 from tests.cli.helpers import in_process
+from tests.reports.helpers import figure_keys
 
 SEED = 5
 GAMES = 40
@@ -50,11 +50,6 @@ KEYS = {
     "dd_success": ["contract"],
     "dd_trick_gain": ["role", "strategy"],
 }
-
-
-def figure_keys() -> list[str]:
-    """Every figure key of the report, in order (the sections of a context with no data)."""
-    return [f.key for sec in sections(Context({}, ())) for f in sec.figures]
 
 
 FIGURES = figure_keys()

@@ -12,7 +12,7 @@ from fivehundred.cli.statistics import make_report
 from fivehundred.pipelines.analysis import analyze
 from fivehundred.reports.build import SECTION_BUILDERS
 from fivehundred.reports.figures import effects_chart
-from tests.pipelines.analysis.test_analysis_logs import play_run, write_run
+from tests.pipelines.analysis.helpers import play_run, write_run
 
 
 @pytest.fixture(scope="module")

@@ -151,3 +151,27 @@ def hand_facts(hand: list[str], kitty: list[str], discards: list[str], trump: st
         out["trumps_kept"] = sum(is_trump(c, trump) for c in kept)
     out["suit_lengths"] = [sum(effective_suit(c, trump) == s for c in hand) for s in "SCDH"]
     return out
+
+
+# No-trumps: seat 0 holds the joker and the top cards of every suit.
+TOPS = (
+    [
+        "JK AS KS QS AC KC AD KD AH KH",
+        "JS TS 9S QC JC TC QD JD QH JH",
+        "8S 7S 6S 9C 8C 7C TD 9D TH 9H",
+        "5S 6C 5C 8D 7D 6D 5D 8H 7H 6H",
+    ],
+    "4D 5H 4H",
+)
+
+
+# Seat 2 (a defender of seat 1) holds the joker and is void in diamonds.
+DEF_JOKER = (
+    [
+        "AH KH QH JH TH AS KS QS AC KC",
+        "4D 5D 6D 5S 6S 7S 5C 6C 7C 4H",
+        "JK 8S 9S TS 8C 9C TC 5H 6H 7H",
+        "JS JC QC AD KD QD JD TD 9D 8D",
+    ],
+    "7D 9H 8H",
+)

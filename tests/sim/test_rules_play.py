@@ -21,7 +21,7 @@ from fivehundred.sim import (
     play_out,
     settle,
 )
-from tests.sim.helpers import PAGAT, act, build, cards, fill, legal, play_tricks, start
+from tests.sim.helpers import DEF_JOKER, PAGAT, TOPS, act, build, cards, fill, legal, play_tricks, start
 
 # The worked example of RULES.md section 10: hearts trumps, seat 0 (A) declares 8H and leads.
 WORKED = (
@@ -57,16 +57,6 @@ SPADES = (
     "9S 9H 8H",
 )
 
-# No-trumps: seat 0 holds the joker and the top cards of every suit.
-TOPS = (
-    [
-        "JK AS KS QS AC KC AD KD AH KH",
-        "JS TS 9S QC JC TC QD JD QH JH",
-        "8S 7S 6S 9C 8C 7C TD 9D TH 9H",
-        "5S 6C 5C 8D 7D 6D 5D 8H 7H 6H",
-    ],
-    "4D 5H 4H",
-)
 
 # Misère by seat 1 holding the joker, void in hearts once the kitty (three hearts) is discarded.
 MIS_JOKER = (
@@ -77,17 +67,6 @@ MIS_JOKER = (
         "JS JC QC AD KD QD JD TD 9D 7H",
     ],
     "6H 5H 4H",
-)
-
-# Seat 2 (a defender of seat 1) holds the joker and is void in diamonds.
-DEF_JOKER = (
-    [
-        "AH KH QH JH TH AS KS QS AC KC",
-        "4D 5D 6D 5S 6S 7S 5C 6C 7C 4H",
-        "JK 8S 9S TS 8C 9C TC 5H 6H 7H",
-        "JS JC QC AD KD QD JD TD 9D 8D",
-    ],
-    "7D 9H 8H",
 )
 
 

@@ -12,8 +12,7 @@ import pytest
 
 from fivehundred.sim import DONE, PLAY, RulesError, first_legal, load_rules, play_out
 from fivehundred.sim.errors import UserError
-from tests.sim.helpers import act, auction, build, legal, start
-from tests.sim.test_rules_play import DEF_JOKER, TOPS
+from tests.sim.helpers import DEF_JOKER, TOPS, act, auction, build, legal, start
 
 ANYTIME = load_rules("pagat-au", overrides={"bidding.misere": "anytime"})
 OFF = load_rules("pagat-au", overrides={"bidding.misere": "off"})

@@ -6,28 +6,15 @@ import pytest
 
 from fivehundred.sim import load_rules, play_game
 from fivehundred.sim.dd import Position, move_values
-from fivehundred.sim.engine import JOKER_LEAD, PLAY
-from fivehundred.sim.game import new_deal
+from fivehundred.sim.engine import JOKER_LEAD
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import StrategyConfigError, label, make
 from fivehundred.strategies.expert import ExpertStrategy, side_points
 from fivehundred.strategies.sampling import distinct_actions, initial_state
 from fivehundred.strategies.tables import card_info, rules_info
-from tests.helpers import bot_choice, states_along
-
-from .conftest import public_view
+from tests.strategies.helpers import assert_plays_whole_games_reproducibly, public_view, v2_deal_states
 
 SMALL = "expert(worlds=3, pool=2, search_tricks=4, bid_worlds=2)"
-
-
-def _v2_deal_states(variant: str, deals: int, seed: int = 41):  # type: ignore[no-untyped-def]
-    """Play decisions (states) of heuristic.v2 self-play deals, with the deal's real start."""
-    rules = load_rules(variant)
-    bot = make("heuristic.v2")
-    rng = Rng(0)
-    for d in range(deals):
-        state, _ = new_deal(rules, seed, d, d % rules.players)
-        yield from states_along(state, bot_choice(bot, rng), lambda s: s.phase == PLAY)
 
 
 def test_registered_with_validated_parameters() -> None:
@@ -93,7 +80,7 @@ def test_distinct_actions_merge_touching_cards_only() -> None:
     """Every legal card is kept or touches (no unseen card between) a kept card of its suit below it,
     and a merged card is worth as many DD tricks as that card (the search loses nothing by it)."""
     checked = merged = 0
-    for k, state in enumerate(_v2_deal_states("pagat-au", 6)):
+    for k, state in enumerate(v2_deal_states("pagat-au", 6)):
         legal = state.legal_actions()
         view = state.view(state.turn)
         got = distinct_actions(view, legal)
@@ -139,7 +126,7 @@ def test_side_points_is_the_engines_score() -> None:
 def test_worlds_agree_with_the_view_and_the_true_auction_weighs_one(variant: str) -> None:
     bot = make("expert(worlds=4, pool=2, bid_boost=0)")  # the partner read as v2 bids
     checked = 0
-    for k, state in enumerate(_v2_deal_states(variant, 4)):
+    for k, state in enumerate(v2_deal_states(variant, 4)):
         if k % 5:
             continue
         seat = state.turn
@@ -163,7 +150,7 @@ def test_plays_the_best_dd_action_over_its_worlds(monkeypatch: pytest.MonkeyPatc
     bot = ExpertStrategy(worlds=1)
     differs = 0
     checked = 0
-    for k, state in enumerate(_v2_deal_states("pagat-au", 12)):
+    for k, state in enumerate(v2_deal_states("pagat-au", 12)):
         legal = state.legal_actions()
         if len(legal) < 2 or state.tricks_played < 4 or k % 2:
             continue
@@ -192,12 +179,4 @@ def test_without_search_it_plays_heuristic_v2s_games() -> None:
 @pytest.mark.parametrize("spec", [SMALL])
 @pytest.mark.parametrize("variant", ["pagat-au", "three-player", "six-player", "two-jokers", "nullo"])
 def test_plays_whole_games_and_is_reproducible(variant: str, spec: str) -> None:
-    rules = load_rules(variant)
-
-    def game() -> list[dict]:
-        bots = [make(spec) if s % rules.teams == 0 else make("heuristic") for s in range(rules.players)]
-        return play_game(rules, bots, 9, 0)
-
-    first = game()  # raises StrategyError on any illegal action
-    assert first and all(r["plays"] or r["contract"] is None for r in first)
-    assert game() == first
+    assert_plays_whole_games_reproducibly(variant, spec)

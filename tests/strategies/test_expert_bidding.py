@@ -21,8 +21,7 @@ from fivehundred.strategies.expert import ExpertStrategy, side_points
 from fivehundred.strategies.expert_bidding import bid_value, contract_tricks, deal_key
 from fivehundred.strategies.sampling import sample_deal
 from fivehundred.strategies.tables import rules_info
-
-from .conftest import decision_points, shuffle_hidden
+from tests.strategies.helpers import decision_points, shuffle_hidden
 
 #: A small valued bidding for the tests: a dozen worlds, every denomination in reach.
 BIDDER = "expert(bid_worlds=12, bid_pool=2, bid_reach=5.0, search_tricks=0, bid_shift=-0.5)"

@@ -18,9 +18,7 @@ from fivehundred.strategies.base import make
 from fivehundred.strategies.expert import ExpertStrategy
 from fivehundred.strategies.sampling import touching
 from fivehundred.strategies.tables import card_info, rules_info
-
-from .conftest import shuffle_hidden
-from .test_expert import _v2_deal_states
+from tests.strategies.helpers import shuffle_hidden, v2_deal_states
 
 #: A small expert with the boosted bidding on.
 INFER = "expert(worlds=3, pool=3, search_tricks=5, bid_boost=0.5)"
@@ -28,7 +26,7 @@ INFER = "expert(worlds=3, pool=3, search_tricks=5, bid_boost=0.5)"
 
 def _v2_play_states(variant: str, deals: int, seed: int = 11):  # type: ignore[no-untyped-def]
     """Clones of the play decisions of heuristic.v2 self-play deals."""
-    for state in _v2_deal_states(variant, deals, seed):
+    for state in v2_deal_states(variant, deals, seed):
         yield state.clone()
 
 

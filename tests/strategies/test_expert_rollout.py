@@ -18,9 +18,7 @@ from fivehundred.strategies.base import StrategyConfigError, make
 from fivehundred.strategies.expert_rollout import side_margin
 from fivehundred.strategies.montecarlo import play_out
 from fivehundred.strategies.sampling import distinct_actions
-
-from . import test_expert
-from .conftest import decision_points, shuffle_hidden
+from tests.strategies.helpers import assert_plays_whole_games_reproducibly, decision_points, shuffle_hidden
 
 #: A small hybrid for the tests: rollouts with more than 4 tricks left, DD in the last 4.
 HYBRID = "expert(worlds=3, pool=2, rollout_worlds=3, dd_tricks=4, bid_worlds=2)"
@@ -143,4 +141,4 @@ def test_the_card_ignores_hidden_cards(variant: str) -> None:
 
 @pytest.mark.parametrize("variant", ["pagat-au", "three-player", "six-player", "two-jokers", "nullo"])
 def test_plays_whole_games_and_is_reproducible(variant: str) -> None:
-    test_expert.test_plays_whole_games_and_is_reproducible(variant, HYBRID)
+    assert_plays_whole_games_reproducibly(variant, HYBRID)

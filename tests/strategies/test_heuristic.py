@@ -12,8 +12,7 @@ from fivehundred.sim.game import new_deal
 from fivehundred.sim.notation import JOKER_LEAD
 from fivehundred.strategies.base import make
 from tests.helpers import bot_choice, states_along
-
-from .conftest import decision_points
+from tests.strategies.helpers import decision_points
 
 RULES = load_rules("pagat-au")
 BOT = make("heuristic")

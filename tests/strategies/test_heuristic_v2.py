@@ -25,8 +25,7 @@ from fivehundred.strategies.heuristic2 import (
     table_shape,
 )
 from tests.helpers import bot_choice, states_along
-
-from .conftest import hand_built_state
+from tests.strategies.helpers import hand_built_state
 
 ROOT = Path(__file__).resolve().parents[2]
 NO_RNG = NoRng()

@@ -11,8 +11,7 @@ from fivehundred.sim.engine import PLAY, State
 from fivehundred.sim.game import decide, play_out
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import make
-
-from .conftest import decision_points, public_view, shuffle_hidden
+from tests.strategies.helpers import decision_points, public_view, shuffle_hidden
 
 BOTS = [
     "random",

@@ -13,8 +13,7 @@ from fivehundred.sim.notation import JOKER_LEAD
 from fivehundred.strategies.base import make
 from fivehundred.strategies.montecarlo import MonteCarloStrategy
 from fivehundred.strategies.sampling import rebuild_state, sample_hidden, shown_voids
-
-from .conftest import decision_points, public_view
+from tests.strategies.helpers import decision_points, public_view
 
 
 @pytest.mark.parametrize("variant", ["pagat-au", "north-american", "club-004"])

@@ -19,8 +19,7 @@ from fivehundred.strategies.heuristic2 import Heuristic2Strategy
 from fivehundred.strategies.montecarlo import MonteCarlo2Strategy, MonteCarloStrategy
 from fivehundred.strategies.sampling import played_by
 from tests.cli.helpers import in_process
-
-from .conftest import decision_points
+from tests.strategies.helpers import decision_points
 
 #: The five tables every bot must play.
 TABLES = ["pagat-au", "club-004", "three-player", "six-player", "two-jokers"]

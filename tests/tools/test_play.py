@@ -12,7 +12,7 @@ import pytest
 from fivehundred.pipelines.verify import verify_run
 from fivehundred.sim import load_rules, play_game
 from fivehundred.sim.engine import AUCTION, JOKER, KITTY, PLAY
-from fivehundred.sim.notation import BID, JOKER_LEAD, NAME_NONE, PASS
+from fivehundred.sim.notation import BID, PASS
 from fivehundred.sim.view import SeatView
 from fivehundred.strategies import make
 from fivehundred.tools.play import (
@@ -24,6 +24,7 @@ from fivehundred.tools.play import (
     other_seats,
     play_session,
 )
+from tests.tools.helpers import nt_joker_policy
 
 Ask = Callable[[SeatView, tuple[int, ...]], int]
 
@@ -173,24 +174,6 @@ def test_an_open_misere_contract_of_the_person(tmp_path: Path) -> None:
     starts = [e for e in events if e.kind == "play_starts" and e.view.contract.code == "OMIS"]
     assert starts and all(not e.view.active[2] for e in starts)
     assert verify_run(tmp_path / "run").ok
-
-
-def nt_joker_policy(view: SeatView, legal: tuple[int, ...]) -> int:
-    """Holding the joker, bid the lowest no-trump; keep the joker, leave it suitless and lead it."""
-    rules = view.rules
-    joker = rules.deck.jokers[0]
-    if view.phase == AUCTION:
-        if view.hand >> joker & 1 and view.declarer < 0:
-            nts = [a for a in legal if a >= BID and rules.ladder[a - BID].code.endswith("NT")]
-            if nts and view.high_bidder != view.seat:
-                return nts[0]
-        return PASS
-    if view.phase == KITTY:
-        return next(a for a in legal if a != joker)
-    if view.phase == JOKER:
-        return NAME_NONE
-    leads = [a for a in legal if a >= JOKER_LEAD]
-    return leads[-1] if leads else legal[0]
 
 
 def test_a_no_trump_contract_with_the_joker_led_suitless(tmp_path: Path) -> None:

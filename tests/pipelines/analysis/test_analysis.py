@@ -12,28 +12,7 @@ import pytest
 from fivehundred.pipelines.analysis import analyze
 from fivehundred.pipelines.analysis.distributions import t_quantile
 from fivehundred.pipelines.analysis.intervals import bootstrap_mean, newcombe_diff, wilson_interval
-from tests.pipelines.analysis.test_analysis_logs import record, write_run
-
-DECK = (
-    [f"{r}{s}" for s in "SC" for r in "56789TJQKA"]
-    + [f"{r}{s}" for s in "DH" for r in "456789TJQKA"]
-    + ["JK"]
-)
-
-
-def deal_hands(fixed: dict[int, list[str]], kitty: list[str]) -> list[list[str]]:
-    """Hands with the given seats fixed and the rest of the deck shared out in deck order."""
-    rest = [c for c in DECK if c not in kitty and all(c not in h for h in fixed.values())]
-    hands = []
-    for seat in range(4):
-        if seat in fixed:
-            hands.append(fixed[seat])
-        else:
-            hands.append(rest[:10])
-            rest = rest[10:]
-    assert not rest and len({c for h in hands for c in h} | set(kitty)) == 43
-    return hands
-
+from tests.pipelines.analysis.helpers import deal_hands, record, row, write_run
 
 #: The hand-built deals: (game, hand, dealer, fixed hands, kitty, bids, contract, declarer, discards,
 #: trick winners, score_delta, score_after, the game's end).
@@ -74,12 +53,6 @@ def hand_built_records() -> list[dict]:
 def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, pl.DataFrame]:
     run = write_run(tmp_path_factory.mktemp("hand") / "run", hand_built_records())
     return analyze([run], run / "stats")
-
-
-def row(df: pl.DataFrame, **keys: object) -> dict:
-    hit = df.filter(pl.all_horizontal(pl.col(k) == v for k, v in keys.items()))
-    assert hit.height == 1, (keys, hit)
-    return hit.row(0, named=True)
 
 
 def test_overview(tables: dict[str, pl.DataFrame]) -> None:

@@ -16,7 +16,7 @@ from fivehundred.pipelines.analysis.intervals import cluster_mean, wilson_interv
 from fivehundred.pipelines.analysis.multiplicity import bh, holm
 from fivehundred.sim.game import play_game
 from fivehundred.strategies import make
-from tests.pipelines.analysis.test_analysis_logs import play_run, write_run
+from tests.pipelines.analysis.helpers import play_run, write_run
 
 GAMES = 12
 

@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 from fivehundred.pipelines.analysis.tidy import MAX_LINEUPS, lineup_text, normalise_floats
-from tests.pipelines.analysis.test_analysis_logs import play_run
+from tests.pipelines.analysis.helpers import play_run
 
 pytestmark = pytest.mark.slow  # analyses and reports in fresh processes: `-m 'not slow'` skips it
 

@@ -10,8 +10,7 @@ import pytest
 
 from fivehundred.pipelines.analysis import analyze
 from fivehundred.pipelines.analysis.intervals import newcombe_diff, wilson_interval
-from tests.pipelines.analysis.test_analysis import deal_hands, row
-from tests.pipelines.analysis.test_analysis_logs import play_run, record, write_run
+from tests.pipelines.analysis.helpers import deal_hands, play_run, record, row, write_run
 
 KITTY = ["4H", "5H", "6H"]
 

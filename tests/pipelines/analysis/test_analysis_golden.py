@@ -13,21 +13,12 @@ from polars.testing import assert_frame_equal
 
 from fivehundred.pipelines.analysis import analyze
 from tests.pipelines.analysis.golden.make_golden import TABLES, WHATIF_SAMPLE, golden_runs
+from tests.pipelines.analysis.helpers import check_golden
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     return golden_runs(tmp_path_factory.mktemp("golden"))
-
-
-def check_golden(tables: dict[str, pl.DataFrame]) -> None:
-    want = {p.stem: pl.read_parquet(p) for p in sorted(TABLES.glob("*.parquet"))}
-    assert sorted(tables) == sorted(want)
-    for name, df in want.items():
-        try:
-            assert_frame_equal(tables[name], df, check_exact=True)
-        except AssertionError as exc:
-            raise AssertionError(f"{name}: {exc}") from None
 
 
 def test_tables_equal_the_golden_tables(runs: list[Path], tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from fivehundred.pipelines.analysis import AnalysisError, analyze
 from fivehundred.pipelines.schema import records_to_table
-from tests.pipelines.analysis.test_analysis_logs import play_run, write_run, write_table
+from tests.pipelines.analysis.helpers import play_run, write_run, write_table
 
 SEED = 5
 GAMES = 40

@@ -24,7 +24,7 @@ from fivehundred.pipelines.analysis.io import open_run
 from fivehundred.pipelines.idspans import Span, ids_at_ranks
 from fivehundred.sim import load_rules
 from tests.pipelines.analysis.golden.make_golden import WHATIF_SAMPLE, golden_runs
-from tests.pipelines.analysis.test_analysis_golden import check_golden
+from tests.pipelines.analysis.helpers import check_golden
 
 WHATIF_TABLES = ("misere_whatif", "misere_whatif_by_feature")
 

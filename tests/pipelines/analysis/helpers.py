@@ -5,13 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
+from polars.testing import assert_frame_equal
 
 from fivehundred import sim
 from fivehundred.pipelines.schema import records_to_table
 from fivehundred.sim.game import play_game
 from fivehundred.strategies import make
+from tests.pipelines.analysis.golden.make_golden import TABLES
 from tests.sim.helpers import auction_seats, hand_facts
 
 
@@ -119,3 +122,40 @@ def play_run(
         records += play_game(rules, bots, seed, g)
     write_run(run_dir, records, run_id or f"{variant}-{seed}")
     return records
+
+
+DECK = (
+    [f"{r}{s}" for s in "SC" for r in "56789TJQKA"]
+    + [f"{r}{s}" for s in "DH" for r in "456789TJQKA"]
+    + ["JK"]
+)
+
+
+def deal_hands(fixed: dict[int, list[str]], kitty: list[str]) -> list[list[str]]:
+    """Hands with the given seats fixed and the rest of the deck shared out in deck order."""
+    rest = [c for c in DECK if c not in kitty and all(c not in h for h in fixed.values())]
+    hands = []
+    for seat in range(4):
+        if seat in fixed:
+            hands.append(fixed[seat])
+        else:
+            hands.append(rest[:10])
+            rest = rest[10:]
+    assert not rest and len({c for h in hands for c in h} | set(kitty)) == 43
+    return hands
+
+
+def row(df: pl.DataFrame, **keys: object) -> dict:
+    hit = df.filter(pl.all_horizontal(pl.col(k) == v for k, v in keys.items()))
+    assert hit.height == 1, (keys, hit)
+    return hit.row(0, named=True)
+
+
+def check_golden(tables: dict[str, pl.DataFrame]) -> None:
+    want = {p.stem: pl.read_parquet(p) for p in sorted(TABLES.glob("*.parquet"))}
+    assert sorted(tables) == sorted(want)
+    for name, df in want.items():
+        try:
+            assert_frame_equal(tables[name], df, check_exact=True)
+        except AssertionError as exc:
+            raise AssertionError(f"{name}: {exc}") from None

@@ -1,4 +1,5 @@
-"""Shared helpers for the strategy tests: decision points of real deals and hidden-card shuffles."""
+"""Helpers for the strategy tests: decision points of real deals, hidden-card shuffles, hand-built
+states."""
 
 from __future__ import annotations
 
@@ -6,9 +7,10 @@ import random
 from collections.abc import Iterator
 
 from fivehundred.sim.engine import AUCTION, JOKER, KITTY, NAME_NONE, NAME_SUIT, PLAY, State
-from fivehundred.sim.game import new_deal
+from fivehundred.sim.game import new_deal, play_game
 from fivehundred.sim.notation import played_card
-from fivehundred.sim.rules import Rules
+from fivehundred.sim.rng import Rng
+from fivehundred.sim.rules import Rules, load_rules
 from fivehundred.strategies.base import make
 from tests.helpers import bot_choice, states_along
 
@@ -149,3 +151,26 @@ def hand_built_state(rules: Rules, hands: dict[int, str], dealer: int = 0, kitty
         kitty_mask |= 1 << rest.pop(0)
     assert not rest and kitty_mask.bit_count() == rules.kitty_size
     return State(rules, out, kitty_mask, dealer)
+
+
+def v2_deal_states(variant: str, deals: int, seed: int = 41):  # type: ignore[no-untyped-def]
+    """Play decisions (states) of heuristic.v2 self-play deals, with the deal's real start."""
+    rules = load_rules(variant)
+    bot = make("heuristic.v2")
+    rng = Rng(0)
+    for d in range(deals):
+        state, _ = new_deal(rules, seed, d, d % rules.players)
+        yield from states_along(state, bot_choice(bot, rng), lambda s: s.phase == PLAY)
+
+
+def assert_plays_whole_games_reproducibly(variant: str, spec: str) -> None:
+    """``spec`` on team 0 against ``heuristic`` plays a whole game legally, twice the same."""
+    rules = load_rules(variant)
+
+    def game() -> list[dict]:
+        bots = [make(spec) if s % rules.teams == 0 else make("heuristic") for s in range(rules.players)]
+        return play_game(rules, bots, 9, 0)
+
+    first = game()  # raises StrategyError on any illegal action
+    assert first and all(r["plays"] or r["contract"] is None for r in first)
+    assert game() == first
