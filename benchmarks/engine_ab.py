@@ -1,123 +1,114 @@
-"""Engine speed against another checkout, both in this one process, in alternating slices.
+"""Engine speed against another checkout: the same games, alternating between the two trees.
 
-    python benchmarks/engine_ab.py --base /tmp/base-c6f [--rounds 10] [--seconds 1]
+    python benchmarks/engine_ab.py --base /tmp/base [--rounds 10] [--seconds 1]
                                    [--strategies random,heuristic] [--variant pagat-au]
 
-``--base`` is a checkout of an earlier commit, built in place (``pip install -e .`` in its own venv
-compiles its core next to its sources).  Its packages are imported from that folder under their
-import names (``sim``/``strategies`` before issue 20's namespace, ``fivehundred.*`` after it would
-clash with this tree's and is refused), this tree's from the installed ``fivehundred`` namespace.
-Each round plays whole games (``play_game``, one log record per deal, the same master seed) with
-the strategy in every seat for ``--seconds`` of CPU time of this process with the base, then with
-this tree (the order swapped every round, so a change of the machine's load between slices
-weighs on both alike), and prints deals per CPU second of each and their ratio.  The last lines
-give, per strategy, the median ratio over the rounds and the total deals over total CPU time of
-each side.  A ratio of 0.95 means this tree plays 5% fewer deals per CPU second than the base.
+``--base`` is a checkout of another commit with its own virtual environment, installed in place
+(``git worktree add /tmp/base COMMIT && cd /tmp/base && python3 -m venv .venv && .venv/bin/pip
+install -e .``: its core compiled next to its sources).  Two installs of the ``fivehundred``
+namespace cannot share one process, so each round runs one child process per tree, each with its own
+interpreter, playing whole games (``play_game``, one log record per deal, master seed 7, the game
+numbers continuing round after round) with the strategy in every seat for ``--seconds`` of its own
+CPU time after one warm-up game; the order of the two is swapped every round, so a change of the
+machine's load between slices weighs on both alike.  It prints deals per CPU second of each and their
+ratio per round; the last lines give, per strategy, the median ratio and the total deals over the
+total CPU time of each side.  A ratio of 0.95 means this tree plays 5% fewer deals per CPU second.
 
-``--count GAMES --side base|now`` plays games ``0 .. GAMES-1`` (master seed 7) with one side only and
-prints the deals: a fixed workload for counting instructions, which the load of a shared machine
-does not change (``valgrind --tool=callgrind --collect-atstart=no
---toggle-collect=CPyDef_game___play_game python benchmarks/engine_ab.py ...``: both trees' compiled
-``play_game`` have that C name, and only the side asked for runs).
+``--workload SPEC GAMES`` plays games ``0 .. GAMES-1`` (master seed 7) with ``SPEC`` in every seat in
+this process and prints the deals: a fixed workload for counting instructions, which the load of a
+shared machine does not change.  Run it with each tree's interpreter under callgrind:
+
+    valgrind --tool=callgrind --collect-atstart=no --toggle-collect=CPyDef_game___play_game \\
+        /tmp/base/.venv/bin/python benchmarks/engine_ab.py --workload heuristic 100
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
+import json
 import statistics
+import subprocess
 import sys
-import time
 from pathlib import Path
-from typing import Any
 
-from fivehundred.sim import core, load_rules, play_game
+#: What a child runs: whole games for a CPU-time budget, then one JSON line (deals, CPU seconds).
+CHILD = """
+import json, sys, time
+from fivehundred.sim import load_rules, play_game
 from fivehundred.strategies import make
+spec, variant, seconds, game = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
+rules = load_rules(variant)
+bots = [make(spec) for _ in range(rules.players)]
+play_game(rules, bots, 7, 10**6)  # warm-up
+deals = 0
+start = time.process_time()
+while time.process_time() - start < seconds:
+    deals += len(play_game(rules, bots, 7, game))
+    game += 1
+print(json.dumps({"deals": deals, "cpu": time.process_time() - start, "game": game}))
+"""
 
 
-class Side:
-    """One tree's game runner: its rules, strategy factory and compiled-core report."""
+def workload(spec: str, games: int, variant: str = "pagat-au") -> int:
+    """Play games ``0 .. games-1`` of master seed 7 with ``spec`` in every seat; the deals played."""
+    from fivehundred.sim import load_rules, play_game
+    from fivehundred.strategies import make
 
-    def __init__(self, label: str, load: Any, play: Any, build: Any, info: dict[str, str]) -> None:
-        self.label, self.load, self.play, self.build, self.info = label, load, play, build, info
-        self.deals: dict[str, int] = {}
-        self.cpu: dict[str, float] = {}
-        self.games: dict[str, int] = {}
-
-    def run(self, spec: str, variant: str, seconds: float) -> float:
-        """Play whole games for ``seconds`` of CPU time (continuing the game numbers of the last
-        slice); return deals per CPU second."""
-        rules = self.load(variant)
-        bots = [self.build(spec) for _ in range(rules.players)]
-        game = self.games.get(spec, 0)
-        deals = 0
-        start = time.process_time()
-        while time.process_time() - start < seconds:
-            deals += len(self.play(rules, bots, 7, game))
-            game += 1
-        cpu = time.process_time() - start
-        self.games[spec] = game
-        self.deals[spec] = self.deals.get(spec, 0) + deals
-        self.cpu[spec] = self.cpu.get(spec, 0.0) + cpu
-        return deals / cpu
+    rules = load_rules(variant)
+    bots = [make(spec) for _ in range(rules.players)]
+    return sum(len(play_game(rules, bots, 7, g)) for g in range(games))
 
 
-def base_side(folder: Path) -> Side:
-    """The runner of the checkout in ``folder`` (its top-level ``sim`` and ``strategies``)."""
-    if not (folder / "sim" / "engine.py").is_file():
-        raise SystemExit(f"error: {folder} is not a checkout of this project (no sim/engine.py)")
-    if (folder / "sim" / "notation.py").is_file():
-        raise SystemExit(f"error: {folder} uses the fivehundred namespace too; compare with git checkouts")
-    sys.path.insert(0, str(folder))
-    sim = importlib.import_module("sim")
-    strategies = importlib.import_module("strategies")
-    return Side(f"base {folder.name}", sim.load_rules, sim.play_game, strategies.make, sim.core())
+def slice_of(python: str, cwd: Path, spec: str, variant: str, seconds: float, game: int) -> dict:
+    """One child's slice: ``{"deals", "cpu", "game"}`` (the next game number)."""
+    out = subprocess.run(
+        [python, "-c", CHILD, spec, variant, str(seconds), str(game)],
+        cwd=cwd, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
-    """Parse arguments, run the rounds, print each slice and the summary."""
+    """Parse arguments and run the rounds (or the fixed workload)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--base", type=Path, required=True, help="checkout of the commit to compare with")
+    ap.add_argument("--base", type=Path, help="a checkout of another commit with its own .venv")
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--seconds", type=float, default=1.0, help="CPU seconds per slice")
-    ap.add_argument("--strategies", default="random,heuristic", help="comma-separated strategy specs")
+    ap.add_argument("--strategies", default="random,heuristic")
     ap.add_argument("--variant", default="pagat-au")
-    ap.add_argument("--count", type=int, default=0, help="play this many games with --side only")
-    ap.add_argument("--side", choices=("base", "now"), default="now")
+    ap.add_argument("--workload", nargs=2, metavar=("SPEC", "GAMES"), help="the fixed workload only")
     args = ap.parse_args()
-
-    base = base_side(args.base.resolve())
-    now = Side("this tree", load_rules, play_game, make, core())
-    if args.count:
-        side = base if args.side == "base" else now
-        for spec in [s.strip() for s in args.strategies.split(",") if s.strip()]:
-            rules = side.load(args.variant)
-            bots = [side.build(spec) for _ in range(rules.players)]
-            deals = sum(len(side.play(rules, bots, 7, game)) for game in range(args.count))
-            print(f"{side.label} {spec}: {args.count} games, {deals} deals")
+    if args.workload:
+        spec, games = args.workload[0], int(args.workload[1])
+        print(f"{spec}: {games} games, {workload(spec, games, args.variant)} deals")
         return
-    for side in (base, now):
-        print(f"{side.label}: core {side.info['core']}")
-    specs = [s.strip() for s in args.strategies.split(",") if s.strip()]
-    ratios: dict[str, list[float]] = {s: [] for s in specs}
-    for r in range(args.rounds):
-        for spec in specs:
-            order = (base, now) if r % 2 == 0 else (now, base)
-            rates = {side.label: side.run(spec, args.variant, args.seconds) for side in order}
-            ratio = rates[now.label] / rates[base.label]
-            ratios[spec].append(ratio)
-            print(
-                f"round {r + 1:2d} {spec:>10s}: base {rates[base.label]:8,.0f}  now "
-                f"{rates[now.label]:8,.0f} deals/s  ratio {ratio:.3f}",
-                flush=True,
-            )
-    for spec in specs:
-        b, n = base.deals[spec] / base.cpu[spec], now.deals[spec] / now.cpu[spec]
-        print(
-            f"{spec}: median ratio {statistics.median(ratios[spec]):.3f} "
-            f"(min {min(ratios[spec]):.3f}, max {max(ratios[spec]):.3f}); "
-            f"totals base {b:,.0f}, now {n:,.0f} deals/s, ratio {n / b:.3f}"
-        )
+    if args.base is None:
+        ap.error("--base is required (or --workload)")
+    base_python = args.base / ".venv" / "bin" / "python"
+    if not base_python.exists():
+        ap.error(f"--base {args.base}: no .venv/bin/python there")
+    sides = {"base": (str(base_python), args.base), "now": (sys.executable, Path.cwd())}
+    for spec in [s.strip() for s in args.strategies.split(",") if s.strip()]:
+        totals = {k: [0, 0.0] for k in sides}
+        ratios = []
+        game = 0
+        for r in range(args.rounds):
+            order = ["base", "now"] if r % 2 == 0 else ["now", "base"]
+            rate = {}
+            for side in order:
+                python, cwd = sides[side]
+                got = slice_of(python, cwd, spec, args.variant, args.seconds, game)
+                totals[side][0] += got["deals"]
+                totals[side][1] += got["cpu"]
+                rate[side] = got["deals"] / got["cpu"]
+            game += 1000
+            ratios.append(rate["now"] / rate["base"])
+            print(f"{spec} round {r + 1}: base {rate['base']:,.0f}, now {rate['now']:,.0f} deals/s, "
+                  f"ratio {ratios[-1]:.3f}", flush=True)  # fmt: skip
+        base_rate = totals["base"][0] / totals["base"][1]
+        now_rate = totals["now"][0] / totals["now"][1]
+        print(f"{spec}: median ratio {statistics.median(ratios):.3f}; total base {base_rate:,.0f}, "
+              f"now {now_rate:,.0f} deals per CPU second, ratio {now_rate / base_rate:.3f}")  # fmt: skip
 
 
 if __name__ == "__main__":
