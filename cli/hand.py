@@ -13,7 +13,10 @@ from fivehundred.cli.app import app
 
 @app.command("hand")
 def hand_cmd(
-    hand: Annotated[str, typer.Argument(help='The hand: card names, as in "JK JH JD AH KH QH TH 5C 5S 6D".')],
+    hand: Annotated[
+        str,
+        typer.Argument(help='The hand: card names, as in "JK JH JD AH KH QH TH 5C 5S 6D" (or 10H, 10♥).'),
+    ],
     variant: Annotated[str, typer.Option("--variant", help="Variant name or .toml file.")] = "pagat-au",
     seat: Annotated[int, typer.Option("--seat", help="The hand's seat.")] = 0,
     dealer: Annotated[
@@ -46,3 +49,5 @@ def hand_cmd(
     if plot is not None:
         plot_hand(data, plot)
     typer.echo(json.dumps(data, indent=1) if as_json else hand_text(data))
+    if plot is not None:  # beside JSON on stdout, the note goes to stderr
+        typer.echo(f"trick distributions drawn to {plot}", err=as_json)

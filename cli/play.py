@@ -37,7 +37,7 @@ from fivehundred.cli.display import (
 )
 from fivehundred.sim.engine import AUCTION, JOKER, KITTY, parse_action
 from fivehundred.sim.errors import UserError
-from fivehundred.sim.notation import NO_SUIT, PASS_TEXT, action_name
+from fivehundred.sim.notation import NO_SUIT, PASS_TEXT, action_name, card_name, typed_text
 from fivehundred.sim.rules import Rules
 from fivehundred.sim.view import SeatView
 
@@ -60,7 +60,8 @@ def parse_choice(rules: Rules, phase: int, legal: Sequence[int], text: str) -> i
     """The legal action a typed line chooses: its number in ``legal`` (from 1) or its name.
 
     Names are the log's notation, read by the engine's :func:`~sim.engine.parse_action` (the
-    notation's parsers), case-insensitive.
+    notation's parsers), case-insensitive, with suit symbols and ``10`` for the ten as the notation
+    reads typed cards (:func:`~sim.notation.card_name`).
     Raises :class:`ChoiceError` for anything else or an action that is not legal now.
     """
     t = text.strip()
@@ -71,7 +72,7 @@ def parse_choice(rules: Rules, phase: int, legal: Sequence[int], text: str) -> i
         if 1 <= k <= len(legal):
             return legal[k - 1]
         raise ChoiceError(f"{t}: choose a number from 1 to {len(legal)}")
-    name = t.upper()
+    name = card_name(t) if phase not in (AUCTION, JOKER) else typed_text(t)
     name = _ALIASES.get(phase, {}).get(name, name)
     try:
         action = parse_action(rules, name, phase)

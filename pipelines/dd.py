@@ -123,21 +123,28 @@ def read_positions(path: str | Path) -> list[PositionLine]:
 
 def solve_positions(
     path: str | Path,
-    out: str | Path,
+    out: str | Path | None,
     progress: Callable[[int, int], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Solve every position of ``path`` and write them with ``"dd_tricks"`` to ``out`` (JSON lines).
+    """Solve every position of ``path`` and write them with ``"dd_tricks"`` to ``out`` (JSON lines;
+    ``None``: write nothing, the caller prints the objects, :func:`json_line`).
 
     Every line is checked before the first solve (:func:`read_positions`); ``out`` is written whole
-    or not at all.  ``progress(done, total)`` is called after each solve.  Returns the written objects.
+    or not at all.  ``progress(done, total)`` is called after each solve.  Returns the solved objects.
     """
-    target = check_output_file(out, "--out")
-    if Path(path).resolve() == target.resolve():
+    target = check_output_file(out, "--out") if out is not None else None
+    if target is not None and Path(path).resolve() == target.resolve():
         raise PositionsError(f"--out {target}: is the positions file itself; give another file")
     lines = read_positions(path)
     results = solve_lines(lines, progress)
-    write_lines(target, results)
+    if target is not None:
+        write_lines(target, results)
     return results
+
+
+def json_line(obj: dict[str, Any]) -> str:
+    """One solved object as a line of the output (no newline)."""
+    return json.dumps(obj, ensure_ascii=False)
 
 
 def solve_lines(
@@ -164,7 +171,7 @@ def write_lines(target: Path, objects: Sequence[dict[str, Any]]) -> None:
     try:
         with open(tmp, "w", encoding="utf-8") as fh:
             for obj in objects:
-                fh.write(json.dumps(obj, ensure_ascii=False) + "\n")
+                fh.write(json_line(obj) + "\n")
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, target)

@@ -14,6 +14,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 from matplotlib.figure import Figure
+from matplotlib.ticker import PercentFormatter
 
 from fivehundred.sim.notation import MISERE, NT_TEXT, bid_denomination
 
@@ -75,7 +76,12 @@ def plot_hand(data: dict[str, Any], path: str | Path) -> Path:
         ax.set_title(f"{_NAMES[name]} (mean {d['mean_tricks']:.1f})", fontsize=9)
         ax.set_xlabel("declarer's tricks" if name == MISERE else "side's tricks", fontsize=8)
     axes[0].set_ylabel("share of deals")
-    fig.suptitle(f"{' '.join(data['hand'])}: double-dummy tricks over {deals} deals", fontsize=10)
+    axes[0].yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    title = f"{' '.join(data['hand'])}: double-dummy tricks over {deals} deals"
+    title += f" (seat {data['seat']}, dealer {data['dealer']}, {data['variant']})"
+    if data["constraints"]:
+        title += f"\ngiven {data['constraints']}"
+    fig.suptitle(title, fontsize=10)
     out = Path(path)
     fig.savefig(out, format="png", dpi=110, metadata={"Software": None})
     return out

@@ -119,18 +119,47 @@ def split_card(name: str) -> tuple[str, int]:
     return rank, SUITS.index(letter)
 
 
+#: Suit symbols a person may type or paste for the suit letters (filled and outlined).
+SUIT_SYMBOLS: Final = {"♠": "S", "♤": "S", "♣": "C", "♧": "C", "♦": "D", "♢": "D", "♥": "H", "♡": "H"}
+
+
+def typed_text(text: str) -> str:
+    """A typed card, bid or suit in the notation's letters: upper case, suit symbols as suit letters
+    (``"8♥"`` -> ``"8H"``, ``"jk=♠"`` -> ``"JK=S"``)."""
+    t = text.strip().upper().replace("\ufe0f", "")  # a symbol pasted as an emoji carries U+FE0F
+    for symbol, letter in SUIT_SYMBOLS.items():
+        t = t.replace(symbol, letter)
+    return t
+
+
+def card_name(text: str) -> str:
+    """A card name as a person types it, in the notation: any case, ``10`` for the ten and a suit
+    symbol for the suit letter (``"10♥"``, ``"th"`` -> ``"TH"``; ``"jk"`` -> ``"JK"``).
+
+    Only the spelling is read here; whether the name is a card of a deck is the deck's question.
+    """
+    t = typed_text(text)
+    if len(t) == 3 and t.startswith("10"):
+        t = "T" + t[2]
+    return t
+
+
 def parse_cards(deck: Deck, text: str) -> list[int]:
-    """The card ints of a space-separated list of card names (``"JK JH AH TH"``), in the order given.
+    """The card ints of a space-separated list of card names (``"JK JH AH TH"``), in the order given;
+    each name as a person may type it (:func:`card_name`: ``10H``, ``10♥``, ``th``).
 
     ``ValueError`` names the first unknown card (not in ``deck``) or repeated card.
     """
     out: list[int] = []
     seen = 0
     index = deck.index
-    for name in text.split():
+    for given in text.split():
+        name = card_name(given)
         c = index.get(name, -1)
         if c < 0:
-            raise ValueError(f"{name!r} is not a card of this deck (cards are rank then suit: TH, 9S, JK)")
+            raise ValueError(
+                f"{given!r} is not a card of this deck (cards are rank then suit: TH or 10H, 9S or 9♠, JK)"
+            )
         if seen >> c & 1:
             raise ValueError(f"{name} is given twice")
         seen |= 1 << c

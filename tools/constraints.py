@@ -33,7 +33,7 @@ from typing import Final
 
 from fivehundred.sim.cards import bits
 from fivehundred.sim.errors import UserError
-from fivehundred.sim.notation import SUITS, parse_cards, suit_index
+from fivehundred.sim.notation import SUITS, parse_cards, suit_index, typed_text
 from fivehundred.sim.rng import Rng
 from fivehundred.sim.rules import Rules
 
@@ -119,7 +119,7 @@ def _condition(rules: Rules, holder: int, text: str, where: str) -> Condition:
     for op in _OPS:
         i = t.find(op)
         if i > 0:
-            letter, count = t[:i].strip().upper(), t[i + len(op) :].strip()
+            letter, count = typed_text(t[:i]), t[i + len(op) :].strip()
             break
     else:
         raise HandError(f"{where}: {t!r} is not a condition (H>=3, S=0, no JK, has AS)")

@@ -29,6 +29,7 @@ from fivehundred.sim.notation import (
     SUITS,
     action_name,
     bid_denomination,
+    card_name,
     parse_cards,
 )
 from fivehundred.sim.rng import NoRng, Rng
@@ -157,7 +158,7 @@ def parse_hand(rules: Rules, text: str) -> int:
     """The bitmask of a hand text (``"JK JH JD AH KH QH TH 4C 5S 6D"``, card names of the
     notation, any case); :class:`HandError` for an unknown or repeated card or the wrong count."""
     try:
-        cards = parse_cards(rules.deck, text.upper())
+        cards = parse_cards(rules.deck, text)
     except ValueError as exc:
         raise HandError(f"hand: {exc}") from None
     if len(cards) != rules.hand_size:
@@ -229,7 +230,7 @@ def analyse_hand(
         variant=rules.name,
         seat=seat,
         dealer=dealer,
-        hand=tuple(hand.upper().split()),
+        hand=tuple(card_name(c) for c in hand.split()),
         constraints=constraints,
         deals=deals,
         seed=seed,

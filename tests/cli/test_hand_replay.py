@@ -59,7 +59,7 @@ def test_hand_json_and_plot(tmp_path: Path) -> None:
     ]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert data == analyse_hand(HAND, seat=2, dealer=0, deals=2, seed=5).to_dict()
     assert data["recommended_bid"] and data["seat"] == 2 and data["dealer"] == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
@@ -106,3 +106,41 @@ def test_replay_game_errors(one_game: Path) -> None:
     ]:
         result = runner.invoke(app, ["replay", str(one_game), *args])
         assert result.exit_code == 2 and message in result.output, result.output
+
+
+def test_hand_reads_cards_as_replay_prints_them(tmp_path: Path) -> None:
+    """``10H``, suit symbols and any case name the same cards as the notation's ``TH``."""
+    typed = "jk J♥ JD A♥ KH QH 10H 5♣ 5s 6♦"
+    got = runner.invoke(app, ["hand", typed, "--deals", "2", "--seed", "5", "--json"])
+    assert got.exit_code == 0, got.output
+    data = json.loads(got.output)
+    assert data == analyse_hand(HAND, deals=2, seed=5).to_dict()
+    assert " ".join(data["hand"]) == HAND  # shown in the notation
+    wrong = runner.invoke(app, ["hand", HAND.replace("TH", "10X"), "--deals", "2"])
+    assert wrong.exit_code == 2 and "'10X' is not a card of this deck" in wrong.output
+
+
+def test_hand_plot_says_where_it_wrote_and_titles_the_constraints(tmp_path: Path) -> None:
+    png = tmp_path / "tricks.png"
+    args = ["hand", HAND, "--deals", "2", "--constraints", "partner: H>=3", "--plot", str(png)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1] == f"trick distributions drawn to {png}"
+    from fivehundred.reports import hand as hand_report
+
+    drawn: list[str] = []
+    real = hand_report.Figure.suptitle
+
+    def spy(self: object, text: str, **kw: object) -> object:
+        drawn.append(text)
+        return real(self, text, **kw)  # type: ignore[arg-type]
+
+    hand_report.Figure.suptitle = spy  # type: ignore[method-assign]
+    try:
+        runner.invoke(app, args)
+    finally:
+        hand_report.Figure.suptitle = real  # type: ignore[method-assign]
+    assert drawn and "given partner: H>=3" in drawn[0] and "seat 0, dealer 3, pagat-au" in drawn[0]
+    js = runner.invoke(app, [*args, "--json"])  # JSON stays alone on stdout
+    assert js.exit_code == 0 and json.loads(js.stdout)["constraints"] == "partner: H>=3"
+    assert f"trick distributions drawn to {png}" in js.stderr

@@ -290,6 +290,12 @@ def test_parse_choice_takes_numbers_and_names_in_any_case() -> None:
     plays = (th, JOKER_LEAD + 3)
     assert parse_choice(rules, PLAY, plays, "th") == th
     assert parse_choice(rules, PLAY, plays, "jk=h") == JOKER_LEAD + 3
+    assert parse_choice(rules, PLAY, plays, "10h") == th == parse_choice(rules, PLAY, plays, "10♥")
+    assert parse_choice(rules, PLAY, plays, "JK=♥") == JOKER_LEAD + 3
+    assert parse_choice(rules, AUCTION, calls, "8nt") == calls[1]
+    tens = (BID + rules.bid_index["10H"],)
+    assert parse_choice(rules, AUCTION, tens, "10♥") == tens[0] == parse_choice(rules, AUCTION, tens, "10h")
+    assert parse_choice(rules, 2, (NAME_SUIT + 3, NAME_NONE), "♥") == NAME_SUIT + 3
     assert parse_choice(rules, 2, (NAME_SUIT, NAME_NONE), "none") == NAME_NONE
     for text, why in (
         ("3", "choose a number from 1 to 2"),

@@ -182,3 +182,15 @@ def test_parse_cards_reads_a_hand_and_names_the_bad_card() -> None:
     assert parse_cards(two, "JK1 JK2") == list(two.jokers)
     with pytest.raises(ValueError, match="'JK' is not a card"):
         parse_cards(two, "JK")
+
+
+def test_card_name_reads_what_a_person_types() -> None:
+    """One reading of typed cards: ``10`` for the ten, suit symbols, any case; nothing else changes."""
+    assert [N.card_name(t) for t in ("10H", "10♥", "th", "T♥️", "jk", "jk2", "11s", "a♠", "Q♣", "9♢")] == [
+        "TH", "TH", "TH", "TH", "JK", "JK2", "11S", "AS", "QC", "9D",
+    ]  # fmt: skip
+    assert N.typed_text("8♥") == "8H" and N.typed_text("jk=♠") == "JK=S" and N.typed_text("10h") == "10H"
+    deck = load_rules("six-player").deck
+    assert N.parse_cards(deck, "10♥ 11s 13D") == [deck.card("TH"), deck.card("11S"), deck.card("13D")]
+    with pytest.raises(ValueError, match="'10X' is not a card"):
+        N.parse_cards(deck, "10X")
