@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import signal
 import sys
 import traceback
@@ -53,8 +54,19 @@ def one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
+#: Typer's range messages in the project's one wording (``must be at least 1``).
+_RANGE_WORDS = (
+    (re.compile(r"Input should be greater than or equal to (\S+)"), r"must be at least \1"),
+    (re.compile(r"Input should be less than or equal to (\S+)"), r"must be at most \1"),
+    (re.compile(r"Input should be greater than (\S+)"), r"must be more than \1"),
+    (re.compile(r"Input should be less than (\S+)"), r"must be less than \1"),
+)
+
+
 def _usage_message(exc: Exception) -> str:
     message = one_line(exc.format_message())  # type: ignore[attr-defined]
+    for pattern, words in _RANGE_WORDS:
+        message = pattern.sub(words, message)
     ctx = getattr(exc, "ctx", None)
     if isinstance(exc, _UsageError) and ctx is not None:
         message = f"{ctx.command_path}: {message[:1].lower()}{message[1:]} (see {ctx.command_path} --help)"

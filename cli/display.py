@@ -17,7 +17,16 @@ from typing import TYPE_CHECKING, Any, Final
 
 from fivehundred.sim.cards import JACK, SAME_COLOUR, SUIT_NAMES, bits
 from fivehundred.sim.engine import AUCTION, JOKER, KITTY, PLAY, ContractTables, contract_tables
-from fivehundred.sim.notation import LEAD_SEP, NAME_NONE, NAME_SUIT, NO_SUIT, SUITS, action_name, naming_text
+from fivehundred.sim.notation import (
+    LEAD_SEP,
+    NAME_NONE,
+    NAME_SUIT,
+    NO_SUIT,
+    SUITS,
+    action_name,
+    deal_place,
+    naming_text,
+)
 from fivehundred.sim.rules import Rules
 from fivehundred.sim.view import SeatView
 
@@ -331,9 +340,9 @@ def game_replay_text(game: GameReplay) -> str:
         r = deal.result
         first = deal.dealt.view(viewer)
         dealer = names[r["dealer"]]
+        place = deal_place(game.game_id, r["hand_no"]).capitalize()
         out.append(
-            f"\n=== Game {game.game_id + 1}, deal {r['hand_no'] + 1}: "
-            f"{dealer} deal{'' if dealer == 'You' else 's'} ==="
+            f"\n=== {place}: {dealer} deal{'' if dealer == 'You' else 's'} (deal id {r['deal_id']}) ==="
         )
         out.append(scores_text(rules, first.scores, names))
         shown = deal.start if deal.start is not None else deal.dealt

@@ -14,7 +14,7 @@ def variants_cmd(
     action: Annotated[str | None, typer.Argument(help="'show' to describe one variant.")] = None,
     name: Annotated[str | None, typer.Argument(help="The variant to show (name or .toml file).")] = None,
 ) -> None:
-    """List the shipped rule variants; ``variants show NAME`` prints one's rules in words."""
+    """List the shipped rule variants; 'variants show NAME' prints one's rules in words."""
     from fivehundred.sim.errors import UserError
     from fivehundred.sim.rules import available_variants, describe_variant, load_rules
 
@@ -51,12 +51,15 @@ def strategies_cmd(
         bool, typer.Option("--describe", help="List each bot's parameters: default, allowed values, meaning.")
     ] = False,
 ) -> None:
-    """List the registered strategies (built-in and from the fivehundred.strategies entry points)."""
+    """List the registered strategies (built-in and from the fivehundred.strategies entry points), one
+    line each; any class in a file or module plays too (path/to/bot.py:Class, docs/writing-a-bot.md)."""
     from fivehundred.strategies import available
-    from fivehundred.strategies.base import describe_params
+    from fivehundred.strategies.base import describe_params, summary
 
-    for name in available():
-        typer.echo(name)
+    names = available()
+    width = max(len(n) for n in names) + 2
+    for name in names:
+        typer.echo(f"{name:<{width}}{summary(name)}".rstrip())
         if not describe:
             continue
         params = describe_params(name)

@@ -37,7 +37,15 @@ from fivehundred.cli.display import (
 )
 from fivehundred.sim.engine import AUCTION, JOKER, KITTY, parse_action
 from fivehundred.sim.errors import UserError
-from fivehundred.sim.notation import NO_SUIT, PASS_TEXT, action_name, card_name, typed_text
+from fivehundred.sim.notation import (
+    NO_SUIT,
+    PASS_TEXT,
+    action_name,
+    card_name,
+    deal_place,
+    game_number,
+    typed_text,
+)
 from fivehundred.sim.rules import Rules
 from fivehundred.sim.view import SeatView
 
@@ -100,6 +108,7 @@ class Table:
         self.interactive = interactive
         self.line_no = 0
         self.namings = 0  # the person's joker namings in the current deal
+        self.games_done = 0  # games finished (and logged) so far
 
     def say(self, text: str) -> None:
         """Print one block of text."""
@@ -141,9 +150,9 @@ class Table:
         if event.kind == "deal":
             self.namings = 0
             if view.hand_no == 0:
-                self.say(f"\n######## Game {event.game_id + 1} ########")
+                self.say(f"\n######## Game {game_number(event.game_id)} ########")
             self.say(
-                f"\n=== Game {event.game_id + 1}, deal {view.hand_no + 1}: "
+                f"\n=== {deal_place(event.game_id, view.hand_no).capitalize()}: "
                 f"{names[view.dealer]} deal{'' if names[view.dealer] == 'You' else 's'} ==="
             )
             self.say(scores_text(rules, view.scores, names))
@@ -175,7 +184,16 @@ class Table:
             lines.append(scores_text(rules, event.result["score_after"], names))
             self.say("\n".join(lines))
         elif event.kind == "game_done":
+            self.games_done += 1
             self.say(game_result_text(rules, event.result, names))
+
+
+def _kept(games: int, where: str, deals: int | None = None) -> str:
+    """What a stopped session left: its finished games and where, or that nothing was written."""
+    if games == 0:
+        return "no game was finished, so nothing was written"
+    size = f", {deals} deal(s)" if deals is not None else ""
+    return f"{games} finished game(s){size} in {where}"
 
 
 @app.command("play")
@@ -209,15 +227,12 @@ def play_cmd(
     try:
         result = play_session(config, table.ask, table.observe, overwrite=overwrite)
     except KeyboardInterrupt:
-        typer.echo(f"\ninterrupted: the finished games are in {config.out}", err=True)
+        typer.echo("\ninterrupted: " + _kept(table.games_done, config.out), err=True)
         raise typer.Exit(130) from None
     if result.stopped_at is not None:
         game, hand = result.stopped_at
-        typer.echo(
-            f"input ended in game {game + 1}, deal {hand + 1}: that game is not logged; "
-            f"{result.games} finished game(s), {result.deals} deal(s) in {result.run_dir}",
-            err=True,
-        )
+        kept = _kept(result.games, result.run_dir, result.deals)
+        typer.echo(f"input ended in {deal_place(game, hand)}: that game is not logged; {kept}", err=True)
         return
     typer.echo(
         f"\n{result.games} game(s), {result.deals} deal(s) written to {result.run_dir} "

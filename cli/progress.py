@@ -46,6 +46,24 @@ def fit(text: str, width: int | None) -> str:
     return text[: width - 1] + "…"
 
 
+def wrap_parts(parts: list[str], width: int, sep: str = " | ", indent: str = "    ") -> list[str]:
+    """``parts`` joined by ``sep`` into lines of at most ``width`` characters, broken between parts
+    (a part longer than a line gets a line of its own); continuation lines start with ``indent``."""
+    lines: list[str] = []
+    cur = ""
+    for part in parts:
+        if not cur:
+            cur = (indent if lines else "") + part
+        elif len(cur) + len(sep) + len(part) <= width:
+            cur += sep + part
+        else:
+            lines.append(cur)
+            cur = indent + part
+    if cur:
+        lines.append(cur)
+    return lines
+
+
 def format_duration(seconds: float | None) -> str:
     """``01:05`` or ``1:02:03``; ``--:--`` when unknown."""
     if seconds is None:

@@ -12,21 +12,27 @@ from fivehundred.cli.app import app
 @app.command("replay")
 def replay_cmd(
     run_dir: Annotated[str, typer.Argument(help="Run directory (a path or a URI such as s3://bucket/run).")],
-    deal_id: Annotated[int | None, typer.Argument(help="The deal's id (deal_id column).")] = None,
+    deal_id: Annotated[
+        int | None, typer.Argument(help="The deal's id in the log (deal_id, as --game and verify show it).")
+    ] = None,
     game: Annotated[
-        int | None, typer.Option("--game", min=0, help="Show this whole game (game_id) as play shows it.")
+        int | None,
+        typer.Option(
+            "--game", min=1, help="Show game N (counted from 1, as play numbers them) deal by deal."
+        ),
     ] = None,
 ) -> None:
     """Show one deal as a player reads it (hands, kitty, auction, contract, discards, tricks, score),
-    or with --game a whole game deal by deal, as ``play`` shows it."""
+    or with --game a whole game deal by deal, as play shows it."""
     from fivehundred.pipelines.verify import RunError, replay_deal, replay_game
+    from fivehundred.sim.notation import game_id_of
 
     if game is not None:
         if deal_id is not None:
             raise RunError("replay: give a deal id or --game, not both")
         from fivehundred.cli.display import game_replay_text
 
-        typer.echo(game_replay_text(replay_game(run_dir, game)))
+        typer.echo(game_replay_text(replay_game(run_dir, game_id_of(game))))
         return
     if deal_id is None:
         raise RunError("replay: give a deal id (replay RUN_DIR DEAL_ID) or --game G")

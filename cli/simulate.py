@@ -109,7 +109,7 @@ def simulate_cmd(
     deals: Annotated[
         int | None, typer.Option("--deals", help="Play the fewest whole games whose deals reach N.")
     ] = None,
-    seed: Annotated[int | None, typer.Option("--seed", help="Master seed (0 <= S < 2**64).")] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="Master seed (0 to 2^64 - 1).")] = None,
     out: Annotated[str | None, typer.Option("--out", help="Run directory (a path or a pyarrow URI).")] = None,
     strategies: Annotated[
         str | None,

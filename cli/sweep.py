@@ -126,7 +126,7 @@ def sweep_cmd(
         str | None, typer.Option("--variants", help="Variant names or .toml files to compare too, a,b,...")
     ] = None,
     deals: Annotated[int, typer.Option("--deals", help="Deals per run (at least; whole games).")] = 3000,
-    seed: Annotated[int, typer.Option("--seed", help="Master seed of every run (0 <= S < 2**64).")] = 1,
+    seed: Annotated[int, typer.Option("--seed", help="Master seed of every run (0 to 2^64 - 1).")] = 1,
     strategies: Annotated[
         str, typer.Option("--strategies", help="Strategy per seat, a,b,c,d (one name = all seats).")
     ] = "heuristic",

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Final
 from fivehundred.sim.cards import bits
 from fivehundred.sim.engine import AUCTION, DONE, ENGINE_VERSION, JOKER, KITTY, PLAY, State
 from fivehundred.sim.errors import StrategyError
-from fivehundred.sim.notation import action_name, action_names, joker_suit_text
+from fivehundred.sim.notation import action_name, action_names, deal_place, joker_suit_text
 from fivehundred.sim.rng import NoRng, Rng
 from fivehundred.sim.seeding import bot_rng, deal_seed, dealer_of, first_dealer
 from fivehundred.sim.view import BlankView, SeatView
@@ -185,7 +185,7 @@ def _label(strategies: Sequence[Any], labels: Sequence[str] | None, seat: int) -
 def _bot_failed(state: State, label: str, game_id: int, seat: int, exc: Exception) -> StrategyError:
     return StrategyError(
         f"strategy '{label}' (seat {seat}) raised {type(exc).__name__}: {exc} "
-        f"in game {game_id}, hand {state.hand_no}"
+        f"in {deal_place(game_id, state.hand_no)}"
     )
 
 
@@ -196,7 +196,7 @@ def _bot_illegal(state: State, label: str, game_id: int, seat: int, action: Any)
         shown = repr(action)
     return StrategyError(
         f"strategy '{label}' (seat {seat}) returned illegal action {shown} "
-        f"in game {game_id}, hand {state.hand_no}"
+        f"in {deal_place(game_id, state.hand_no)}"
     )
 
 

@@ -184,6 +184,25 @@ UNIVERSAL_BIT: Final[dict[str, int]] = {
 }
 
 
+# ------------------------------------------------------------------------------------------ places
+
+
+def game_number(game_id: int) -> int:
+    """The number a person reads and types for the log's ``game_id``: games are counted from 1."""
+    return game_id + 1
+
+
+def game_id_of(number: int) -> int:
+    """The log's ``game_id`` of game ``number`` as a person counts (from 1)."""
+    return number - 1
+
+
+def deal_place(game_id: int, hand_no: int) -> str:
+    """Where a deal is, as a person reads it: ``"game 3, deal 2"`` for the log's game_id 2, hand_no 1
+    (games and the deals of a game are counted from 1; ``play``, ``replay`` and errors say this)."""
+    return f"game {game_id + 1}, deal {hand_no + 1}"
+
+
 # ------------------------------------------------------------------------------------------ bids
 
 

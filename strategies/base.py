@@ -18,12 +18,16 @@ runner then skips seeding one for it (it gets a guard that raises if used).
 from __future__ import annotations
 
 import ast
+import hashlib
 import importlib
+import importlib.util
 import inspect
 import re
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from fivehundred.sim.errors import UserError
@@ -111,7 +115,7 @@ def number(lo: float, hi: float) -> Callable[[Any], str | None]:
 
 def whole(lo: int, hi: int | None = None) -> Callable[[Any], str | None]:
     """A validator for an int in ``[lo, hi]`` (``hi`` None: no upper bound; booleans are not ints)."""
-    bound = f"between {lo} and {hi}" if hi is not None else f"of at least {lo}"
+    bound = f"between {lo} and {hi}" if hi is not None else f"at least {lo}"
 
     def check(value: Any) -> str | None:
         if isinstance(value, bool) or not isinstance(value, int):
@@ -212,6 +216,15 @@ class ParamInfo:
         return repr(self.default)
 
 
+def summary(name: str) -> str:
+    """One line on what a bot is: its class's ``summary``, else the first sentence of its docstring."""
+    _versioned, cls = resolve(name)
+    text = getattr(cls, "summary", None)
+    if not isinstance(text, str) or not text:
+        text = " ".join((cls.__doc__ or "").split()).split(". ")[0].rstrip(".")
+    return text
+
+
 def describe_params(name: str) -> list[ParamInfo]:
     """The parameters a registered bot declares (its ``PARAMS`` validators, in order).
 
@@ -270,22 +283,74 @@ def check_class(obj: Any, where: str) -> type:
     return obj
 
 
-def _import_class(spec: str) -> type:
-    """The class named by ``package.module:Class``, imported and checked (see :func:`check_class`)."""
-    mod_name, _, attr = spec.partition(":")
-    if not _MODULE.fullmatch(mod_name) or not all(part.isidentifier() for part in attr.split(".")):
-        raise StrategyConfigError(
-            f"strategy '{spec}': expected package.module:Class (dotted names, no relative import)"
-        )
+def is_file_spec(name: str) -> bool:
+    """Whether a spec's name is ``path/to/file.py:Class`` (a bot in a file) rather than a module's."""
+    return name.rpartition(":")[0].endswith(".py")
+
+
+def absolute_spec(spec: str) -> str:
+    """``spec`` with the file of a ``path/to/file.py:Class`` spec made absolute (from the working
+    folder), so that every process of a run, whatever its folder, loads the same file; any other
+    spec unchanged.  A run records this form."""
+    text = spec.strip()
+    head, paren, rest = text.partition("(")
+    if not is_file_spec(head.strip()):
+        return spec
+    path, _, attr = head.strip().rpartition(":")
+    return f"{Path(path).expanduser().resolve()}:{attr}{paren}{rest}"
+
+
+def _load_file(path_text: str, spec: str) -> Any:
+    """The module of a bot's file, loaded once per process under a private name (``sys.modules``)."""
+    path = Path(path_text).expanduser().resolve()
+    if not path.is_file():
+        gone = "is not a file" if path.exists() else "does not exist"
+        raise StrategyConfigError(f"strategy '{spec}': {path_text} {gone}")
+    digest = hashlib.sha256(str(path).encode()).hexdigest()[:12]
+    stem = re.sub(r"\W", "_", path.stem)
+    key = f"fivehundred_bot_{stem}_{digest}"
+    module = sys.modules.get(key)
+    if module is not None:
+        return module
+    where = importlib.util.spec_from_file_location(key, path)
+    if where is None or where.loader is None:
+        raise StrategyConfigError(f"strategy '{spec}': {path_text} is not a Python file")
+    module = importlib.util.module_from_spec(where)
+    sys.modules[key] = module  # dataclasses and pickling look the module up by name
     try:
-        obj: Any = importlib.import_module(mod_name)
-    except ImportError as exc:
-        raise StrategyConfigError(f"strategy '{spec}': cannot import {mod_name} ({exc})") from None
-    except (Exception, SystemExit) as exc:  # the module itself fails: syntax error, raises, exits
+        where.loader.exec_module(module)
+    except (Exception, SystemExit) as exc:  # the file itself fails: syntax error, raises, exits
+        del sys.modules[key]
         detail = " ".join(str(exc).split()) or "no message"
         raise StrategyConfigError(
-            f"strategy '{spec}': importing {mod_name} failed ({type(exc).__name__}: {detail})"
+            f"strategy '{spec}': running {path_text} failed ({type(exc).__name__}: {detail})"
         ) from None
+    return module
+
+
+def _import_class(spec: str) -> type:
+    """The class named by ``package.module:Class`` or ``path/to/file.py:Class``, imported and checked
+    (see :func:`check_class`)."""
+    mod_name, _, attr = spec.rpartition(":")
+    if not all(part.isidentifier() for part in attr.split(".")) or not (
+        is_file_spec(spec) or _MODULE.fullmatch(mod_name)
+    ):
+        raise StrategyConfigError(
+            f"strategy '{spec}': expected package.module:Class (dotted names, no relative import) "
+            "or path/to/file.py:Class"
+        )
+    if is_file_spec(spec):
+        obj: Any = _load_file(mod_name, spec)
+    else:
+        try:
+            obj = importlib.import_module(mod_name)
+        except ImportError as exc:
+            raise StrategyConfigError(f"strategy '{spec}': cannot import {mod_name} ({exc})") from None
+        except (Exception, SystemExit) as exc:  # the module itself fails: syntax error, raises, exits
+            detail = " ".join(str(exc).split()) or "no message"
+            raise StrategyConfigError(
+                f"strategy '{spec}': importing {mod_name} failed ({type(exc).__name__}: {detail})"
+            ) from None
     for part in attr.split("."):
         try:
             obj = inspect.getattr_static(obj, part)
@@ -295,13 +360,17 @@ def _import_class(spec: str) -> type:
 
 
 def resolve(name: str) -> tuple[str, Callable[..., Any]]:
-    """Resolve ``random``, ``random.v1`` or ``package.module:Class`` to (versioned name, class).
+    """Resolve ``random``, ``random.v1``, ``package.module:Class`` or ``path/to/file.py:Class`` to
+    (versioned name, class).  A class's ``name`` attribute is its versioned name; without one, a
+    module's class is called by its spec and a file's by ``file.py:Class``.
 
     A bare family name means its newest version, unless :data:`DEFAULT_VERSIONS` pins another.
     """
     if ":" in name:
         cls = _import_class(name)
-        return getattr(cls, "name", None) or name, cls
+        path, _, attr = name.rpartition(":")
+        fallback = f"{Path(path).name}:{attr}" if is_file_spec(name) else name
+        return getattr(cls, "name", None) or fallback, cls
     names = available()
     if name in _REGISTRY:
         return name, _REGISTRY[name]
@@ -324,11 +393,11 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     spec = spec.strip()
     name, paren, rest = spec.partition("(")
     name = name.strip()
-    module, colon, cls = name.partition(":")
+    module, colon, cls = name.rpartition(":")
     if not (_NAME.fullmatch(name) or (colon and module and cls)):
         raise StrategyConfigError(
-            f"strategy '{spec}': expected a name such as 'heuristic', 'heuristic(aggression=1.2)' "
-            "or 'package.module:Class'"
+            f"strategy '{spec}': expected a name such as 'heuristic', 'heuristic(aggression=1.2)', "
+            "'package.module:Class' or 'path/to/file.py:Class'"
         )
     if not paren:
         return name, {}
@@ -378,7 +447,8 @@ def split_specs(text: str) -> list[str]:
 
 
 def make(spec: str, params: dict[str, Any] | None = None) -> Any:
-    """Build a strategy from a spec (``heuristic``, ``heuristic(aggression=1.2)``, ``pkg.mod:Class``).
+    """Build a strategy from a spec (``heuristic``, ``heuristic(aggression=1.2)``, ``pkg.mod:Class``,
+    ``path/to/file.py:Class``).
 
     Unknown names and parameters, and values the bot refuses, raise :class:`StrategyConfigError`.
     """
@@ -415,10 +485,12 @@ def make(spec: str, params: dict[str, Any] | None = None) -> Any:
 def check_spec(spec: str, params: Mapping[str, Any] | None = None) -> tuple[str, dict[str, Any], str]:
     """Validate a spec and extra parameters by building the bot once (here, not in a worker).
 
-    Returns the bare name, the merged parameters and the :func:`label`; every mistake raises
-    :class:`StrategyConfigError`.  The one check that run configs and tournaments share.
+    Returns the bare name (a bot's file made absolute, :func:`absolute_spec`), the merged parameters
+    and the :func:`label`; every mistake raises :class:`StrategyConfigError`.  The one check that run
+    configs and tournaments share.
     """
     name, inline = parse_spec(spec)
+    name = absolute_spec(name)
     merged = {**inline, **dict(params or {})}
     make(name, merged)
     return name, merged, label(name, merged)

@@ -104,6 +104,9 @@ def side_points(rules: Rules, contract: Bid, tricks: int) -> float:
 class ExpertStrategy(AuctionOf):
     """Determinized double-dummy player.  See the module docstring; parameters in :attr:`PARAMS`."""
 
+    #: One line on what it is (``fivehundred strategies``).
+    summary: ClassVar[str] = "samples deals that fit the auction, solves them double dummy (strongest, slow)"
+
     #: Each parameter once: its validator, its default and what it does (``PARAMS``, ``PARAM_HELP``
     #: and the constructor's defaults are read from here).
     SETTINGS: ClassVar[dict[str, tuple[Any, Any, str]]] = {

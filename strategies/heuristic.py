@@ -150,6 +150,8 @@ class HeuristicStrategy:
     """The rule-based player.  See the module docstring; parameters are in :attr:`PARAMS`."""
 
     name: ClassVar[str] = "heuristic.v1"
+    #: One line on what it is (``fivehundred strategies``).
+    summary: ClassVar[str] = "rule-based club player: counts its tricks, draws trumps, cashes winners (fast)"
 
     #: Deterministic: it never draws from its RNG, so the game runner need not build one per deal.
     uses_rng: ClassVar[bool] = False

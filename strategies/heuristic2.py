@@ -216,6 +216,7 @@ class Heuristic2Strategy(HeuristicStrategy):
     """``heuristic.v1``'s reading of the hand, calibrated expected-points bidding and its own card play."""
 
     name: ClassVar[str] = "heuristic.v2"
+    summary: ClassVar[str] = "heuristic.v1's hand reading, bids for expected points, better play (fast)"
     uses_rng: ClassVar[bool] = False
 
     PARAMS: ClassVar[dict[str, Any]] = {k: v[1] for k, v in V2_PARAMETERS.items()}

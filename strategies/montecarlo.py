@@ -90,6 +90,9 @@ _policy.allowed = "any registered bot but a Monte Carlo one"  # type: ignore[att
 class MonteCarloStrategy(AuctionOf):
     """Determinized Monte Carlo player.  See the module docstring; parameters in :attr:`PARAMS`."""
 
+    #: One line on what it is (``fivehundred strategies``).
+    summary: ClassVar[str] = "deals the unseen cards many times, plays each card out with heuristic.v1"
+
     PARAMS: ClassVar[dict[str, Any]] = {
         "samples": whole(1, 10_000),
         "rollout": _policy,
@@ -208,6 +211,7 @@ class MonteCarlo2Strategy(MonteCarloStrategy):
     card, rollouts played by ``heuristic.v2`` by default, and the auction inference as resampling
     (:meth:`draw`) with weights fitted to v2's declarers (``benchmarks/mc_inference.py``)."""
 
+    summary: ClassVar[str] = "montecarlo.v1's search on heuristic.v2 (its auction, rollouts, inference)"
     BASE: ClassVar[type] = Heuristic2Strategy
 
     PARAMS: ClassVar[dict[str, Any]] = {**MonteCarloStrategy.PARAMS, "draws": whole(1, 100)}

@@ -25,6 +25,8 @@ class RandomStrategy:
     """Chooses uniformly among the legal actions at every decision."""
 
     name: ClassVar[str] = "random.v1"
+    #: One line on what it is (``fivehundred strategies``).
+    summary: ClassVar[str] = "uniform over the legal actions, bids included: a baseline"
     #: It never reads the view: the runner hands it a blank one (a subclass that reads it sets True).
     uses_view: ClassVar[bool] = False
 

@@ -189,8 +189,10 @@ def analyse_hand(
         dealer = (seat - 1) % n
     if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < n:
         raise HandError(f"dealer {dealer!r}: {rules.name} has seats 0..{n - 1}")
-    if isinstance(deals, bool) or not isinstance(deals, int) or not 1 <= deals <= MAX_DEALS:
-        raise HandError(f"deals {deals!r}: must be an integer from 1 to {MAX_DEALS}")
+    if isinstance(deals, bool) or not isinstance(deals, int):
+        raise HandError(f"deals {deals!r}: must be a whole number")
+    if not 1 <= deals <= MAX_DEALS:
+        raise HandError(f"deals {deals}: must be {'at least 1' if deals < 1 else f'at most {MAX_DEALS}'}")
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         raise HandError(f"seed {seed!r}: must be an integer from 0 to {MAX_SEED}")
     mask = parse_hand(rules, hand)

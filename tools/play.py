@@ -25,6 +25,7 @@ line, Ctrl-C) also leaves the finished games and a manifest marked ``stopped``, 
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -42,6 +43,7 @@ from fivehundred.pipelines.schema import records_to_table
 from fivehundred.sim.engine import AUCTION, JOKER, KITTY, PLAY, State
 from fivehundred.sim.errors import StrategyError, UserError
 from fivehundred.sim.game import DEAL_LIMIT, new_deal, play_game, settle
+from fivehundred.sim.notation import deal_place, game_number
 from fivehundred.sim.rng import NoRng, Rng
 from fivehundred.sim.rules import Rules, load_rules
 from fivehundred.sim.seeding import bot_rng
@@ -279,6 +281,7 @@ class _Log:
     def __init__(self, config: PlayConfig, overwrite: bool) -> None:
         self.config = config
         self.store = RunDir(config.out)
+        self.made_folder = self.store.local and not self.store.exists()
         self.store.lock()
         try:
             existing = self.store.read_manifest()
@@ -350,14 +353,22 @@ class _Log:
         self.store.write_manifest(m)
 
     def close(self, status: str) -> None:
-        """Record how the session ended and release the directory."""
+        """Record how the session ended and release the directory; a session that finished no game
+        leaves nothing behind (no manifest, and no folder if it made it), so the same command runs
+        again."""
         try:
-            self.manifest.status = status
-            self.store.write_manifest(self.manifest)
+            if self.manifest.chunks:
+                self.manifest.status = status
+                self.store.write_manifest(self.manifest)
+            else:
+                self.store.clear()
         finally:
             with contextlib.suppress(OSError):
                 self.store.clean_tmp()
             self.store.unlock()
+            if self.made_folder and not self.manifest.chunks:
+                with contextlib.suppress(OSError):
+                    os.rmdir(self.store.root)
 
 
 # ------------------------------------------------------------------------------------------ the loop
@@ -380,12 +391,12 @@ def _decide(
     except Exception as exc:
         raise StrategyError(
             f"strategy '{label}' (seat {seat}) raised {type(exc).__name__}: {exc} "
-            f"in game {game_id}, hand {state.hand_no}"
+            f"in {deal_place(game_id, state.hand_no)}"
         ) from exc
     if action not in legal:
         raise StrategyError(
             f"strategy '{label}' (seat {seat}) returned illegal action {action!r} "
-            f"in game {game_id}, hand {state.hand_no}"
+            f"in {deal_place(game_id, state.hand_no)}"
         )
     return action
 
@@ -458,7 +469,9 @@ def _play_game(
         all(rec[k] == v for k, v in res.items()) for rec, res in zip(records, results, strict=False)
     )
     if not same or any(r.used != len(r.actions) for r in replayed):
-        raise RuntimeError(f"game {game_id}: replaying the decisions through play_game gave other deals")
+        raise RuntimeError(
+            f"game {game_number(game_id)}: replaying the decisions through play_game gave other deals"
+        )
     observe(PlayEvent("game_done", mine, game_id, result=results[-1]))
     return records
 

@@ -113,7 +113,7 @@ def analyze(
     if workers is not None and workers < 0:
         raise AnalysisError(f"--workers must be 0 or more, got {workers}")
     if what_if is not None and sample < 1:
-        raise AnalysisError(f"--sample must be at least 1, got {sample}")
+        raise AnalysisError(f"--sample {sample}: must be at least 1")
     if what_if is not None and seat_strategy is not None:
         try:
             check_spec(seat_strategy)

@@ -250,7 +250,7 @@ def misere_whatif(
     replays on ``workers`` (:func:`replay`); ``progress(run, parts done, parts)``; ``notice`` is told
     when a run's replays cannot be cached (a read-only run)."""
     if sample < 1:
-        raise AnalysisError(f"--sample must be at least 1, got {sample}")
+        raise AnalysisError(f"--sample {sample}: must be at least 1")
     spec = seat_strategy or default_strategy()
     summary, by_feature = [], []
     for f in frames:

@@ -38,7 +38,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -210,7 +210,7 @@ def parse_config(
     data: dict[str, Any], where: str = "<config>", default_name: str = "tournament"
 ) -> TournamentConfig:
     """Validate a tournament configuration given as a dict (as read from TOML)."""
-    from fivehundred.strategies.base import StrategyConfigError, check_spec
+    from fivehundred.strategies.base import StrategyConfigError, absolute_spec, check_spec
 
     top = _Reader(where, data, "", _TOP_KEYS)
     name = top.get("name", str, default_name)
@@ -253,7 +253,7 @@ def parse_config(
             _, _, lab = check_spec(spec, params)  # unknown parameters and refused values fail here
         except StrategyConfigError as exc:
             er.fail("params", str(exc))
-        entries.append(Entry(ename, spec, dict(params), lab))
+        entries.append(Entry(ename, absolute_spec(spec), dict(params), lab))
     if len(entries) < 2:
         top.fail("entries", f"a tournament needs at least 2 entries, got {len(entries)}")
 
@@ -286,6 +286,43 @@ def parse_config(
         **_stats_options(top),
         **_run_options(top, entries),
     )
+
+
+def config_from_specs(
+    specs: list[str], variant: str = "pagat-au", seed: int = 0, pairs: int = 100
+) -> TournamentConfig:
+    """A tournament given on the command line (``tournament --entry A --entry B``): each strategy
+    spec an entry named by its versioned id, a match between two (a round robin between more),
+    ``pairs`` game pairs each; validated as a config file is."""
+    from fivehundred.strategies.base import StrategyConfigError, label
+
+    names: list[str] = []
+    for spec in specs:
+        try:
+            base = label(spec)
+        except StrategyConfigError as exc:
+            raise TournamentConfigError(f"--entry {spec}: {exc}") from None
+        name, k = base, 2
+        while name in names:
+            name, k = f"{base} #{k}", k + 1
+        names.append(name)
+    title = "-vs-".join(names) if len(names) == 2 else "round-robin-" + "-".join(names)
+    data = {
+        "name": re.sub(r"[^A-Za-z0-9_.-]+", "-", title).strip("-.")[:100] or "tournament",
+        "variant": variant,
+        "seed": seed,
+        "entries": [{"name": n, "strategy": s} for n, s in zip(names, specs, strict=True)],
+        "stop": {"rule": "fixed", "pairs": pairs},
+    }
+    return parse_config(data, "--entry")
+
+
+def with_pairs(config: TournamentConfig, pairs: int) -> TournamentConfig:
+    """``config`` with each match's length set to ``pairs`` game pairs (a fixed match: its pairs; an
+    SPRT: its cap, ``max_pairs``)."""
+    if pairs < 1:
+        raise TournamentConfigError(f"--pairs {pairs}: must be at least 1")
+    return replace(config, stop=replace(config.stop, pairs=pairs))
 
 
 def _stop_rule(top: _Reader) -> StopRule:

@@ -97,6 +97,10 @@ class MatchStatus:
     def line(self) -> str:
         """The fastchess-like status line: the LLR and its bounds first, then Elo, score, points per
         deal, counts (the CLI cuts it to the terminal's width)."""
+        return " | ".join(self.parts())
+
+    def parts(self) -> list[str]:
+        """The pieces of :meth:`line`, in order (the CLI wraps them to the terminal's width)."""
         parts = [
             self.llr_text(),
             f"{self.a} vs {self.b}",
@@ -108,7 +112,7 @@ class MatchStatus:
             f"deals {self.deals:,}",
             f"Ptnml(0-2) {list(self.penta)}",
         ]
-        return " | ".join(p for p in parts if p is not None)
+        return [p for p in parts if p is not None]
 
 
 def fmt_num(x: float, digits: int) -> str:

@@ -14,7 +14,16 @@ from fivehundred.pipelines.verify.checks import REPLAY_COLUMNS
 from fivehundred.pipelines.verify.codec import Mismatch, dealt_state, rerun
 from fivehundred.pipelines.verify.run import RunError, RunLog, open_run, reading, rules_of_run
 from fivehundred.sim.engine import JOKER, PLAY, State
-from fivehundred.sim.notation import NAME_NONE, NAME_SUIT, SUITS, is_joker, is_misere, split_card
+from fivehundred.sim.notation import (
+    NAME_NONE,
+    NAME_SUIT,
+    SUITS,
+    deal_place,
+    game_number,
+    is_joker,
+    is_misere,
+    split_card,
+)
 from fivehundred.sim.rules import Rules
 
 #: Columns a replayed deal needs filled in (contract, declarer, discards... are null on a thrown-in deal).
@@ -61,7 +70,7 @@ class DealReplay:
     def to_text(self) -> str:
         """The deal as plain text, one block per section."""
         out = [
-            f"Deal {self.deal_id} — game {self.game_id}, hand {self.hand_no} ({self.variant}), "
+            f"Deal id {self.deal_id}: {deal_place(self.game_id, self.hand_no)} ({self.variant}), "
             f"dealer seat {self.dealer}"
         ]
         n = len(self.hands)
@@ -196,7 +205,7 @@ class ReplayedDeal:
     play starts (``None`` for a thrown-in deal), ``after_tricks[k]`` the state once trick ``k + 1``
     is complete, ``final`` the scored deal; ``result`` holds its deal-log columns (``contract``,
     ``declarer``, ``declarer_tricks``, ``score_delta``, ``score_after``, ``game_over``, ``winner``,
-    ``end_reason``, ``hand_no``, ``dealer``, ``strategies``).
+    ``end_reason``, ``deal_id``, ``hand_no``, ``dealer``, ``strategies``).
     """
 
     dealt: State
@@ -241,6 +250,7 @@ def _stepped(rules: Rules, row: dict[str, Any], final: State, before: tuple[int,
     result = {k: row[k] for k in keys}
     result.update(
         end_reason=row.get("end_reason"),
+        deal_id=row["deal_id"],
         hand_no=row["hand_no"],
         dealer=row["dealer"],
         strategies=list(row.get("strategies") or ()),
@@ -249,7 +259,8 @@ def _stepped(rules: Rules, row: dict[str, Any], final: State, before: tuple[int,
 
 
 def replay_game(run_dir: str | Path | RunLog, game_id: int) -> GameReplay:
-    """Every deal of game ``game_id`` of a run, in order, re-run through the engine (each deal must
+    """Every deal of the log's game ``game_id`` (game ``game_id + 1`` as a person counts,
+    :func:`~sim.notation.game_number`) of a run, in order, re-run through the engine (each deal must
     replay as logged: :class:`RunError` otherwise, or for a game the log does not hold)."""
     run = open_run(run_dir)
     try:
@@ -265,11 +276,15 @@ def replay_game(run_dir: str | Path | RunLog, game_id: int) -> GameReplay:
             span = ids.collect().row(0)
     if df.height == 0:
         n, lo, hi = span
-        raise RunError(f"{run.path}: no game {game_id} (the log has {n} game(s), ids {lo}..{hi})")
+        held = f"games {game_number(lo)}..{game_number(hi)}" if n > 1 else f"game {game_number(lo)}"
+        held = "no game" if n == 0 else held
+        raise RunError(f"{run.path}: no game {game_number(game_id)} (the log has {held})")
     rows = df.rows(named=True)
     hands_no = [r["hand_no"] for r in rows]
     if hands_no != list(range(len(rows))):
-        raise RunError(f"{run.path}: game {game_id} has hands {hands_no}, not 0..{len(rows) - 1} in order")
+        raise RunError(
+            f"{run.path}: game {game_number(game_id)} has hand_no {hands_no}, not 0..{len(rows) - 1} in order"
+        )
     rules = rules_of_run(run, rows[0].get("variant"))
     human = run.manifest.extra.get("human_seat") if run.manifest.extra else None
     viewer = human if isinstance(human, int) and 0 <= human < rules.players else 0

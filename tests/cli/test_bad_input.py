@@ -966,7 +966,7 @@ for cid, args in [
     ("replay-game-missing", ["replay", "{run}", "--game", "99"]),
     ("replay-game-negative", ["replay", "{run}", "--game", "-1"]),
     ("replay-game-not-int", ["replay", "{run}", "--game", "first"]),
-    ("replay-game-and-deal", ["replay", "{run}", "0", "--game", "0"]),
+    ("replay-game-and-deal", ["replay", "{run}", "0", "--game", "1"]),
 ]:  # fmt: skip
     case(cid, args)
 

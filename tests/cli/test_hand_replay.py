@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -78,7 +79,7 @@ def one_game(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_replay_game_golden(one_game: Path) -> None:
-    result = runner.invoke(app, ["replay", str(one_game), "--game", "0"])
+    result = runner.invoke(app, ["replay", str(one_game), "--game", "1"])
     assert result.exit_code == 0, result.output
     if os.environ.get("FIVEHUNDRED_REGOLD"):
         GOLDEN.write_text(result.output)
@@ -87,7 +88,7 @@ def test_replay_game_golden(one_game: Path) -> None:
 
 def test_replay_game_has_every_deal_and_the_result_in_words(one_game: Path) -> None:
     game = replay_game(one_game, 0)
-    text = runner.invoke(app, ["replay", str(one_game), "--game", "0"]).output
+    text = runner.invoke(app, ["replay", str(one_game), "--game", "1"]).output
     assert text.count("=== Game 1, deal ") == len(game.deals)
     assert text.count("\nResult: ") == len(game.deals)
     assert text.rstrip().splitlines()[-1].startswith("Game over: ")
@@ -100,8 +101,9 @@ def test_replay_game_has_every_deal_and_the_result_in_words(one_game: Path) -> N
 
 def test_replay_game_errors(one_game: Path) -> None:
     for args, message in [
-        (["--game", "5"], "no game 5 (the log has 1 game(s), ids 0..0)"),
-        (["0", "--game", "0"], "give a deal id or --game, not both"),
+        (["--game", "5"], "no game 5 (the log has game 1)"),
+        (["--game", "0"], "'--game': must be at least 1"),
+        (["0", "--game", "1"], "give a deal id or --game, not both"),
         ([], "give a deal id"),
     ]:
         result = runner.invoke(app, ["replay", str(one_game), *args])
@@ -144,3 +146,20 @@ def test_hand_plot_says_where_it_wrote_and_titles_the_constraints(tmp_path: Path
     js = runner.invoke(app, [*args, "--json"])  # JSON stays alone on stdout
     assert js.exit_code == 0 and json.loads(js.stdout)["constraints"] == "partner: H>=3"
     assert f"trick distributions drawn to {png}" in js.stderr
+
+
+def test_one_game_numbering_from_play_to_replay(tmp_path: Path) -> None:
+    """What play calls game 1 is game 1 for replay --game and for replay RUN DEAL_ID; the deal id
+    --game shows opens the same deal; errors count games the same way."""
+    out = tmp_path / "played"
+    played = runner.invoke(app, ["play", "--seed", "9", "--out", str(out)], input="1\n" * 3000)
+    assert played.exit_code == 0, played.output
+    assert "######## Game 1 ########" in played.stdout and "=== Game 1, deal 1: " in played.stdout
+    game = runner.invoke(app, ["replay", str(out), "--game", "1"])
+    assert game.exit_code == 0, game.output
+    first = re.search(r"^=== Game 1, deal 1: .* \(deal id (\d+)\) ===$", game.stdout, re.M)
+    assert first, game.stdout
+    deal = runner.invoke(app, ["replay", str(out), first.group(1)])
+    assert deal.exit_code == 0 and deal.stdout.startswith(f"Deal id {first.group(1)}: game 1, deal 1 (")
+    missing = runner.invoke(app, ["replay", str(out), "--game", "2"])
+    assert missing.exit_code == 2 and "no game 2 (the log has game 1)" in missing.stderr

@@ -50,8 +50,8 @@ def test_bad_bot_stops_the_game(mode: str) -> None:
         play_game(rules, bots, 40, game_id=game, labels=labels)
     msg = str(exc.value)
     assert "\n" not in msg
-    assert "broken.v1(x=1)" in msg and "seat 2" in msg and f"game {game}," in msg
-    assert msg.endswith("hand 2")
+    assert "broken.v1(x=1)" in msg and "seat 2" in msg and f"game {game + 1}," in msg  # counted from 1
+    assert msg.endswith("deal 3")  # hand_no 2, the game's third deal
     if mode == "raise":
         assert "KeyError" in msg and "boom" in msg
     else:

@@ -391,7 +391,7 @@ def test_a_variant_without_misere_has_no_misere_row() -> None:
         ({"seat": 4}, "seat 4: pagat-au has seats 0..3"),
         ({"seat": True}, "seat True"),
         ({"dealer": -1}, "dealer -1"),
-        ({"deals": 0}, "deals 0: must be an integer from 1"),
+        ({"deals": 0}, "deals 0: must be at least 1"),
         ({"seed": -1}, "seed -1"),
         ({"variant": "nosuch"}, "unknown variant 'nosuch'"),
     ],

@@ -35,10 +35,12 @@ def test_tournament_command_runs_and_resumes(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "\r" not in proc.stderr and "\x1b" not in proc.stderr  # not a terminal: plain lines, if any
     lines = proc.stdout.splitlines()
-    final = [line for line in lines if " | heuristic vs random | " in line]
-    assert len(final) == 1, proc.stdout  # the result, once
-    assert final[0].startswith("LLR ") and " H1 | " in final[0]  # the LLR and its bounds first
-    assert "Elo > +" in final[0] and "(one-sided)" in final[0] and "inf" not in final[0]
+    assert sum("heuristic vs random" in line for line in lines) == 1, proc.stdout  # the result, once
+    block = lines[: lines.index("")]  # the match's result, wrapped to the width (80 off a terminal)
+    assert all(len(line) <= 80 for line in block) and len(block) > 1, block
+    final = " | ".join(line.strip() for line in block)
+    assert final.startswith("LLR ") and " H1 | heuristic vs random | " in final  # the LLR and bounds first
+    assert "Elo > +" in final and "(one-sided)" in final and "inf" not in final
     assert any(line.split()[:2] == ["1", "heuristic"] for line in lines)  # the standings, short
     assert "penta_0" not in proc.stdout and "llr_upper" not in proc.stdout  # the wide table stays in the file
     assert "penta_0" in (out / "tables" / "tournament.md").read_text()
@@ -69,4 +71,6 @@ def test_live_line_on_a_terminal_is_rewritten_in_place_and_fits(tmp_path: Path) 
     # The line was written in place (erased and rewritten; how often depends on the machine's speed).
     assert len(live) >= 1 and out.count("\r\x1b[2K") >= 2, out
     assert all(len(seg) <= 60 for seg in live), [len(seg) for seg in live]
-    assert out.count(" H1 | heuristic vs random | Elo") == 1  # the final result printed once, in full
+    result = out.rsplit("\r\x1b[2K", 1)[1]  # after the live line's last erase: the final result, once
+    assert result.count("heuristic vs random") == 1 and " H1 | heuristic vs random" in result, result
+    assert all(len(line) <= 60 for line in result.splitlines() if "/" not in line), result  # paths aside
