@@ -1,9 +1,12 @@
-"""Build script: compiles the engine's hot modules with mypyc when it can (pyproject.toml has the rest).
+"""Build script: compiles the engine's hot modules with mypyc and the double-dummy solver's C kernel
+(pyproject.toml has the rest).
 
 The compiled modules are the same Python source, so they give the same results as the pure ones,
-only faster.  Set ``FIVEHUNDRED_PURE=1`` to install pure Python; when no C compiler works the build
-falls back to pure Python by itself.  ``sim/_core.json`` records which sources were compiled (and
-their hashes), so ``import fivehundred.sim`` can tell a stale compiled module from a fresh one.
+only faster; the C kernel ``sim/_ddc.c`` is the project's double-dummy solver.  Both are built, or
+the install fails with one line saying what failed and what to do.  Set ``FIVEHUNDRED_PURE=1`` to
+install without compiling anything (pure Python; the double-dummy solver is then unavailable and
+says so).  ``sim/_core.json`` records which sources were compiled (and their hashes), so
+``import fivehundred.sim`` can tell a stale compiled module from a fresh one.
 
 The checkout keeps its top-level folders (``sim/``, ``strategies/``, ...); they install as the
 packages of one namespace, ``fivehundred.sim``, ``fivehundred.strategies``, ... (pyproject.toml maps
@@ -16,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import platform
 import sys
 from pathlib import Path
 
@@ -37,7 +41,6 @@ CORE = (
     "sim/contract.py",
     "sim/view.py",
     "sim/game.py",
-    "sim/dd.py",
     "strategies/random_bot.py",
     "strategies/tables.py",
     "strategies/estimates.py",
@@ -50,13 +53,27 @@ STAGED = ("sim", "strategies")
 RECORD = "sim/_core.json"
 GROUP = "_fivehundred_core"  # the shared library: ``_fivehundred_core__mypyc`` (a private top-level name)
 STAGE = ROOT / "build" / "mypyc-src"
-#: Plain C extensions built beside the mypyc core, each optional on its own (source -> import name; the
-#: same table as ``sim/_loader.py``'s ``C_EXTENSIONS``, which reads the record): the DD search.
+#: Plain C extensions built beside the mypyc core (source -> import name; the same table as
+#: ``sim/_loader.py``'s ``C_EXTENSIONS``, which reads the record): the double-dummy solver.
 C_SOURCES = {"sim/_ddc.c": "fivehundred.sim._ddc"}
 
 
 def _say(message: str) -> None:
     print(f"fivehundred build: {message}", file=sys.stderr)
+
+
+class BuildError(RuntimeError):
+    """A part of the compiled core failed to build: the install stops with this one line."""
+
+
+def _fail(what: str, exc: BaseException) -> BuildError:
+    detail = " ".join(str(exc).split())[:300]
+    message = (
+        f"error: compiling {what} failed ({detail}). Install a C compiler and the Python headers, "
+        "or set FIVEHUNDRED_PURE=1 to install pure Python without the double-dummy solver."
+    )
+    _say(message)
+    return BuildError(message)
 
 
 def _pure(message: str) -> None:
@@ -96,11 +113,16 @@ def _drop_c_builds() -> None:
             old.unlink(missing_ok=True)
 
 
+def _c_flags() -> list[str]:
+    """-O3, and the popcnt instruction on x86-64 (the kernel checks the processor has it at import)."""
+    flags = ["-O3"]
+    if platform.machine().lower() in ("x86_64", "amd64") and os.name != "nt":
+        flags.append("-mpopcnt")
+    return flags
+
+
 def _c_extensions() -> list:
-    return [
-        Extension(name, [source], extra_compile_args=["-O3"], optional=True)
-        for source, name in C_SOURCES.items()
-    ]
+    return [Extension(name, [source], extra_compile_args=_c_flags()) for source, name in C_SOURCES.items()]
 
 
 def _extensions() -> list:
@@ -110,62 +132,59 @@ def _extensions() -> list:
         return []
     try:
         from mypyc.build import mypycify
-    except ImportError:
-        _pure("mypyc is not available")
-        return _c_extensions()
+    except ImportError as exc:
+        raise _fail("the engine core with mypyc (mypyc is not importable)", exc) from None
     try:
         return mypycify(_stage(), opt_level="3", debug_level="0", group_name=GROUP) + _c_extensions()
-    except (Exception, SystemExit) as exc:  # a mypy error in the core is a bug; never block an install
-        _pure(f"mypyc failed ({exc})")
-        return _c_extensions()
+    except (Exception, SystemExit) as exc:  # a mypy error in the core
+        raise _fail("the engine core with mypyc", exc) from None
 
 
 def _digest(path: str) -> str:
     return hashlib.sha256((ROOT / path).read_bytes()).hexdigest()
 
 
-class OptionalBuildExt(build_ext):
-    """Build the compiled core, or nothing at all (never half of it), and record what was built."""
+def _drop_stale_modules() -> None:
+    """Remove compiled modules an earlier editable install left beside sources no longer compiled."""
+    core = {ROOT / path for path in CORE} | {ROOT / source for source in C_SOURCES}
+    for package in STAGED:
+        for built in (*(ROOT / package).glob("*.so"), *(ROOT / package).glob("*.pyd")):
+            stem = built.name.split(".")[0]
+            if not any(p.parent == built.parent and p.stem == stem for p in core):
+                built.unlink(missing_ok=True)
+
+
+class CoreBuildExt(build_ext):
+    """Build the compiled core and the C kernel, or fail with one line; record what was built."""
 
     def run(self) -> None:
+        if self.inplace:
+            _drop_stale_modules()
         if not self.extensions:
             return
         everything = list(self.extensions)
         compiler = self.compiler  # run() replaces the option (a name) by the compiler it made
         names = set(C_SOURCES.values())
-        core = [e for e in everything if e.name not in names]
         record: dict[str, dict[str, str]] = {}
-        if core:
-            self.extensions = core
+        parts = [("the engine core with mypyc", [e for e in everything if e.name not in names], None)]
+        parts += [
+            (source, [e for e in everything if e.name == name], source) for source, name in C_SOURCES.items()
+        ]
+        for what, extensions, source in parts:
+            if not extensions:
+                continue
+            self.extensions = extensions
             self.compiler = compiler
             try:
                 super().run()
-            except Exception as exc:  # no compiler, missing headers: fall back to pure Python
-                for out in super().get_outputs():
-                    Path(out).unlink(missing_ok=True)
-                _pure(f"compiling the core failed ({exc})")
-            else:
+            except Exception as exc:  # no compiler, missing headers, a compile error
+                raise _fail(what, exc) from None
+            if source is None:
                 record["compiled"] = {path: _digest(path) for path in CORE}
-        built: dict[str, str] = {}
-        for source, name in C_SOURCES.items():
-            self.extensions = [e for e in everything if e.name == name]
-            self.compiler = compiler
-            try:
-                super().run()
-            except Exception as exc:  # the pure search runs instead (same answers)
-                for out in super().get_outputs():
-                    Path(out).unlink(missing_ok=True)
-                _say(f"compiling {source} failed ({exc}): the pure-Python search runs")
-            else:  # an optional extension that failed is only a warning: check that it is there
-                if all(Path(out).exists() for out in super().get_outputs()):
-                    built[source] = _digest(source)
-        if built:
-            record["c_extensions"] = built
+            else:
+                record.setdefault("c_extensions", {})[source] = _digest(source)
         self.extensions = everything
         target = (ROOT if self.inplace else Path(self.build_lib) / "fivehundred") / RECORD
-        if not record:
-            target.unlink(missing_ok=True)
-            return
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
 
@@ -176,4 +195,5 @@ class OptionalBuildExt(build_ext):
         return outputs
 
 
-setup(ext_modules=_extensions(), cmdclass={"build_ext": OptionalBuildExt})
+if __name__ == "__main__":  # pip and setuptools run this file as __main__; tests read its functions
+    setup(ext_modules=_extensions(), cmdclass={"build_ext": CoreBuildExt})

@@ -1,25 +1,23 @@
 """Double-dummy solver speed: full solves from the opening lead, solves per CPU second (per core).
 
-    python benchmarks/dd.py [--deals 200] [--seed 1] [--variant pagat-au] [--pure] [--compare 20] [--moves 40]
+    python benchmarks/dd.py [--deals 200] [--seed 1] [--variant pagat-au] [--moves 40] [--techniques]
 
-Each deal ``i`` is dealt from ``deal_seed(seed, 0, i)``; the auction, the discard and the joker
-naming are the ``heuristic`` bot's in every seat (deals everyone passes are skipped).  Every fifth
-deal is forced to misère (``MIS``, declarer the seat left of the dealer; skipped by a variant without
-it) and every fifth, offset by one, to ``7NT``, so that the mix always holds suit, NT and misère
-contracts.  The position at the opening lead is solved with :func:`sim.dd.dd_tricks`; only the
-solving is timed (``time.process_time``).  It prints per-kind counts, mean DD tricks and solve
-rates, the slowest solve, the peak memory (``ru_maxrss``) and, last, ``solves_per_second_per_core=``
-of the search that runs: the C one (``sim/_ddc.c``) when it is built, else the pure-Python one
-(``--pure`` forces it).  With the C search it also solves the first ``--compare`` positions with the
-pure search in the same process (checking the values agree) and prints both rates and their ratio,
-and the C search's lead nodes (trick-boundary nodes) per solve.  ``--moves N`` also times
-:func:`sim.dd.move_values` (the value of every legal opening lead, what the expert bot asks) on the
-first ``N`` positions.
+The positions are :func:`pipelines.dd_deals.opening_positions` (heuristic auctions, discards and
+namings; every fifth deal forced to ``MIS``, every fifth offset by one to ``7NT``): suit, no-trump
+and misère contracts.  Each is solved with :func:`sim.dd.dd_tricks`; only the solving is timed
+(``time.process_time``, the CPU time of this process).  It prints per kind the solves, the mean DD
+tricks, the rate and the trick-boundary nodes per solve (:func:`sim.dd.lead_nodes`, independent of
+the machine's speed), the slowest solve, the peak memory, a checksum of the values, and last
+``solves_per_second_per_core=``.  ``--moves N`` also times :func:`sim.dd.move_values` (every legal
+opening lead valued, what the expert bot asks) on the first ``N`` positions.  ``--techniques`` then
+solves the positions again with each search technique switched off in turn (:func:`sim.dd.techniques`)
+and prints the nodes and rate of each against all on, checking every value is unchanged.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import resource
 import sys
 import time
@@ -27,93 +25,54 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fivehundred.sim import PLAY, State, core, dd, load_rules
+from fivehundred.pipelines.dd_deals import kind, opening_positions
+from fivehundred.sim import core, dd, load_rules
 from fivehundred.sim.dd import Position, dd_tricks, move_values
-from fivehundred.sim.rules import Rules
-from fivehundred.sim.seeding import bot_rng, deal_seed, dealer_of
-from fivehundred.strategies import make
 
 
-def opening_positions(rules: Rules, deals: int, seed: int) -> list[Position]:
-    """The opening-lead positions of ``deals`` deals (fewer when some are thrown in)."""
-    bots = [make("heuristic") for _ in range(rules.players)]
-    out: list[Position] = []
-    for i in range(deals):
-        dseed = deal_seed(seed, 0, i)
-        state = State.deal(rules, dseed, dealer_of(seed, 0, i, rules.players))
-        forced = ""
-        if i % 5 == 4 and "MIS" in rules.bid_index:
-            forced = "MIS"
-        elif i % 5 == 3:
-            forced = "7NT"
-        if forced:
-            state.force_contract(forced, (state.dealer + 1) % rules.players)
-        rngs = [bot_rng(dseed, s) for s in range(rules.players)]
-        while not state.done and state.phase != PLAY:
-            seat = state.turn
-            bot = bots[seat]
-            method = (bot.bid, bot.discard, bot.name_joker)[state.phase]
-            state.apply(method(state.view(seat), state.legal_actions(), rngs[seat]))
-        if state.phase == PLAY:
-            out.append(Position.from_state(state))
-    return out
-
-
-def kind(pos: Position) -> str:
-    """``suit``, ``NT`` or ``misere``."""
-    if pos.contract.misere:
-        return "misere"
-    return "NT" if pos.contract.no_trump else "suit"
+def solve_all(positions: list[Position]) -> tuple[list[int], list[float], int]:
+    """Each position's DD tricks, CPU seconds and the nodes of all."""
+    nodes0 = dd.lead_nodes()
+    values: list[int] = []
+    times: list[float] = []
+    for pos in positions:
+        start = time.process_time()
+        values.append(dd_tricks(pos))
+        times.append(time.process_time() - start)
+    return values, times, dd.lead_nodes() - nodes0
 
 
 def main() -> None:
     """Parse the arguments, solve the positions, print the figures."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--deals", type=int, default=200, help="deals to deal (thrown-in ones are skipped)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--variant", default="pagat-au")
-    ap.add_argument("--pure", action="store_true", help="time the pure-Python search (no C search)")
-    ap.add_argument("--compare", type=int, default=20, help="positions also solved by the pure search")
     ap.add_argument("--moves", type=int, default=40, help="positions also timed with move_values")
+    ap.add_argument("--techniques", action="store_true", help="measure each technique switched off")
     args = ap.parse_args()
+    if not dd.available():
+        raise SystemExit(f"error: {dd.unavailable_reason()}")
 
     rules = load_rules(args.variant)
     positions = opening_positions(rules, args.deals, args.seed)
     info = core()
     print(f"engine core: {info['core']}" + (f" ({info['reason']})" if info["reason"] else ""))
-    if args.pure and dd.backend() == "c":
-        dd.use_backend("pure")
-    reason = dd.backend_reason()
-    print(f"DD search: {dd.backend()}" + (f" ({reason})" if dd.backend() == "pure" and reason else ""))
-    stats: dict[str, list[float]] = {}
-    slowest = (0.0, "")
-    total = 0.0
-    values: list[int] = []
-    times: list[float] = []
-    nodes0 = dd.c_lead_nodes()
-    for pos in positions:
-        start = time.process_time()
-        value = dd_tricks(pos)
-        spent = time.process_time() - start
-        total += spent
-        values.append(value)
-        times.append(spent)
-        k = kind(pos)
-        row = stats.setdefault(k, [0, 0.0, 0.0])
-        row[0] += 1
-        row[1] += value
-        row[2] += spent
-        if spent > slowest[0]:
-            slowest = (spent, f"{pos.contract.code} by seat {pos.declarer}")
+    values, times, nodes = solve_all(positions)
     print(f"variant {rules.name}: {len(positions)} positions from {args.deals} deals (seed {args.seed})")
     for k in ("suit", "NT", "misere"):
-        if k in stats:
-            count, tricks, spent = stats[k]
-            rate = count / spent if spent else float("inf")
-            print(f"{k:>7s}: {count:4.0f} solves, mean dd_tricks {tricks / count:.2f}, {rate:,.0f} solves/s")
-    print(f"slowest solve: {slowest[0] * 1000:.1f} ms ({slowest[1]})")
-    if dd.backend() == "c" and positions:
-        print(f"lead nodes per solve (C): {(dd.c_lead_nodes() - nodes0) / len(positions):,.0f}")
+        picked = [i for i, pos in enumerate(positions) if kind(pos) == k]
+        if picked:
+            spent = sum(times[i] for i in picked)
+            mean = sum(values[i] for i in picked) / len(picked)
+            rate = len(picked) / spent if spent else float("inf")
+            print(f"{k:>7s}: {len(picked):4d} solves, mean dd_tricks {mean:.2f}, {rate:,.0f} solves/s")
+    slow = max(range(len(positions)), key=lambda i: times[i]) if positions else -1
+    if slow >= 0:
+        pos = positions[slow]
+        print(f"slowest solve: {times[slow] * 1000:.1f} ms ({pos.contract.code} by seat {pos.declarer})")
+    print(f"lead nodes per solve: {nodes / max(1, len(positions)):,.0f}")
+    print(f"values checksum: {hashlib.sha256(repr(values).encode()).hexdigest()[:16]}")
     moves = min(args.moves, len(positions))
     if moves > 0:
         start = time.process_time()
@@ -122,24 +81,22 @@ def main() -> None:
         rate = moves / spent if spent else float("inf")
         print(f"move_values: {moves} positions ({count} opening leads valued), {rate:,.1f} positions/s")
     print(f"peak memory (ru_maxrss): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
-    compare = min(args.compare, len(positions))
-    if dd.backend() == "c" and compare > 0:
-        dd.use_backend("pure")
-        pure_total = 0.0
-        for i, pos in enumerate(positions[:compare]):
-            start = time.process_time()
-            value = dd_tricks(pos)
-            pure_total += time.process_time() - start
-            if value != values[i]:
-                raise SystemExit(f"error: the pure and C searches disagree on position {i}")
-        dd.use_backend("c")
-        c_total = sum(times[:compare])
-        c_rate = compare / c_total if c_total else float("inf")
-        pure_rate = compare / pure_total if pure_total else float("inf")
-        print(
-            f"first {compare} positions: C {c_rate:,.1f} solves/s, pure {pure_rate:,.2f} solves/s, "
-            f"ratio {c_rate / pure_rate:,.0f}x (same values)"
-        )
+    total = sum(times)
+    if args.techniques:
+        every = dd.techniques()
+        base = len(positions) / total if total else 0.0
+        head = f"{'switched off':>12s}  {'nodes/solve':>11s}  {'solves/s':>8s}"
+        print(f"{head}  (all on: {nodes / len(positions):,.0f} nodes/solve, {base:,.1f} solves/s)")
+        try:
+            for name in every:
+                dd.techniques([t for t in every if t != name])
+                got, spent, work = solve_all(positions)
+                if got != values:
+                    raise SystemExit(f"error: the values change with {name} off")
+                rate = len(positions) / sum(spent) if sum(spent) else 0.0
+                print(f"{name:>12s}  {work / len(positions):11,.0f}  {rate:8,.1f}")
+        finally:
+            dd.techniques(every)
     rate = len(positions) / total if total else 0.0
     print(f"solves_per_second_per_core={rate:.1f}")
 

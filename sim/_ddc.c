@@ -1,20 +1,32 @@
-/* The double-dummy search of sim/dd.py in C: the same values as the Python search, over the same
- * renumbered cards, with stronger bounds and a partition-search transposition table (so it visits
- * far fewer nodes; the values are identical, tests/sim/test_dd_backends.py).
+/* The double-dummy search: the C kernel of sim/dd.py, the project's one solver.
  *
- * sim/dd.py (class _Solver) derives everything rule-dependent from the engine's rules object and
- * card tables and passes it here as plain ints (see _Solver.c_frame): the seats' order and sides,
- * each card's block (effective suit) and trick score, the block masks, and the suitless joker's
- * lead rule as a table (suits it may name, by last trick / suits led / other cards held).  This file
- * holds no rule of the game beyond "follow the led block if able"; the pure-Python search of
- * sim/dd.py gives identical answers (tests/sim/test_dd.py runs every test against both).
+ * sim/dd.py derives every rule fact from the engine's rules object and card tables (sim/engine.py)
+ * and hands it here as plain ints in a Context (sim/dd.py, _context): the card numbering (each card's
+ * block, i.e. effective suit, and its trick score, weakest first within a block), the seats' order
+ * (who sits out of a misère is already left out of `next`) and sides, and the suitless joker's lead
+ * rule as a table (suits it may name, by last trick / suits led / other cards held).  This file holds
+ * no rule of the game beyond "follow the led block if able" and "the highest score wins the trick";
+ * tests/sim/test_dd_reference.py checks it against a plain search over the engine's own State on
+ * every shipped variant.
  *
- * solve(frame, moves) -> list[int]: with no moves, [the counted side's tricks from the current
- * frame on]; else the same after each move (card + 64 * (naming + 1), a led joker's named suit).
+ * The search answers null-window questions ("can the counted side take at least t of the remaining
+ * tricks?", fail-soft alpha-beta) and narrows t to the exact value (MTD(f), from a guess).  What
+ * makes it fast (docs/dd.md measures each):
+ * - equivalent cards: cards of one seat with no other unplayed card of their block between them
+ *   are one move (runs);
+ * - sibling classes: after a move, a sibling card of the same block below every card the result
+ *   relied on gives a position of the same class, hence the same value, and is skipped;
+ * - a partition-search transposition table at trick boundaries (Entry, Class): a result holds for
+ *   every position with the same counts of each block in each hand and the same owners of the cards
+ *   it relied on (the "relevant" cards, see below), whoever holds the lower ones;
+ * - bounds at each trick boundary (bounds, quick): power cards above the other side's, k power cards
+ *   against m, and the leader's side's quick tricks played out;
+ * - move ordering: the table's best lead first, winners, then low cards; followers cover or duck
+ *   by who can still beat the trick after them, discard from blocks the other side controls.
  *
- * The transposition table (partition search, see Entry and "Relevant cards") is one static array of
- * 2^TT_BITS buckets of TT_WAYS entries (bounded memory, allocated once), reused across calls: each
- * solve bumps a stamp, and a bucket of an older stamp is emptied when first touched.  The GIL is
+ * The table is a pool of entries and a hash table of classes, allocated once (TT_BYTES) and emptied
+ * for each solve by a generation stamp (solves of one deal that share the card numbering and the
+ * seats may keep it: "reuse", with the bounds mirrored when the other side is counted).  The GIL is
  * held throughout, so no two solves share it at once.
  */
 #define PY_SSIZE_T_CLEAN
@@ -27,39 +39,55 @@ typedef uint64_t u64;
 
 #define NAMING 64
 #define JOKERS 4
-#define TT_BITS 12 /* buckets */
-#define TT_WAYS 64
-#define TT_SIZE ((1u << TT_BITS) * TT_WAYS)
+#define TT_POOL_BITS 18  /* entries */
+#define TT_CLASS_BITS 16 /* class slots (at most half used) */
 #define MAXMOVES 80
 
-/* A transposition entry holds a bound pair valid for every position of its class: the same leader
- * (and led suits when they matter), the same number of cards of each block in each hand, and, in
- * each block b, the same owners of the block's top k[b] cards still in hands (partition search: the
- * lower cards' ranks did not decide any trick of the search that proved the bounds). */
+/* A transposition entry holds a bound pair valid for every position of its class (see Class): in each
+ * block b, the same owners of the block's top k[b] cards still in hands (partition search: the lower
+ * cards' ranks did not decide any trick of the search that proved the bounds). */
 typedef struct {
-    u64 top[5];       /* per block: the owners (seat + 1, 3 bits each, weakest first) of its top k cards */
-    uint32_t lens[5]; /* per block: each seat's count of its cards (4 bits a seat) */
-    uint32_t aux;     /* leader * 16 + led suits */
+    u64 val[5];    /* per block: the owners of its top k cards, top-aligned like S.code (0 when k is 0) */
+    uint32_t next; /* the next entry of its class (index + 1; 0: none) */
     uint8_t k[5];
-    int8_t lo, hi;
-    int16_t move; /* the best lead, relative (see rel), + 1; 0: none */
+    int8_t lo, hi; /* the side the table counts (see S.flip) */
+    int16_t move;  /* the best lead, relative (see rel), + 1; 0: none */
 } Entry;
 
-/* A bucket holds the entries of the classes hashed to it; tag[w] is entry w's class hash mixed with
- * the solve's stamp (0: empty), so a probe reads the tags first and few entries. */
+/* A class: the same leader (and led suits when they matter) and the same number of cards of each
+ * block in each hand.  Its entries form a list (newest first) in the pool. */
 typedef struct {
-    uint32_t stamp; /* the solve that filled it (older: empty) */
-    uint32_t tag[TT_WAYS];
-    uint8_t work[TT_WAYS]; /* log2 of the nodes searched to prove entry w (replacement keeps costly ones) */
-    Entry e[TT_WAYS];
-} Bucket;
+    u64 k0, k1;
+    uint32_t stamp; /* the table generation that filled it (older: empty) */
+    uint32_t head;
+} Class;
 
-static Bucket *tt = NULL;
+#define POOL_SIZE (1u << TT_POOL_BITS)
+#define CLASS_SIZE (1u << TT_CLASS_BITS)
+static Entry *pool = NULL;
+static Class *classes = NULL;
+static uint32_t pool_used = 0, classes_used = 0;
 static uint32_t tt_stamp = 0;
 static unsigned long long node_count = 0; /* lead nodes searched, over all solves (statistics) */
 
+/* The techniques, each of which can be switched off to measure what it buys (benchmarks/dd.py
+ * --techniques); every combination gives the same values, only the work differs. */
+#define T_RUNS 1        /* equivalent cards searched once */
+#define T_SIBLINGS 2    /* sibling classes skipped */
+#define T_TABLE 4       /* the transposition table */
+#define T_PARTITION 8   /* entries shared by positions that differ in irrelevant cards (else: exact) */
+#define T_QUICK 16      /* the leader's side's quick tricks */
+#define T_POWER 32      /* power cards above the other side's, k against m */
+#define T_ORDER 64      /* followers cover or duck by who plays after them; discards by control */
+#define T_ALL 127
+static int techniques = T_ALL;
+/* What the table holds: the share key of its solves (card numbering, seats), the counted seats. */
+static long tt_share = -1;
+static int tt_counted = 0;
+
 typedef struct {
-    int n, nact, misere, forced, ls_matters, hand_size, trump, declarer, ncards;
+    /* the context (fixed for a contract, its joker namings and its declarer) */
+    int n, nact, misere, forced, ls_matters, hand_size, trump, ncards, two_sides, declarer;
     u64 suitless, power_mask;
     int next[6], counted[6], maxer[6];
     u64 block_mask[5];
@@ -67,13 +95,24 @@ typedef struct {
     int block_of[64], pw[64];
     /* the search state */
     u64 hands[6], rem, code[5], trick_mask;
-    int led_suits, left, tp;
+    u64 key[3]; /* each block's counts by seat (4 bits a seat, 24 bits a block): blocks 0-1, 2-3, 4 */
+    int led_suits, left, tp, flip;
     int k, seat, led, best, win;
 } S;
 
 static inline int popc(u64 x) { return __builtin_popcountll(x); }
 static inline int msb(u64 x) { return 63 - __builtin_clzll(x); }
 static inline u64 above(int c) { return c >= 63 ? 0 : ~((2ULL << c) - 1); } /* bits above c */
+
+/* The top 3k bits (a code's top k cards, see read_frame). */
+static const u64 TOPMASK[22] = {
+    0, ~0ULL << 61, ~0ULL << 58, ~0ULL << 55, ~0ULL << 52, ~0ULL << 49, ~0ULL << 46, ~0ULL << 43,
+    ~0ULL << 40, ~0ULL << 37, ~0ULL << 34, ~0ULL << 31, ~0ULL << 28, ~0ULL << 25, ~0ULL << 22,
+    ~0ULL << 19, ~0ULL << 16, ~0ULL << 13, ~0ULL << 10, ~0ULL << 7, ~0ULL << 4, ~0ULL << 1};
+static inline u64 topmask(int k) { return TOPMASK[k]; }
+
+/* The unit of a seat's count of block b in S.key[b >> 1]. */
+static inline u64 key_unit(int b, int seat) { return 1ULL << (24 * (b & 1) + 4 * seat); }
 
 static inline int score(const S *s, int c, int led) {
     int p = s->pw[c];
@@ -85,9 +124,9 @@ static inline u64 take(S *s, int seat, int c) {
     u64 bit = 1ULL << c;
     int b = s->block_of[c];
     u64 old = s->code[b];
-    int p = 3 * popc(s->rem & s->block_mask[b] & (bit - 1));
-    u64 low = p ? old & ((1ULL << p) - 1) : 0;
-    s->code[b] = ((old >> (p + 3)) << p) | low;
+    int q = popc(s->rem & s->block_mask[b] & above(c)), shift = 61 - 3 * q;
+    s->code[b] = (old & topmask(q)) | ((old & ((1ULL << shift) - 1)) << 3);
+    s->key[b >> 1] -= key_unit(b, seat);
     s->hands[seat] ^= bit;
     s->rem ^= bit;
     return old;
@@ -95,7 +134,9 @@ static inline u64 take(S *s, int seat, int c) {
 
 static inline void give(S *s, int seat, int c, u64 old) {
     u64 bit = 1ULL << c;
-    s->code[s->block_of[c]] = old;
+    int b = s->block_of[c];
+    s->code[b] = old;
+    s->key[b >> 1] += key_unit(b, seat);
     s->hands[seat] ^= bit;
     s->rem ^= bit;
 }
@@ -178,7 +219,7 @@ static int runs(const S *s, u64 cards, int *out) {
         int c = __builtin_ctzll(cards);
         cards ^= low;
         int b = s->block_of[c];
-        if (!(b == block && !(u & (low - (2ULL << prev))))) {
+        if (!(b == block && !(u & (low - (2ULL << prev)))) || !(techniques & T_RUNS)) {
             out[n++] = c;
             block = b;
         }
@@ -187,118 +228,155 @@ static int runs(const S *s, u64 cards, int *out) {
     return n;
 }
 
-/* How many of the top cards hand holds without a break.  exact: the count itself is relied on (the
- * card that breaks the run is relevant too), else only "at least this many" (the run's cards). */
-static int top_run(u64 hand, u64 cards, int exact, u64 *rv) {
-    int run = 0;
-    u64 all = cards;
-    while (cards) {
-        int top = msb(cards);
-        if (!(hand >> top & 1)) break;
-        run++;
-        cards ^= 1ULL << top;
-    }
-    if (exact)
-        *rv |= bit_of(nth_high(all, run + 1));
-    else if (run)
-        *rv |= bit_of(nth_high(all, run));
-    return run;
-}
-
-/* The leader's tricks cashed at once: its top trumps (drawing the other side's trumps), or its top
- * suitless joker, then its top cards of each other block.  A side-suit winner cannot be ruffed by an
- * opponent that still holds cards of that block, so with ruffers left a block's run counts up to the
- * shortest ruffer's length there; a partner void of the block but holding power cards could be
- * forced to overtake, so the side-suit total is also capped by every such partner's other cards.
- * The count never falls when the leader holds more top cards (beyond the trump run, which is exact),
- * so the cards it relies on are added to rv. */
-static int cash_by(const S *s, int leader, int no_joker, int spent, u64 *rv) {
-    u64 hand = s->hands[leader], power = s->power_mask & s->rem;
-    int side = s->maxer[leader], total = 0, drawn = 0;
-    u64 ruffers[6];
-    int loss[6], nr = 0;
-    if (s->trump >= 0) {
-        u64 trumps = s->block_mask[s->trump] & s->rem;
-        total = drawn = top_run(hand, trumps, 1, rv);
-        for (int q = 0; q < s->n; q++) {
-            if (s->maxer[q] == side) continue;
-            if (popc(s->hands[q] & trumps) > total) { /* follows every trump lead: keeps its other cards */
-                loss[nr] = 0;
-                ruffers[nr++] = s->hands[q];
-            } else if (s->hands[q] & s->suitless & s->rem) {
-                loss[nr] = drawn;
-                ruffers[nr++] = s->hands[q];
-            }
-        }
-    } else {
-        u64 jokers = s->suitless & s->rem;
-        if (jokers) {
-            if (!no_joker) {
-                *rv |= 1ULL << msb(jokers);
-                if (hand >> msb(jokers) & 1 && jls(s, s->tp, hand != (hand & jokers))) total = drawn = 1;
-            }
-            for (int q = 0; q < s->n; q++)
-                if (s->maxer[q] != side && (s->hands[q] & jokers)) {
-                    loss[nr] = drawn; /* a card of some block went on the joker's lead */
-                    ruffers[nr++] = s->hands[q];
-                }
-        }
-    }
-    int side_total = 0;
-    for (int b = 0; b < 4; b++) {
-        if (b == s->trump) continue;
-        int run = top_run(hand, s->block_mask[b] & s->rem, 0, rv);
-        for (int i = 0; i < nr && run; i++) {
-            int len = popc(ruffers[i] & s->block_mask[b]) - loss[i];
-            if (len < run) run = len < 0 ? 0 : len;
-        }
-        side_total += run;
-    }
-    for (int q = 0; q < s->n && side_total; q++) {
-        if (q == leader || s->maxer[q] != side || !(s->hands[q] & power)) continue;
-        int other = popc(s->hands[q] & ~power) - drawn - (q == spent);
-        if (other < side_total) side_total = other < 0 ? 0 : other;
-    }
-    total += side_total;
-    return total < s->left ? total : s->left;
-}
-
-/* cash_by for the leader, or for its one partner after a lead of a side block to the partner's top
- * card there (every opponent with power cards holding that block, so the entry cannot be ruffed; the
- * entry trick is the first of the partner's run in that block).  The top card of every block looked
- * at is relevant (a position with other owners could pick another block). */
-static int cash(const S *s, int leader, u64 *rv) {
-    u64 r1 = 0, r2 = 0;
-    int c = cash_by(s, leader, 0, -1, &r1), side = s->maxer[leader], p = -1, mates = 0;
-    for (int q = 0; q < s->n; q++)
-        if (q != leader && s->maxer[q] == side) {
+/* Quick tricks of the leader's side, by playing them out: the leader draws the opponents' trumps
+ * with its trumps above theirs, then cashes its winners block by block (its highest card of a block
+ * above every opponent's card there, the opponents keeping their highest), as long as no opponent
+ * holding a power card can be void there (nothing is ruffed); the partner follows low or discards a
+ * card of a block where it holds no winner.  Then it crosses to a partner's winner through a low card
+ * of its own and the partner cashes in turn.  Discards of the opponents are not taken from their hands
+ * (they hold at least what is left), so every trick counted is won whatever they do.  Afterwards each
+ * seat of the side still holds its power cards: k of them against m of the opponents' win k - m
+ * tricks.  Every winning card is added to rv. */
+static int quick(const S *s, int leader, u64 *rv) {
+    u64 h[6];
+    int side = s->maxer[leader], n = s->n, p = -1;
+    for (int q = 0; q < n; q++) h[q] = s->hands[q];
+    for (int q = 0; q < n; q++)
+        if (q != leader && s->maxer[q] == side && s->hands[q]) {
             p = q;
-            mates++;
+            break;
         }
-    if (mates != 1 || c >= s->left) {
-        *rv |= r1;
-        return c;
-    }
-    u64 power = s->power_mask & s->rem;
-    for (int b = 0; b < 4; b++) {
-        if (b == s->trump) continue;
-        u64 cards = s->block_mask[b] & s->rem;
-        if (!(s->hands[leader] & cards)) continue;
-        r2 |= 1ULL << msb(cards);
-        if (!(s->hands[p] >> msb(cards) & 1)) continue;
-        int ok = 1;
-        for (int q = 0; q < s->n && ok; q++)
-            if (s->maxer[q] != side && (s->hands[q] & power) && !(s->hands[q] & cards)) ok = 0;
-        if (!ok) continue;
-        int v = cash_by(s, p, 1, leader, &r2);
-        if (v > c) {
-            *rv |= r2;
-            return v;
+    u64 power = s->power_mask, trumps = s->trump >= 0 ? s->block_mask[s->trump] : 0;
+    int tricks = 0, left = s->left, lead = leader, mate = p;
+    u64 r = 0;
+    for (int phase = 0; phase < 2; phase++) {
+        int progress = 1;
+        while (progress && tricks < left) {
+            progress = 0;
+            u64 opp = 0, opp_power = 0;
+            for (int q = 0; q < n; q++)
+                if (s->maxer[q] != side) opp |= h[q];
+            opp_power = opp & power;
+            for (int b = 0; b < 4 && tricks < left; b++) {
+                u64 cards = s->block_mask[b];
+                int is_trump = cards == trumps;
+                if (!is_trump && (cards & power)) continue;
+                u64 mine = h[lead] & cards;
+                if (!mine) continue;
+                int x = msb(mine);
+                u64 oc = opp & cards;
+                if (oc && msb(oc) > x) continue;
+                if (is_trump) {
+                    if (!oc) continue; /* drawing only: the side's trumps are counted at the end */
+                } else if (opp_power) {
+                    int safe = 1;
+                    for (int q = 0; q < n && safe; q++)
+                        if (s->maxer[q] != side && (h[q] & power) && !(h[q] & cards)) safe = 0;
+                    if (!safe) continue;
+                }
+                int over = -1; /* a partner whose lowest card of the block is above x wins the trick */
+                for (int q = 0; q < n; q++) {
+                    if (q == lead || s->maxer[q] != side || !h[q]) continue;
+                    u64 pc = h[q] & cards;
+                    if (pc) {
+                        int low = __builtin_ctzll(pc);
+                        if (low > x) over = q;
+                        h[q] ^= 1ULL << low;
+                    } else {
+                        int d = -1;
+                        for (int e = 0; e < 4 && d < 0; e++) {
+                            u64 ec = h[q] & s->block_mask[e] & ~power;
+                            if (!ec) continue;
+                            u64 oe = opp & s->block_mask[e];
+                            if (oe && msb(oe) > msb(ec)) d = __builtin_ctzll(ec);
+                        }
+                        if (d < 0) {
+                            u64 any = h[q] & ~power;
+                            d = any ? __builtin_ctzll(any) : __builtin_ctzll(h[q]);
+                        }
+                        h[q] ^= 1ULL << d;
+                    }
+                }
+                for (int q = 0; q < n; q++) {
+                    if (s->maxer[q] == side) continue;
+                    u64 qc = h[q] & cards;
+                    if (qc) h[q] ^= qc & -qc; /* follows with its lowest card (else discards) */
+                }
+                h[lead] ^= 1ULL << x;
+                r |= 1ULL << x;
+                tricks++;
+                progress = 1;
+                if (over >= 0) {
+                    if (over != mate) goto done; /* another partner leads: stop counting */
+                    int t = lead;
+                    lead = mate;
+                    mate = t;
+                    goto next_phase;
+                }
+                break; /* recompute the opponents' cards */
+            }
         }
-        break;
+        if (mate < 0 || phase == 1 || tricks >= left) break;
+        {
+            u64 opp = 0;
+            for (int q = 0; q < n; q++)
+                if (s->maxer[q] != side) opp |= h[q];
+            int done = 0;
+            for (int b = 0; b < 4 && !done; b++) {
+                u64 cards = s->block_mask[b];
+                if (cards & power) continue;
+                u64 mine = h[lead] & cards, pc = h[mate] & cards, oc = opp & cards;
+                if (!mine || !pc) continue;
+                int z = msb(pc);
+                if ((oc && msb(oc) > z) || __builtin_ctzll(mine) > z) continue;
+                int safe = 1;
+                for (int q = 0; q < n && safe; q++)
+                    if (s->maxer[q] != side && (h[q] & power) && !(h[q] & cards)) safe = 0;
+                if (!safe) continue;
+                int bad = 0; /* a third seat of the side must not overtake z */
+                for (int q = 0; q < n; q++)
+                    if (q != lead && q != mate && s->maxer[q] == side && (h[q] & cards) &&
+                        __builtin_ctzll(h[q] & cards) > z)
+                        bad = 1;
+                if (bad) continue;
+                h[lead] ^= mine & -mine;
+                h[mate] ^= 1ULL << z;
+                for (int q = 0; q < n; q++) {
+                    if (q == lead || q == mate || !h[q]) continue;
+                    u64 qc = h[q] & cards;
+                    if (qc)
+                        h[q] ^= qc & -qc;
+                    else if (s->maxer[q] == side) {
+                        u64 any = h[q] & ~power;
+                        h[q] ^= any ? any & -any : h[q] & -h[q];
+                    }
+                }
+                r |= 1ULL << z;
+                tricks++;
+                int t = lead;
+                lead = mate;
+                mate = t;
+                done = 1;
+            }
+            if (!done) break;
+        }
+    next_phase:;
     }
-    *rv |= r1;
-    return c;
+done:;
+    /* the side's power cards still held */
+    u64 opp_power = 0;
+    for (int q = 0; q < n; q++)
+        if (s->maxer[q] != side) opp_power |= h[q] & power;
+    int m = popc(opp_power), most = 0;
+    for (int q = 0; q < n; q++)
+        if (s->maxer[q] == side) {
+            int k = popc(h[q] & power) - m;
+            if (k > most) most = k;
+        }
+    tricks += most;
+    if (tricks > left) tricks = left;
+    *rv |= r;
+    return tricks;
 }
 
 /* Power cards (trumps, suitless jokers) above c: the owners of c and of every card above it count. */
@@ -320,7 +398,7 @@ static void bounds(const S *s, int leader, int *sure_max, int *sure_min, u64 *rm
     }
     int smax = 0, smin = 0;
     u64 ra_max = 0, ra_min = 0;
-    if (power) {
+    if (power && (techniques & T_POWER)) {
         u64 over_max = top_min ? above(msb(top_min)) : ~0ULL;
         u64 over_min = top_max ? above(msb(top_max)) : ~0ULL;
         for (int q = 0; q < s->n; q++) {
@@ -336,9 +414,25 @@ static void bounds(const S *s, int leader, int *sure_max, int *sure_min, u64 *rm
         }
         if (smax) ra_max = power_rel(s, top_min);
         if (smin) ra_min = power_rel(s, top_max);
+        /* A seat's power card wins the trick it is played to unless the other side plays a higher
+         * power card there, and each of those beats at most one: k cards against m win k - m tricks
+         * (counts only: no card is relevant). */
+        int m_max = popc(top_min), m_min = popc(top_max);
+        for (int q = 0; q < s->n; q++) {
+            int k = popc(s->hands[q] & power);
+            if (s->maxer[q]) {
+                if (k - m_max > smax) {
+                    smax = k - m_max;
+                    ra_max = 0;
+                }
+            } else if (k - m_min > smin) {
+                smin = k - m_min;
+                ra_min = 0;
+            }
+        }
     }
     u64 rc = 0;
-    int c = cash(s, leader, &rc);
+    int c = (techniques & T_QUICK) ? quick(s, leader, &rc) : 0;
     if (s->maxer[leader]) {
         if (c > smax) {
             smax = c;
@@ -423,7 +517,23 @@ static int add_runs(const S *s, u64 cards, int high_first, int *out, int n) {
     return n;
 }
 
-static int follow_moves(const S *s, int seat, u64 legal, int led, int best, int win, int *out) {
+/* A void seat's discards, lowest first, blocks where the other side holds the top card first. */
+static int add_discards(const S *s, int seat, u64 cards, int *out, int n) {
+    u64 first = 0;
+    int side = s->maxer[seat];
+    for (int b = 0; b < 5; b++) {
+        u64 c = cards & s->block_mask[b];
+        if (!c) continue;
+        u64 all = s->rem & s->block_mask[b];
+        int top = msb(all), owner = 0;
+        while (!(s->hands[owner] >> top & 1)) owner++;
+        if (s->maxer[owner] != side) first |= c;
+    }
+    n = add_runs(s, cards & first, 0, out, n);
+    return add_runs(s, cards & ~first, 0, out, n);
+}
+
+static int follow_moves(const S *s, int k, int seat, u64 legal, int led, int best, int win, int *out) {
     u64 beat;
     if (best >= 192)
         beat = s->suitless & above(best - 192);
@@ -433,15 +543,27 @@ static int follow_moves(const S *s, int seat, u64 legal, int led, int best, int 
         beat = s->power_mask | (s->block_mask[led] & above(best - 64));
     u64 win_cards = legal & beat, lose_cards = legal & ~beat;
     int n = 0;
+    /* who can still beat the current best card after this seat: a later opponent or partner */
+    int later_opp = 0, later_mate = 0;
+    if (!s->misere && (techniques & T_ORDER)) {
+        for (int q = s->next[seat], kk = k + 1; kk < s->nact; q = s->next[q], kk++) {
+            u64 hq = s->hands[q], fq = hq & s->block_mask[led];
+            u64 can = (fq ? fq : hq) & beat;
+            if (!can) continue;
+            if (s->maxer[q] == s->maxer[seat]) later_mate = 1; else later_opp = 1;
+        }
+    }
+    int discard = (techniques & T_ORDER) && !(legal & s->block_mask[led]);
     if (s->misere) {
         n = add_runs(s, lose_cards, seat == s->declarer || win == s->declarer, out, n);
         n = add_runs(s, win_cards, 0, out, n);
-    } else if (s->maxer[win] == s->maxer[seat]) {
-        n = add_runs(s, lose_cards, 0, out, n);
+    } else if (s->maxer[win] == s->maxer[seat] ? !later_opp : (later_mate && !later_opp)) {
+        /* the side wins the trick anyway, or a partner after this seat can: low first */
+        n = discard ? add_discards(s, seat, lose_cards, out, n) : add_runs(s, lose_cards, 0, out, n);
         n = add_runs(s, win_cards, 0, out, n);
-    } else {
+    } else { /* the cheapest card that beats the trick first */
         n = add_runs(s, win_cards, 0, out, n);
-        n = add_runs(s, lose_cards, 0, out, n);
+        n = discard ? add_discards(s, seat, lose_cards, out, n) : add_runs(s, lose_cards, 0, out, n);
     }
     return n;
 }
@@ -455,9 +577,11 @@ static int play(S *s, int k, int seat, int alpha, int beta, int led, int best, i
     u64 legal = playable(s, hand, led), racc = 0;
     int maxer = s->maxer[seat], last = k + 1 == s->nact, nxt = s->next[seat];
     int a = alpha, b = beta, value = maxer ? -1 : 99;
-    int moves[64], nm = follow_moves(s, seat, legal, led, best, win, moves);
+    int moves[64], nm = follow_moves(s, k, seat, legal, led, best, win, moves);
+    int thr[5] = {-1, -1, -1, -1, -1}, sib = techniques & T_SIBLINGS;
     for (int i = 0; i < nm; i++) {
         int c = moves[i], v;
+        if (sib && c < thr[s->block_of[c]]) continue; /* the same result as a sibling (see below) */
         u64 bit = 1ULL << c, r1 = 0;
         int sc = score(s, c, led), nb = best, nw = win;
         if (sc > best) {
@@ -485,6 +609,15 @@ static int play(S *s, int k, int seat, int alpha, int beta, int led, int best, i
         }
         give(s, seat, c, old);
         r1 = lift(s, r1, c, hand, u);
+        if (sib) {
+            /* Sibling classes: the result holds for every position with the same owners of the cards
+             * from the lowest relevant one of c's block up; playing another card of that block below
+             * it instead of c gives a position of the same class, hence the same bound. */
+            int bc = s->block_of[c];
+            u64 m = r1 & s->block_mask[bc];
+            int t = m ? __builtin_ctzll(m) : 64;
+            if (c < t && t > thr[bc]) thr[bc] = t;
+        }
         if (maxer) {
             if (v > value) {
                 value = v;
@@ -508,118 +641,128 @@ static int play(S *s, int k, int seat, int alpha, int beta, int led, int best, i
     return value;
 }
 
-/* The class of a position (see Entry): each block's counts by seat. */
-static inline void tt_lens(const S *s, uint32_t *lens) {
-    for (int b = 0; b < 5; b++) {
-        uint32_t x = 0;
-        u64 m = s->block_mask[b];
-        for (int q = 0; q < s->n; q++) x |= (uint32_t)popc(s->hands[q] & m) << (4 * q);
-        lens[b] = x;
+/* The class of a position (see Class): each block's counts by seat (4 bits a seat, 24 bits a block),
+ * and aux (leader * 16 + led suits), packed in two words. */
+static inline void tt_key(const S *s, uint32_t aux, u64 *k0, u64 *k1) {
+    *k0 = s->key[0] | s->key[1] << 48;
+    *k1 = s->key[1] >> 16 | s->key[2] << 32 | (u64)aux << 56;
+}
+
+static inline uint32_t tt_hash(u64 k0, u64 k1) {
+    u64 h = k0 * 0x9E3779B97F4A7C15ULL ^ k1;
+    h *= 0xFF51AFD7ED558CCDULL;
+    h ^= h >> 32;
+    h *= 0xC4CEB9FE1A85EC53ULL;
+    return (uint32_t)(h >> 29);
+}
+
+/* Empties the table (a new generation): every solve starts with one, and a full table starts over. */
+static void tt_reset(void) {
+    if (++tt_stamp == 0) { /* wrapped: clear the stamps once every 2**32 generations */
+        for (uint32_t i = 0; i < CLASS_SIZE; i++) classes[i].stamp = 0;
+        tt_stamp = 1;
     }
+    pool_used = 0;
+    classes_used = 0;
 }
 
-static inline u64 tt_hash(const uint32_t *lens, uint32_t aux) {
-    u64 h = (aux + 1) * 0x9E3779B97F4A7C15ULL;
-    for (int i = 0; i < 5; i++) {
-        h ^= lens[i] + 0x632BE59BD9B4E019ULL + (h << 6) + (h >> 2);
-        h *= 0xFF51AFD7ED558CCDULL;
-    }
-    return h ^ (h >> 29);
-}
-
-static inline int same_class(const Entry *e, const uint32_t *lens, uint32_t aux) {
-    return e->aux == aux && e->lens[0] == lens[0] && e->lens[1] == lens[1] && e->lens[2] == lens[2] &&
-           e->lens[3] == lens[3] && e->lens[4] == lens[4];
-}
-
-/* The tag of a class (never 0: an empty way). */
-static inline uint32_t tt_tag(u64 h) {
-    uint32_t t = (uint32_t)(h >> 32);
-    return t ? t : 1;
-}
-
-/* The bucket of hash h, emptied first when an older solve filled it. */
-static inline Bucket *tt_bucket(u64 h) {
-    Bucket *b = &tt[h & ((1u << TT_BITS) - 1)];
-    if (b->stamp != tt_stamp) {
-        memset(b->tag, 0, sizeof b->tag);
-        memset(b->work, 0, sizeof b->work);
-        b->stamp = tt_stamp;
-    }
-    return b;
-}
-
-/* The bounds of every entry of the bucket that matches the position: lo/hi tightened, the relevant
- * cards of the entries that tightened them in rlo/rhi, the first matching entry's move in hint. */
-static void tt_probe(const S *s, const Bucket *bucket, uint32_t tag, const uint32_t *lens, uint32_t aux,
-                     int *lo, int *hi, u64 *rlo, u64 *rhi, int *hint) {
-    int n[5];
-    for (int b = 0; b < 5; b++) n[b] = popc(s->rem & s->block_mask[b]);
-    for (int w = 0; w < TT_WAYS; w++) {
-        if (bucket->tag[w] != tag) continue;
-        const Entry *e = &bucket->e[w];
-        if (!same_class(e, lens, aux)) continue;
-        int ok = 1;
-        for (int b = 0; b < 5 && ok; b++) {
-            int k = e->k[b];
-            if (k && s->code[b] >> (3 * (n[b] - k)) != e->top[b]) ok = 0;
+/* The class slot of (k0, k1), or NULL when it holds no entry (create: a new empty class, NULL when the
+ * table is full). */
+static inline Class *tt_class(u64 k0, u64 k1, int create) {
+    uint32_t i = tt_hash(k0, k1) & (CLASS_SIZE - 1);
+    for (;;) {
+        Class *c = &classes[i];
+        if (c->stamp != tt_stamp) {
+            if (!create || classes_used >= CLASS_SIZE / 2) return NULL;
+            classes_used++;
+            c->stamp = tt_stamp;
+            c->k0 = k0;
+            c->k1 = k1;
+            c->head = 0;
+            return c;
         }
-        if (!ok) continue;
+        if (c->k0 == k0 && c->k1 == k1) return c;
+        i = (i + 1) & (CLASS_SIZE - 1);
+    }
+}
+
+static inline int tt_match(const S *s, const Entry *e) {
+    for (int b = 0; b < 5; b++)
+        if ((s->code[b] & topmask(e->k[b])) != e->val[b]) return 0;
+    return 1;
+}
+
+static inline u64 tt_rel(const S *s, const Entry *e) {
+    u64 r = 0;
+    for (int b = 0; b < 5; b++)
+        if (e->k[b]) r |= 1ULL << nth_high(s->rem & s->block_mask[b], e->k[b]);
+    return r;
+}
+
+/* The bounds of the class's entries that match the position: lo/hi tightened (stopping at the first
+ * that decides the window alpha..beta), the relevant cards of the entries that tightened them in
+ * rlo/rhi, the first matching entry's move in hint. */
+static void tt_probe(const S *s, const Class *cl, int alpha, int beta, int *lo, int *hi, u64 *rlo, u64 *rhi,
+                     int *hint) {
+    for (uint32_t i = cl->head; i; i = pool[i - 1].next) {
+        const Entry *e = &pool[i - 1];
+        if (!tt_match(s, e)) continue;
         if (*hint < 0) *hint = e->move - 1;
-        if (e->lo > *lo || e->hi < *hi) {
-            u64 r = 0;
-            for (int b = 0; b < 5; b++)
-                if (e->k[b]) r |= 1ULL << nth_high(s->rem & s->block_mask[b], e->k[b]);
-            if (e->lo > *lo) {
-                *lo = e->lo;
-                *rlo = r;
-            }
-            if (e->hi < *hi) {
-                *hi = e->hi;
-                *rhi = r;
-            }
+        int elo = s->flip ? s->left - e->hi : e->lo, ehi = s->flip ? s->left - e->lo : e->hi;
+        if (elo > *lo) {
+            *lo = elo;
+            *rlo = tt_rel(s, e);
+            if (*lo >= beta) return;
         }
+        if (ehi < *hi) {
+            *hi = ehi;
+            *rhi = tt_rel(s, e);
+            if (*hi <= alpha) return;
+        }
+        if (*lo == *hi) return;
     }
 }
 
-static void tt_store(const S *s, Bucket *bucket, uint32_t tag, const uint32_t *lens, uint32_t aux, int lo,
-                     int hi, u64 r, int move, int work) {
+static void tt_store(const S *s, uint32_t aux, int lo, int hi, u64 r, int move) {
+    u64 k0, k1, val[5];
+    if (!(techniques & T_TABLE)) return;
+    if (s->flip) {
+        int t = lo;
+        lo = s->left - hi;
+        hi = s->left - t;
+    }
+    tt_key(s, aux, &k0, &k1);
+    Class *cl = tt_class(k0, k1, 1);
+    if (!cl || pool_used >= POOL_SIZE) {
+        tt_reset();
+        cl = tt_class(k0, k1, 1);
+    }
     uint8_t k[5];
-    u64 top[5];
     for (int b = 0; b < 5; b++) {
         u64 cards = s->rem & s->block_mask[b], m = r & cards;
         int n = m ? popc(cards & ~((1ULL << __builtin_ctzll(m)) - 1)) : 0;
+        if (!(techniques & T_PARTITION)) n = popc(cards); /* exact positions only */
         k[b] = (uint8_t)n;
-        top[b] = n ? s->code[b] >> (3 * (popc(cards) - n)) : 0;
+        val[b] = s->code[b] & topmask(n);
     }
-    int victim = -1;
-    for (int w = 0; w < TT_WAYS; w++) {
-        uint32_t t = bucket->tag[w];
-        if (t == tag) {
-            Entry *e = &bucket->e[w];
-            if (same_class(e, lens, aux) && !memcmp(e->k, k, 5) && !memcmp(e->top, top, sizeof top)) {
-                if (lo > e->lo) e->lo = (int8_t)lo;
-                if (hi < e->hi) e->hi = (int8_t)hi;
-                if (work > bucket->work[w]) bucket->work[w] = (uint8_t)work;
-                e->move = (int16_t)(move + 1);
-                return;
-            }
+    for (uint32_t i = cl->head; i; i = pool[i - 1].next) {
+        Entry *e = &pool[i - 1];
+        if (!memcmp(e->k, k, 5) && !memcmp(e->val, val, sizeof val)) {
+            if (lo > e->lo) e->lo = (int8_t)lo;
+            if (hi < e->hi) e->hi = (int8_t)hi;
+            e->move = (int16_t)(move + 1);
+            return;
         }
-        if (victim < 0 || bucket->work[w] < bucket->work[victim]) victim = w;
     }
-    Entry *e = &bucket->e[victim];
-    memcpy(e->lens, lens, sizeof e->lens);
+    Entry *e = &pool[pool_used++];
     memcpy(e->k, k, 5);
-    memcpy(e->top, top, sizeof top);
-    e->aux = aux;
+    memcpy(e->val, val, sizeof val);
     e->lo = (int8_t)lo;
     e->hi = (int8_t)hi;
     e->move = (int16_t)(move + 1);
-    bucket->tag[victim] = tag;
-    bucket->work[victim] = (uint8_t)work;
+    e->next = cl->head;
+    cl->head = pool_used;
 }
-
-static inline int log2_work(unsigned long long nodes) { return nodes ? msb(nodes) + 1 : 0; }
 
 /* At a trick boundary, leader to lead: the counted side's tricks from here, fail-soft; the cards the
  * result relies on are added to rv. */
@@ -628,17 +771,16 @@ static int lead(S *s, int leader, int alpha, int beta, u64 *rv) {
     if (left <= 1) return left ? last_trick(s, leader, rv) : 0;
     if (beta <= 0) return 0;
     if (alpha >= left) return left;
-    unsigned long long start = node_count++;
+    node_count++;
     u64 rem = s->rem;
     int ls = (s->ls_matters && (rem & s->suitless)) ? s->led_suits : 0;
-    uint32_t aux = (uint32_t)(leader * 16 + ls), lens[5];
-    tt_lens(s, lens);
-    u64 h = tt_hash(lens, aux);
-    uint32_t tag = tt_tag(h);
-    Bucket *bucket = tt_bucket(h);
+    uint32_t aux = (uint32_t)(leader * 16 + ls);
+    u64 k0, k1;
+    tt_key(s, aux, &k0, &k1);
+    const Class *cl = (techniques & T_TABLE) ? tt_class(k0, k1, 0) : NULL;
     int lo = 0, hi = left, hint = -1;
     u64 rlo = 0, rhi = 0;
-    tt_probe(s, bucket, tag, lens, aux, &lo, &hi, &rlo, &rhi, &hint);
+    if (cl) tt_probe(s, cl, alpha, beta, &lo, &hi, &rlo, &rhi, &hint);
     if (lo >= beta) {
         *rv |= rlo;
         return lo;
@@ -670,13 +812,13 @@ static int lead(S *s, int leader, int alpha, int beta, u64 *rv) {
         }
         if (tighter) {
             if (lo >= beta) {
-                tt_store(s, bucket, tag, lens, aux, lo, left, rlo, hint, 0);
+                tt_store(s, aux, lo, left, rlo, hint);
                 *rv |= rlo;
                 return lo;
             }
             if (hi <= alpha || lo == hi) {
                 u64 r = rhi | (lo == hi ? rlo : 0);
-                tt_store(s, bucket, tag, lens, aux, lo == hi ? lo : 0, hi, r, hint, 0);
+                tt_store(s, aux, lo == hi ? lo : 0, hi, r, hint);
                 *rv |= r;
                 return hi;
             }
@@ -687,9 +829,11 @@ static int lead(S *s, int leader, int alpha, int beta, u64 *rv) {
     int saved_ls = s->led_suits, nxt = s->next[leader];
     u64 hand = s->hands[leader], racc = 0, rcut = 0;
     int moves[MAXMOVES], nm = lead_moves(s, leader, hint, moves), cut = 0;
+    int thr[5] = {-1, -1, -1, -1, -1}, sib = techniques & T_SIBLINGS;
     for (int i = 0; i < nm; i++) {
         int m = moves[i], c = m & 63, naming = m >> 6;
         int led = naming ? naming - 1 : s->block_of[c];
+        if (sib && !naming && c < thr[s->block_of[c]]) continue;
         u64 old = take(s, leader, c), r1 = 0;
         s->trick_mask = 1ULL << c;
         s->led_suits = saved_ls | 1 << led;
@@ -698,6 +842,12 @@ static int lead(S *s, int leader, int alpha, int beta, u64 *rv) {
         s->trick_mask = 0;
         s->led_suits = saved_ls;
         r1 = lift(s, r1, c, hand, rem);
+        if (sib && !naming) {
+            int bc = s->block_of[c];
+            u64 mm = r1 & s->block_mask[bc];
+            int t = mm ? __builtin_ctzll(mm) : 64;
+            if (c < t && t > thr[bc]) thr[bc] = t;
+        }
         if (maxer) {
             if (v > best) {
                 best = v;
@@ -722,13 +872,12 @@ static int lead(S *s, int leader, int alpha, int beta, u64 *rv) {
         racc |= r1;
     }
     u64 r = cut ? rcut : racc;
-    int work = log2_work(node_count - start);
     if (best <= a0)
-        tt_store(s, bucket, tag, lens, aux, 0, best, r, found >= 0 ? rel(s, found) : hint, work);
+        tt_store(s, aux, 0, best, r, found >= 0 ? rel(s, found) : hint);
     else if (best >= b0)
-        tt_store(s, bucket, tag, lens, aux, best, left, r, found >= 0 ? rel(s, found) : hint, work);
+        tt_store(s, aux, best, left, r, found >= 0 ? rel(s, found) : hint);
     else
-        tt_store(s, bucket, tag, lens, aux, best, best, r, found >= 0 ? rel(s, found) : hint, work);
+        tt_store(s, aux, best, best, r, found >= 0 ? rel(s, found) : hint);
     if (a0 > alpha) r |= rlo;
     if (b0 < beta) r |= rhi;
     *rv |= r;
@@ -791,130 +940,323 @@ static int value_after(S *s, int c, int naming, int guess) {
     return value;
 }
 
-/* Reads the frame of _Solver.c_frame (a tuple of ints; the layout is fixed there). */
-static int read_frame(PyObject *frame, S *s, int *guess) {
-    if (!PyTuple_Check(frame)) {
-        PyErr_SetString(PyExc_TypeError, "frame must be a tuple");
-        return -1;
-    }
-    Py_ssize_t len = PyTuple_GET_SIZE(frame), at = 0;
-#define NEXT(dst, type)                                                             \
-    do {                                                                            \
-        if (at >= len) {                                                            \
-            PyErr_SetString(PyExc_ValueError, "frame too short");                   \
-            return -1;                                                              \
-        }                                                                           \
-        unsigned long long v_ = PyLong_AsUnsignedLongLongMask(PyTuple_GET_ITEM(frame, at++)); \
-        if (v_ == (unsigned long long)-1 && PyErr_Occurred()) return -1;            \
-        (dst) = (type)v_;                                                           \
-    } while (0)
-    NEXT(s->n, int);
-    NEXT(s->nact, int);
-    NEXT(s->misere, int);
-    NEXT(s->forced, int);
-    NEXT(s->ls_matters, int);
-    NEXT(s->hand_size, int);
-    NEXT(s->trump, int);
-    NEXT(s->declarer, int);
-    NEXT(s->ncards, int);
-    NEXT(s->suitless, u64);
-    NEXT(s->power_mask, u64);
-    if (s->n < 1 || s->n > 6 || s->ncards < 0 || s->ncards > 64) {
-        PyErr_SetString(PyExc_ValueError, "frame out of range");
-        return -1;
-    }
-    for (int i = 0; i < 6; i++) NEXT(s->next[i], int);
-    for (int i = 0; i < 6; i++) NEXT(s->counted[i], int);
-    for (int i = 0; i < 6; i++) NEXT(s->maxer[i], int);
-    for (int i = 0; i < 5; i++) NEXT(s->block_mask[i], u64);
-    for (int i = 0; i < 64; i++) NEXT(s->jls[i], uint8_t);
-    for (int i = 0; i < s->ncards; i++) NEXT(s->block_of[i], int);
-    for (int i = 0; i < s->ncards; i++) NEXT(s->pw[i], int);
-    for (int i = 0; i < 6; i++) NEXT(s->hands[i], u64);
-    NEXT(s->trick_mask, u64);
-    NEXT(s->led_suits, int);
-    NEXT(s->k, int);
-    NEXT(s->seat, int);
-    NEXT(s->led, int);
-    NEXT(s->best, int);
-    NEXT(s->win, int);
-    NEXT(s->left, int);
-    NEXT(s->tp, int);
-    NEXT(*guess, int);
-#undef NEXT
-    if (at != len) {
-        PyErr_SetString(PyExc_ValueError, "frame too long");
-        return -1;
-    }
-    /* the relative-rank codes: for each block, the owners (seat + 1) of its cards in hands, weakest first */
-    s->rem = 0;
-    for (int q = 0; q < 6; q++) s->rem |= s->hands[q];
-    for (int b = 0; b < 5; b++) {
-        u64 cards = s->rem & s->block_mask[b], code = 0;
-        int p = 0;
-        if (popc(cards) > 21) {
-            PyErr_SetString(PyExc_ValueError, "a block holds too many cards");
+/* ------------------------------------------------------------------ the Python interface */
+
+/* A Context: the fixed part of S for one contract, its joker namings and its declarer, and the card
+ * numbering (engine card -> position in the solver's numbering, and back). */
+typedef struct {
+    PyObject_HEAD S fixed;
+    int perm[64], inv[64];
+    long share; /* solves with the same share key may keep the table (same numbering and seats) */
+} Context;
+
+static int read_ints(PyObject *seq, Py_ssize_t *at, Py_ssize_t len, long long *out, int count) {
+    for (int i = 0; i < count; i++) {
+        if (*at >= len) {
+            PyErr_SetString(PyExc_ValueError, "context too short");
             return -1;
         }
-        while (cards) {
-            int c = __builtin_ctzll(cards);
-            cards &= cards - 1;
-            for (int q = 0; q < 6; q++)
-                if (s->hands[q] >> c & 1) code |= (u64)(q + 1) << (3 * p);
-            p++;
-        }
-        s->code[b] = code;
+        long long v = PyLong_AsLongLong(PyTuple_GET_ITEM(seq, (*at)++));
+        if (v == -1 && PyErr_Occurred()) return -1;
+        out[i] = v;
     }
     return 0;
 }
 
-static PyObject *ddc_solve(PyObject *self, PyObject *args) {
-    PyObject *frame, *moves;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "OO", &frame, &moves)) return NULL;
-    S s;
-    int guess = 0;
-    if (read_frame(frame, &s, &guess) < 0) return NULL;
-    PyObject *seq = PySequence_Fast(moves, "moves must be a sequence");
-    if (!seq) return NULL;
-    if (!tt) {
-        tt = (Bucket *)calloc(1u << TT_BITS, sizeof(Bucket));
-        if (!tt) {
-            Py_DECREF(seq);
-            return PyErr_NoMemory();
+/* Context(fields): the layout of sim/dd.py's _context (a tuple of ints):
+ * n, nact, misere, forced, ls_matters, hand_size, trump block (-1: none), deck size, two_sides,
+ * share key, next[6], counted[6], maxer[6], jls[64], then per engine card: its block, its score
+ * when it is a power card (else 0), its position in the solver's numbering. */
+static int context_init(Context *self, PyObject *args, PyObject *kwds) {
+    PyObject *t;
+    (void)kwds;
+    if (!PyArg_ParseTuple(args, "O!", &PyTuple_Type, &t)) return -1;
+    Py_ssize_t len = PyTuple_GET_SIZE(t), at = 0;
+    long long head[10], seats[18], lead[64];
+    if (read_ints(t, &at, len, head, 10) < 0 || read_ints(t, &at, len, seats, 18) < 0 ||
+        read_ints(t, &at, len, lead, 64) < 0)
+        return -1;
+    S *s = &self->fixed;
+    memset(s, 0, sizeof *s);
+    s->n = (int)head[0];
+    s->nact = (int)head[1];
+    s->misere = (int)head[2];
+    s->forced = (int)head[3];
+    s->ls_matters = (int)head[4];
+    s->hand_size = (int)head[5];
+    s->trump = (int)head[6];
+    s->ncards = (int)head[7];
+    s->two_sides = (int)head[8];
+    self->share = (long)head[9];
+    if (s->n < 2 || s->n > 6 || s->ncards < 1 || s->ncards > 64 || s->nact < 2 || s->nact > s->n ||
+        s->trump < -1 || s->trump > 3 || s->hand_size < 1 || s->hand_size > 21) {
+        PyErr_SetString(PyExc_ValueError, "context out of range");
+        return -1;
+    }
+    for (int i = 0; i < 6; i++) {
+        s->next[i] = (int)seats[i];
+        s->counted[i] = (int)seats[6 + i];
+        s->maxer[i] = (int)seats[12 + i];
+        if (s->next[i] < 0 || s->next[i] >= s->n) {
+            PyErr_SetString(PyExc_ValueError, "context: a seat out of range");
+            return -1;
         }
     }
-    if (++tt_stamp == 0) { /* wrapped: clear the stamps once every 2**32 solves */
-        for (uint32_t i = 0; i < (1u << TT_BITS); i++) tt[i].stamp = 0;
-        tt_stamp = 1;
+    for (int i = 0; i < 64; i++) s->jls[i] = (uint8_t)(lead[i] & 15);
+    s->declarer = -1; /* the counted seat of a misère */
+    for (int q = 0; q < s->n; q++)
+        if (s->misere && s->counted[q]) s->declarer = q;
+    long long card[3];
+    int used[64] = {0};
+    for (int c = 0; c < s->ncards; c++) {
+        if (read_ints(t, &at, len, card, 3) < 0) return -1;
+        int b = (int)card[0], p = (int)card[2];
+        if (b < 0 || b > 4 || p < 0 || p >= s->ncards || used[p]) {
+            PyErr_SetString(PyExc_ValueError, "context: a card out of range");
+            return -1;
+        }
+        used[p] = 1;
+        self->perm[c] = p;
+        self->inv[p] = c;
+        s->block_of[p] = b;
+        s->pw[p] = card[1] ? (b == JOKERS ? 192 + p : 128 + p) : 0;
+        s->block_mask[b] |= 1ULL << p;
     }
+    if (at != len) {
+        PyErr_SetString(PyExc_ValueError, "context too long");
+        return -1;
+    }
+    for (int p = 0; p < s->ncards; p++)
+        if (s->pw[p]) s->power_mask |= 1ULL << p;
+    s->suitless = s->block_mask[JOKERS];
+    return 0;
+}
+
+static PyTypeObject ContextType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "_ddc.Context",
+    .tp_basicsize = sizeof(Context),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The fixed tables of one contract, joker namings and declarer (see sim/dd.py).",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)context_init,
+};
+
+/* A mask of engine cards in the solver's numbering. */
+static u64 renumber(const Context *ctx, u64 m) {
+    u64 out = 0;
+    while (m) {
+        int c = __builtin_ctzll(m);
+        m &= m - 1;
+        out |= 1ULL << ctx->perm[c];
+    }
+    return out;
+}
+
+/* The search state of a position: the context's tables, the hands (engine masks, one per seat, a
+ * sitting-out seat's empty), the cards of the current trick in play order (engine cards), its leader
+ * and led block, the suits led so far and the tricks played. */
+static int init_state(S *s, const Context *ctx, PyObject *hands, PyObject *trick, int leader, int led,
+                      int led_suits, int tricks_played) {
+    *s = ctx->fixed;
+    PyObject *hs = PySequence_Fast(hands, "hands must be a sequence");
+    if (!hs) return -1;
+    if (PySequence_Fast_GET_SIZE(hs) != s->n) {
+        Py_DECREF(hs);
+        PyErr_SetString(PyExc_ValueError, "hands: one mask per seat");
+        return -1;
+    }
+    u64 limit = s->ncards == 64 ? ~0ULL : (1ULL << s->ncards) - 1, seen = 0;
+    for (int q = 0; q < 6; q++) s->hands[q] = 0;
+    for (int q = 0; q < s->n; q++) {
+        unsigned long long m = PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(hs, q));
+        if (m == (unsigned long long)-1 && PyErr_Occurred()) {
+            Py_DECREF(hs);
+            return -1;
+        }
+        if ((m & ~limit) || (m & seen)) {
+            Py_DECREF(hs);
+            PyErr_SetString(PyExc_ValueError, "hands: a card out of the deck or held twice");
+            return -1;
+        }
+        seen |= m;
+        s->hands[q] = renumber(ctx, m);
+    }
+    Py_DECREF(hs);
+    PyObject *ts = PySequence_Fast(trick, "trick must be a sequence");
+    if (!ts) return -1;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(ts);
+    if (leader < 0 || leader >= s->n || k >= s->nact || (k && (led < 0 || led > 3))) {
+        Py_DECREF(ts);
+        PyErr_SetString(PyExc_ValueError, "trick: out of range");
+        return -1;
+    }
+    s->trick_mask = 0;
+    s->best = -1;
+    s->win = -1;
+    int seat = leader;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        long c = PyLong_AsLong(PySequence_Fast_GET_ITEM(ts, i));
+        if (c < 0 || c >= s->ncards || (seen >> c & 1)) {
+            Py_DECREF(ts);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "trick: a card out of range or held");
+            return -1;
+        }
+        int p = ctx->perm[c], sc = s->pw[p] ? s->pw[p] : (s->block_of[p] == led ? 64 + p : 0);
+        s->trick_mask |= 1ULL << p;
+        if (sc > s->best) {
+            s->best = sc;
+            s->win = seat;
+        }
+        seat = s->next[seat];
+    }
+    Py_DECREF(ts);
+    s->k = (int)k;
+    s->seat = seat;
+    s->led = k ? led : -1;
+    s->led_suits = led_suits & 15;
+    s->left = popc(s->hands[seat]);
+    s->tp = tricks_played;
+    if (s->left < 1 || tricks_played < 0 || tricks_played + s->left > s->hand_size) {
+        PyErr_SetString(PyExc_ValueError, "no trick left to play, or too many");
+        return -1;
+    }
+    s->rem = 0;
+    for (int q = 0; q < s->n; q++) s->rem |= s->hands[q];
+    /* the relative-rank codes: for each block, the owners (seat + 1) of its cards in hands, strongest
+     * first, top-aligned (3 bits a card from bit 61 down) */
+    for (int b = 0; b < 5; b++) {
+        u64 cards = s->rem & s->block_mask[b], code = 0;
+        if (popc(cards) > 21) {
+            PyErr_SetString(PyExc_ValueError, "a block holds too many cards");
+            return -1;
+        }
+        for (int p = 0; cards; p++) {
+            int c = msb(cards);
+            cards ^= 1ULL << c;
+            for (int q = 0; q < s->n; q++)
+                if (s->hands[q] >> c & 1) code |= (u64)(q + 1) << (61 - 3 * p);
+        }
+        s->code[b] = code;
+    }
+    s->key[0] = s->key[1] = s->key[2] = 0;
+    for (int b = 0; b < 5; b++)
+        for (int q = 0; q < s->n; q++)
+            s->key[b >> 1] += (u64)popc(s->hands[q] & s->block_mask[b]) * key_unit(b, q);
+    return 0;
+}
+
+static int ensure_table(void) {
+    if (pool) return 0;
+    pool = (Entry *)malloc(POOL_SIZE * sizeof(Entry));
+    classes = (Class *)calloc(CLASS_SIZE, sizeof(Class));
+    if (!pool || !classes) {
+        free(pool);
+        free(classes);
+        pool = NULL;
+        classes = NULL;
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+/* Starts a solve: empties the table, unless asked to reuse it and it holds results of the same card
+ * numbering and seats (then with the bounds mirrored when the other side is counted). */
+static void start(S *s, const Context *ctx, int reuse) {
+    int counted = 0, active = 0;
+    for (int q = 0; q < s->n; q++) {
+        counted |= s->counted[q] << q;
+        if (s->next[q] != q) active |= 1 << q;
+    }
+    for (int q = 0; q < s->n; q++) active |= 1 << s->next[q];
+    s->flip = 0;
+    if (reuse && ctx->share == tt_share) {
+        if (counted == tt_counted) return;
+        if (s->two_sides && counted == (active & ~tt_counted)) {
+            s->flip = 1;
+            return;
+        }
+    }
+    tt_reset();
+    tt_share = ctx->share;
+    tt_counted = counted;
+}
+
+/* solve(context, hands, trick, leader, led, led_suits, tricks_played, guess, moves, reuse) -> list[int]:
+ * with no moves, [the counted side's tricks from this position on]; else the same after each move
+ * (engine card + 64 * (named suit + 1) for a led suitless joker, else the card). */
+static PyObject *ddc_solve(PyObject *self, PyObject *args) {
+    PyObject *ctxo, *hands, *trick, *moves;
+    int leader, led, led_suits, tricks_played, guess, reuse;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!OOiiiiiOp", &ContextType, &ctxo, &hands, &trick, &leader, &led, &led_suits,
+                          &tricks_played, &guess, &moves, &reuse))
+        return NULL;
+    const Context *ctx = (const Context *)ctxo;
+    S s;
+    if (init_state(&s, ctx, hands, trick, leader, led, led_suits, tricks_played) < 0) return NULL;
+    PyObject *seq = PySequence_Fast(moves, "moves must be a sequence");
+    if (!seq) return NULL;
+    if (ensure_table() < 0) {
+        Py_DECREF(seq);
+        return NULL;
+    }
+    start(&s, ctx, reuse);
     Py_ssize_t nm = PySequence_Fast_GET_SIZE(seq);
     PyObject *out = PyList_New(nm ? nm : 1);
     if (!out) {
         Py_DECREF(seq);
         return NULL;
     }
-    if (!nm) {
-        PyList_SET_ITEM(out, 0, PyLong_FromLong(exact(&s, guess)));
-    }
+    if (!nm) PyList_SET_ITEM(out, 0, PyLong_FromLong(exact(&s, guess)));
     for (Py_ssize_t i = 0; i < nm; i++) {
         long m = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
-        if (m == -1 && PyErr_Occurred()) {
-            Py_DECREF(seq);
-            Py_DECREF(out);
-            return NULL;
-        }
         int c = (int)(m & 63), naming = (int)(m >> 6) - 1;
-        if (m < 0 || c >= s.ncards || !(s.hands[s.seat] >> c & 1)) {
+        int p = c < s.ncards ? ctx->perm[c] : 0;
+        if ((m == -1 && PyErr_Occurred()) || m < 0 || c >= s.ncards || !(s.hands[s.seat] >> p & 1) ||
+            naming > 3 || (naming >= 0 && (s.k || s.block_of[p] != JOKERS))) {
             Py_DECREF(seq);
             Py_DECREF(out);
-            PyErr_SetString(PyExc_ValueError, "a move not in the hand to move");
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "a move not in the hand to move");
             return NULL;
         }
-        PyList_SET_ITEM(out, i, PyLong_FromLong(value_after(&s, c, naming, guess)));
+        PyList_SET_ITEM(out, i, PyLong_FromLong(value_after(&s, p, naming, guess)));
     }
     Py_DECREF(seq);
     return out;
+}
+
+/* bounds(context, hands, leader, led_suits, tricks_played) -> (maximiser's, minimiser's sure tricks)
+ * at a trick boundary, for tests of their soundness; None in misère (it uses none). */
+static PyObject *ddc_bounds(PyObject *self, PyObject *args) {
+    PyObject *ctxo, *hands;
+    int leader, led_suits, tricks_played;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!Oiii", &ContextType, &ctxo, &hands, &leader, &led_suits, &tricks_played))
+        return NULL;
+    S s;
+    PyObject *empty = PyTuple_New(0);
+    if (!empty) return NULL;
+    int rc = init_state(&s, (const Context *)ctxo, hands, empty, leader, -1, led_suits, tricks_played);
+    Py_DECREF(empty);
+    if (rc < 0) return NULL;
+    if (s.misere) Py_RETURN_NONE;
+    int smax, smin;
+    u64 rmax, rmin;
+    bounds(&s, s.seat, &smax, &smin, &rmax, &rmin);
+    return Py_BuildValue("ii", smax, smin);
+}
+
+static PyObject *ddc_techniques(PyObject *self, PyObject *args) {
+    int mask = -1;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "|i", &mask)) return NULL;
+    int previous = techniques;
+    if (mask >= 0) {
+        techniques = mask & T_ALL;
+        tt_share = -1; /* a table filled otherwise is not reused */
+    }
+    return PyLong_FromLong(previous);
 }
 
 static PyObject *ddc_nodes(PyObject *self, PyObject *unused) {
@@ -926,19 +1268,39 @@ static PyObject *ddc_nodes(PyObject *self, PyObject *unused) {
 static PyMethodDef methods[] = {
     {"nodes", ddc_nodes, METH_NOARGS, "nodes() -> int: trick-boundary nodes searched so far (all solves)."},
     {"solve", ddc_solve, METH_VARARGS,
-     "solve(frame, moves) -> list[int]: the counted side's tricks from the frame (moves empty), or after "
-     "each move."},
+     "solve(context, hands, trick, leader, led, led_suits, tricks_played, guess, moves, reuse) -> list[int]"},
+    {"techniques", ddc_techniques, METH_VARARGS,
+     "techniques([mask]) -> int: the techniques switched on (a mask of T_*), set when mask is given."},
+    {"bounds", ddc_bounds, METH_VARARGS,
+     "bounds(context, hands, leader, led_suits, tricks_played) -> (sure tricks of each side) or None"},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_ddc", "The C double-dummy search of sim/dd.py (see sim/_ddc.c).", -1, methods,
+    PyModuleDef_HEAD_INIT, "_ddc", "The double-dummy search of sim/dd.py (see sim/_ddc.c).", -1, methods,
 };
 
 PyMODINIT_FUNC PyInit__ddc(void) {
+#if defined(__x86_64__) && defined(__POPCNT__)
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("popcnt")) {
+        PyErr_SetString(PyExc_ImportError, "this processor lacks the popcnt instruction the build assumed");
+        return NULL;
+    }
+#endif
+    if (PyType_Ready(&ContextType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
-    if (m && (PyModule_AddIntConstant(m, "TT_SIZE", TT_SIZE) < 0 ||
-              PyModule_AddIntConstant(m, "TT_BYTES", (long)(sizeof(Bucket) << TT_BITS)) < 0)) {
+    if (!m) return NULL;
+    Py_INCREF(&ContextType);
+    if (PyModule_AddObject(m, "Context", (PyObject *)&ContextType) < 0 ||
+        PyModule_AddIntConstant(m, "TT_SIZE", POOL_SIZE) < 0 || PyModule_AddIntConstant(m, "T_RUNS", T_RUNS) < 0 ||
+        PyModule_AddIntConstant(m, "T_SIBLINGS", T_SIBLINGS) < 0 ||
+        PyModule_AddIntConstant(m, "T_TABLE", T_TABLE) < 0 ||
+        PyModule_AddIntConstant(m, "T_PARTITION", T_PARTITION) < 0 ||
+        PyModule_AddIntConstant(m, "T_QUICK", T_QUICK) < 0 || PyModule_AddIntConstant(m, "T_POWER", T_POWER) < 0 ||
+        PyModule_AddIntConstant(m, "T_ORDER", T_ORDER) < 0 || PyModule_AddIntConstant(m, "T_ALL", T_ALL) < 0 ||
+        PyModule_AddIntConstant(m, "TT_BYTES", (long)(POOL_SIZE * sizeof(Entry) + CLASS_SIZE * sizeof(Class))) < 0) {
+        Py_DECREF(&ContextType);
         Py_DECREF(m);
         return NULL;
     }

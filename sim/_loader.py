@@ -105,31 +105,24 @@ _c_reason: dict[str, str] = {}
 
 def c_extension(source: str) -> ModuleType | None:
     """The compiled C extension of ``source`` (a key of :data:`C_EXTENSIONS`), or None when it is not
-    built, ``FIVEHUNDRED_PURE`` is set, or the source changed since it was built (then it warns, like
-    a stale core); the caller then runs its pure-Python search, which gives the same answers."""
+    built or the source changed since it was built (a stale build never runs); then
+    :func:`c_extension_reason` says why.  ``FIVEHUNDRED_PURE`` at run time concerns the mypyc core
+    only: a C extension has no pure twin."""
     name = C_EXTENSIONS[source]
-    if os.environ.get("FIVEHUNDRED_PURE", "") not in ("", "0"):
-        _c_reason[source] = "FIVEHUNDRED_PURE is set"
-        return None
     try:
         built = json.loads((_ROOT / RECORD).read_text()).get("c_extensions", {})
     except (OSError, ValueError, AttributeError):
         built = {}
     digest = built.get(source) if isinstance(built, dict) else None
     if digest is None:
-        _c_reason[source] = "not compiled at install"
+        _c_reason[source] = "not compiled at install (FIVEHUNDRED_PURE=1 installs no compiled code)"
         return None
     try:
         now = hashlib.sha256((_ROOT / source).read_bytes()).hexdigest()
     except OSError:
         now = digest  # an installed wheel holds the extension, not its source
     if now != digest:
-        _c_reason[source] = f"{source} changed since it was compiled"
-        warnings.warn(
-            f"fivehundred: {_c_reason[source]}; running the pure-Python search (slower, same results). "
-            "Reinstall (pip install -e .) to recompile.",
-            stacklevel=2,
-        )
+        _c_reason[source] = f"{source} changed since it was compiled (reinstall: pip install -e .)"
         return None
     try:
         return importlib.import_module(name)

@@ -11,12 +11,14 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
-from fivehundred.sim.cards import SAME_COLOUR, Deck
+from fivehundred.sim.cards import SAME_COLOUR, Deck, bits
+from fivehundred.sim.notation import JOKER_LEAD
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from fivehundred.sim.engine import CompiledRules
+    from fivehundred.sim.rules import Bid, Rules
 
 _RIGHT_BOWER: Final = 1050
 _LEFT_BOWER: Final = 1049
@@ -137,3 +139,55 @@ def joker_lead_suits(comp: CompiledRules, tricks_played: int, led_suits: int, ot
     if not suits and not other_cards:
         suits = 15  # only jokers left (two-joker deck): any suit rather than no move
     return suits
+
+
+def legal_plays(
+    comp: CompiledRules,
+    tables: ContractTables,
+    hand: int,
+    led: int,
+    tricks_played: int,
+    led_suits: int,
+    forced: bool,
+) -> tuple[int, ...]:
+    """The legal play actions, ascending, of a seat holding ``hand`` (RULES.md §7 and §8).
+
+    ``led`` is the trick's led suit, ``-1`` when the seat leads; a led suitless joker is one action per
+    suit it may name (``JOKER_LEAD + 4 * j + s``, :func:`joker_lead_suits`).  ``forced``: a void
+    seat must play a suitless joker (:func:`joker_forced`).  The engine's and the double-dummy
+    solver's one source of the legal plays.
+    """
+    if led >= 0:
+        return bits(playable_mask(hand, tables.suit_mask[led], tables.suitless_jokers, forced))
+    jk = hand & tables.suitless_jokers
+    if not jk:
+        return bits(hand)
+    acts = list(bits(hand ^ jk))
+    suits = joker_lead_suits(comp, tricks_played, led_suits, hand != jk)
+    for j, c in enumerate(comp.jokers):
+        if jk >> c & 1:
+            base = JOKER_LEAD + 4 * j
+            acts.extend(base + s for s in range(4) if suits >> s & 1)
+    return tuple(acts)
+
+
+def joker_forced(comp: CompiledRules, contract: Bid) -> bool:
+    """Whether a seat void in the suit led must play a suitless joker: misère with the ``pagat``
+    joker (RULES.md §8)."""
+    return contract.misere and comp.joker_pagat
+
+
+def names_jokers(comp: CompiledRules, contract: Bid) -> bool:
+    """Whether the declarer names a suit for each suitless joker it holds after the discard: no
+    trumps with the ``pagat`` joker (RULES.md §8)."""
+    return contract.no_trump and comp.joker_pagat
+
+
+def active_seats(rules: Rules, contract: Bid, declarer: int) -> list[bool]:
+    """Which seats play ``contract``: all, except in misère, where the declarer's partners lay their
+    hands down and sit out (RULES.md §7)."""
+    n = rules.players
+    if not contract.misere:
+        return [True] * n
+    team = declarer % rules.teams
+    return [s == declarer or s % rules.teams != team for s in range(n)]

@@ -19,10 +19,12 @@ from typing import TYPE_CHECKING, Final
 from fivehundred.sim.cards import bits, flag_mask
 from fivehundred.sim.contract import (
     ContractTables,
+    active_seats,
     contract_tables,
-    joker_lead_suits,
+    joker_forced,
+    legal_plays,
+    names_jokers,
     next_seat,
-    playable_mask,
     trick_winner,
 )
 from fivehundred.sim.notation import (
@@ -303,26 +305,17 @@ class State:
         return ()
 
     def _legal_plays(self) -> tuple[int, ...]:
-        hand = self.hands[self.turn]
         t = self.tables
         assert t is not None
-        if self.trick:
-            return bits(playable_mask(hand, t.suit_mask[self.led], t.suitless_jokers, self.joker_forced()))
-        jk = hand & t.suitless_jokers
-        if not jk:
-            return bits(hand)
-        acts = list(bits(hand ^ jk))
-        suits = joker_lead_suits(self.comp, self.tricks_played, self.led_suits, hand != jk)
-        for j, c in enumerate(self.comp.jokers):
-            if jk >> c & 1:
-                base = JOKER_LEAD + 4 * j
-                acts.extend(base + s for s in range(4) if suits >> s & 1)
-        return tuple(acts)
+        return legal_plays(
+            self.comp, t, self.hands[self.turn], self.led if self.trick else -1, self.tricks_played,
+            self.led_suits, self.joker_forced(),
+        )  # fmt: skip
 
     def joker_forced(self) -> bool:
         """Whether a player void in the suit led must play a suitless joker (misère, ``pagat`` joker)."""
         contract = self.contract
-        return contract is not None and contract.misere and self.comp.joker_pagat
+        return contract is not None and joker_forced(self.comp, contract)
 
     # ---------------------------------------------------------------- transitions
 
@@ -399,7 +392,7 @@ class State:
             return
         contract = self.contract
         assert contract is not None
-        if contract.no_trump and self.comp.joker_pagat:
+        if names_jokers(self.comp, contract):
             for j, c in enumerate(self.comp.jokers):
                 if self.hands[d] >> c & 1:
                     self.naming_index = j
@@ -425,8 +418,7 @@ class State:
         n = self.comp.n
         d = self.declarer
         if contract.misere:  # the declarer's partners lay their hands down and sit out
-            team = d % rules.teams
-            self.active = [s == d or s % rules.teams != team for s in range(n)]
+            self.active = active_seats(rules, contract, d)
             self.n_active = sum(self.active)
             out = flag_mask([not a for a in self.active])
             self.next_active = [next_seat(s, n, out) for s in range(n)]

@@ -20,13 +20,11 @@ At a play decision with a real choice the bot
 With more than ``dd_tricks`` tricks left, steps 3-4 are replaced by ``heuristic.v2`` rollouts of each
 card on ``rollout_worlds`` of those worlds (:mod:`strategies.expert_rollout`).
 
-Speed: one decision costs ``worlds`` DD solves of the position, each over all legal actions.  The
-pure-Python solver does about 10 full solves a second from the opening lead and is far faster later
-in the deal, so ``search_tricks`` bounds the search: with more than ``search_tricks`` tricks left
-the bot plays ``heuristic.v2``'s card.  The default (10: always search) is meant for the C solver
-(``sim/_ddc.c``; docs/strategies.md has the measured deals per second); with the pure solver use
-e.g. ``expert(search_tricks=7, bid_worlds=0, name_worlds=0)``.  The budget is in tricks and worlds,
-not seconds, so that a decision never depends on the machine's speed (same seed, same games).
+Speed: one decision costs ``worlds`` DD solves of the position, each over all legal actions
+(the C solver ``sim/_ddc.c``; docs/strategies.md has the measured deals per second).
+``search_tricks`` bounds the search: with more than ``search_tricks`` tricks left the bot plays
+``heuristic.v2``'s card (default 10: always search).  The budget is in tricks and worlds, not
+seconds, so that a decision never depends on the machine's speed (same seed, same games).
 
 In the bidding (:meth:`ExpertStrategy.dd_bid`, :mod:`strategies.expert_bidding`) the seat draws
 ``bid_worlds * bid_pool`` deals of the cards it cannot see (other hands and kitty) at its first call

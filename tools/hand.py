@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from fivehundred.pipelines.analysis.ddpar import DISCARD_BOT, play_position
+from fivehundred.pipelines.dd_deals import DISCARD_BOT, play_position
 from fivehundred.pipelines.runconfig import MAX_SEED
 from fivehundred.sim.dd import dd_tricks
 from fivehundred.sim.engine import AUCTION, State

@@ -35,29 +35,11 @@ from fivehundred.pipelines.analysis.dd import (
 from fivehundred.pipelines.analysis.frame import Frame
 from fivehundred.pipelines.analysis.intervals import cluster_sums, wilson_interval
 from fivehundred.pipelines.analysis.io import AnalysisError
+from fivehundred.pipelines.dd_deals import play_position
 from fivehundred.pipelines.rundir import encode_parquet
-from fivehundred.sim.dd import Position, dd_tricks
-from fivehundred.sim.engine import JOKER, PLAY, State
+from fivehundred.sim.dd import dd_tricks
 from fivehundred.sim.notation import MISERE, NT_TEXT, SUITS, bid_denomination, parse_cards
-from fivehundred.sim.rng import NoRng
 from fivehundred.sim.rules import Bid, Rules
-from fivehundred.strategies import make
-
-#: The bot whose kitty discard and joker naming make a contract's opening position.
-DISCARD_BOT = "heuristic.v1"
-
-
-def play_position(rules: Rules, hands: list[int], kitty: int, dealer: int, seat: int, code: str) -> Position:
-    """The opening-lead position of ``code`` by ``seat``: the discard bot's kitty and joker choices."""
-    state = State(rules, hands, kitty, dealer)
-    state.force_contract(code, seat)
-    bot = make(DISCARD_BOT)
-    rng = NoRng()
-    while state.phase != PLAY:
-        method = bot.name_joker if state.phase == JOKER else bot.discard
-        state.apply(method(state.view(seat), state.legal_actions(), rng))
-    return Position.from_state(state)
-
 
 #: What a par row means (the exchange rule, the auction model): a change re-solves.
 PAR_VERSION = "par.v1"

@@ -18,7 +18,9 @@ from fivehundred.pipelines.dd import PositionsError, read_positions, solve_posit
 from fivehundred.sim import PLAY, load_rules
 from fivehundred.sim.dd import Position, dd_tricks, move_values
 from fivehundred.sim.notation import SUITS, joker_suit_text
-from tests.sim.test_dd import VARIANTS, ending
+from tests.sim.dd_reference import ending
+
+VARIANTS = ("pagat-au", "club-004", "north-american", "nullo", "two-jokers", "three-player", "six-player")
 
 #: Hand-checked positions and their DD value (the comment says why).
 GOLDEN = [

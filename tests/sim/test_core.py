@@ -73,18 +73,67 @@ def test_compiled_and_pure_cores_play_identical_games() -> None:
     assert default[1] == pure[1]
 
 
+def _compiler() -> bool:
+    return any(shutil.which(cc) for cc in ("cc", "gcc", "clang"))
+
+
 def test_core_is_compiled_where_a_c_compiler_exists() -> None:
-    """An install on a machine with a C compiler runs the compiled core (or says why not)."""
+    """An install on a machine with a C compiler runs the compiled core: a pure or stale core there
+    fails this test (reinstall), it is never skipped."""
     info = sim.core()
     if info["core"] == "compiled":
         return
     if os.environ.get("FIVEHUNDRED_PURE", "") not in ("", "0"):
         pytest.skip("FIVEHUNDRED_PURE is set")
-    if "changed since it was compiled" in info["reason"]:
-        pytest.skip(f"an edited checkout: {info['reason']}")
-    if shutil.which("cc") is None and shutil.which("gcc") is None:
+    if not _compiler():
         pytest.skip("no C compiler here: the pure core is expected")
-    pytest.fail(f"a C compiler is here but the core is pure ({info['reason']}): check the install log")
+    pytest.fail(f"a C compiler is here but the core is pure ({info['reason']}): reinstall (pip install -e .)")
+
+
+def test_dd_solver_is_built_where_a_c_compiler_exists() -> None:
+    """The double-dummy solver (sim/_ddc.c, no pure twin) is built and current wherever a compiler is."""
+    from fivehundred.sim import dd
+
+    if dd.available():
+        return
+    if not _compiler():
+        pytest.skip(f"no C compiler here: {dd.unavailable_reason()}")
+    pytest.fail(f"a C compiler is here but the DD solver is not available: {dd.unavailable_reason()}")
+
+
+def _setup_module() -> dict[str, object]:
+    """setup.py's functions and classes (not run as __main__, it builds nothing and touches no file)."""
+    namespace: dict[str, object] = {"__file__": str(ROOT / "setup.py"), "__name__": "setup_under_test"}
+    exec(compile((ROOT / "setup.py").read_text(), str(ROOT / "setup.py"), "exec"), namespace)
+    return namespace
+
+
+def test_a_failed_build_stops_the_install_with_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A compile error in the C kernel (or the mypyc core) is no silent fallback: the build raises, and
+    prints one line saying what failed and what to do."""
+    from setuptools.command.build_ext import build_ext
+
+    ns = _setup_module()
+    core_build = ns["CoreBuildExt"]
+    extension = ns["Extension"]
+
+    def broken(self: object) -> None:
+        raise RuntimeError("command 'gcc' failed: No such file or directory\n(more)")
+
+    monkeypatch.setattr(build_ext, "run", broken)
+    cmd = object.__new__(core_build)  # type: ignore[call-overload]
+    cmd.extensions = [extension("fivehundred.sim._ddc", ["sim/_ddc.c"])]
+    cmd.compiler = None
+    cmd.inplace = False
+    capsys.readouterr()
+    with pytest.raises(ns["BuildError"], match=r"compiling sim/_ddc\.c failed"):  # type: ignore[arg-type]
+        cmd.run()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert err[0].startswith("fivehundred build: error: compiling sim/_ddc.c failed (command 'gcc' failed")
+    assert "FIVEHUNDRED_PURE=1" in err[0]
 
 
 def test_a_stale_compiled_module_is_detected(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,77 +1,27 @@
-"""The double-dummy solver (sim/dd.py) against an exhaustive minimax over the engine's own State."""
+"""The double-dummy solver (sim/dd.py): its values against the plain reference search over the
+engine's own State on hand-picked cases, and properties of DD play (sides add up, relabelling,
+a better trump, the best move value, pinned full deals)."""
 
 from __future__ import annotations
 
-import os
 import random
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from fivehundred.sim import JOKER, JOKER_LEAD, KITTY, NAME_NONE, NAME_SUIT, PLAY, State, dd, load_rules
+from fivehundred.pipelines.dd_deals import opening_positions
+from fivehundred.sim import PLAY, State, load_rules
 from fivehundred.sim.cards import SAME_COLOUR
 from fivehundred.sim.dd import Position, dd_tricks, move_values
-from fivehundred.sim.notation import SUITS
+from tests.sim.dd_reference import ending, reference_tricks, require_solver
 
-ROOT = Path(__file__).resolve().parents[2]
 VARIANTS = ("pagat-au", "club-004", "north-american", "nullo", "two-jokers", "three-player", "six-player")
 
 
-@pytest.fixture(autouse=True, params=["pure", "c"])
-def backend(request: pytest.FixtureRequest) -> object:
-    """Every test of this module runs with each search: the pure-Python one and the C one (skipped,
-    with the reason, when the extension is not built)."""
-    if request.param == "c" and dd.backend_reason():
-        pytest.skip(f"the C DD search is not available: {dd.backend_reason()}")
-    previous = dd.use_backend(request.param)
-    yield request.param
-    dd.use_backend(previous)
-
-
-def minimax(state: State) -> int:
-    """The declaring side's total tricks under perfect play, by trying every legal action."""
-    contract = state.contract
-    assert contract is not None
-    if state.done:
-        won = state.declarer_tricks() or 0
-        return min(won, 1) if contract.misere else won
-    seat = state.turn
-    rules = state.rules
-    ours = seat == state.declarer if contract.misere else seat % rules.teams == state.declarer % rules.teams
-    values = []
-    for action in state.legal_actions():
-        child = state.clone()
-        child.apply(action)
-        values.append(minimax(child))
-    return max(values) if ours != contract.misere else min(values)
-
-
-def ending(variant: str, contract: str, seed: int, left: int, naming: int = -1, mid: bool = False) -> State:
-    """A seeded deal with ``contract`` forced, random discards, the joker named ``naming`` (a suit,
-    ``-1`` none) when asked, then random play (keeping suitless jokers while it can) until ``left``
-    tricks remain; ``mid``: a card or two into that trick."""
-    rules = load_rules(variant)
-    rng = random.Random(seed)
-    state = State.deal(rules, rng.getrandbits(64), rng.randrange(rules.players))
-    state.force_contract(contract, rng.randrange(rules.players))
-    while state.phase == KITTY:
-        hand = [a for a in state.legal_actions() if a not in rules.deck.jokers]
-        state.apply(rng.choice(hand))
-    while state.phase == JOKER:
-        state.apply(NAME_SUIT + naming if naming >= 0 else NAME_NONE)
-    stop = rng.randrange(1, 3) if mid else 0
-    while not state.done and (
-        rules.hand_size - state.tricks_played > left
-        or (rules.hand_size - state.tricks_played == left and len(state.trick) < stop)
-    ):
-        legal = state.legal_actions()
-        keep = [a for a in legal if a < JOKER_LEAD and a not in rules.deck.jokers]
-        state.apply(rng.choice(keep or list(legal)))
-    return state
+@pytest.fixture(autouse=True)
+def _solver() -> None:
+    require_solver()
 
 
 def _cases() -> list[object]:
@@ -87,32 +37,32 @@ def _cases() -> list[object]:
         for code in ("MIS", "OMIS", "BMIS"):
             if code in rules.bid_index:
                 out += [(v, code, -1, left, False), (v, code, -1, left, True)]
-    slow = pytest.mark.slow  # 4 tricks left: the minimax takes seconds
+    slow = pytest.mark.slow  # 4 tricks left: the reference takes seconds
     for c, mid in (("9S", False), ("7NT", False), ("MIS", True)):
         out.append(pytest.param("pagat-au", c, -1, 4, mid, marks=slow))
     return out
 
 
 @pytest.mark.parametrize(("variant", "contract", "naming", "left", "mid"), _cases())
-def test_matches_minimax(variant: str, contract: str, naming: int, left: int, mid: bool) -> None:
-    """dd_tricks and every move value equal the exhaustive minimax over the engine State."""
+def test_matches_the_reference(variant: str, contract: str, naming: int, left: int, mid: bool) -> None:
+    """dd_tricks and every move value equal the reference search over the engine State."""
     for seed in range(6):
         state = ending(variant, contract, seed, left, naming, mid)
         if state.done:
             continue
         pos = Position.from_state(state)
-        assert dd_tricks(pos) == minimax(state), (seed, pos)
+        assert dd_tricks(pos) == reference_tricks(state), (seed, pos)
         values = move_values(pos)
         assert set(values) == set(state.legal_actions())
         for action, value in values.items():
             child = state.clone()
             child.apply(action)
-            assert value == minimax(child), (seed, action)
+            assert value == reference_tricks(child), (seed, action)
 
 
 def test_joker_lead_rules_are_searched() -> None:
     """Endings where a defender or the declarer still holds the suitless joker, under the three lead
-    rules (pagat, lead only at the last trick, north_american), agree with the minimax."""
+    rules (pagat, lead only at the last trick, north_american), agree with the reference."""
     checked = 0
     for variant in ("pagat-au", "club-004", "north-american", "two-jokers"):
         rules = load_rules(variant)
@@ -121,7 +71,7 @@ def test_joker_lead_rules_are_searched() -> None:
             if state.done or not any(h & rules.deck.joker_mask for h in state.hands):
                 continue
             checked += 1
-            assert dd_tricks(Position.from_state(state)) == minimax(state), (variant, seed)
+            assert dd_tricks(Position.from_state(state)) == reference_tricks(state), (variant, seed)
     assert checked >= 20
 
 
@@ -137,7 +87,7 @@ def _swap_sides(pos: Position) -> Position:
 _HYP = settings(
     max_examples=25,
     deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],  # the backend
+    suppress_health_check=[HealthCheck.too_slow],
 )
 _TWO_TEAMS = ("pagat-au", "club-004", "north-american", "two-jokers", "six-player")
 _CONTRACTS = ("7S", "8C", "9D", "6H", "7NT", "8NT")
@@ -265,12 +215,9 @@ def test_move_values_consistent(variant: str) -> None:
         assert best == dd_tricks(pos)
 
 
-# Golden values: the opening-lead positions of benchmarks/dd.py (heuristic auction and discards,
-# every fifth deal forced to MIS, every fifth + 3 to 7NT), computed once with
-#   python -c "import benchmarks.dd as b; from fivehundred.sim import load_rules;
-#              from fivehundred.sim.dd import dd_tricks; print([(p.contract.code, p.declarer,
-#              dd_tricks(p)) for p in b.opening_positions(load_rules('pagat-au'), 10, 5)])"
-# (the compiled solver; the pure one gives the same, test_pure_and_compiled_agree).
+# Golden values: the opening-lead positions of pipelines.dd_deals.opening_positions (heuristic auction
+# and discards, every fifth deal forced to MIS, every fifth + 3 to 7NT) of pagat-au, 10 deals, seed 5,
+# as the earlier pure-Python search found them (an independent implementation).
 GOLDEN = [
     ("6S", 3, 9), ("6D", 0, 10), ("6H", 3, 10), ("7NT", 1, 4), ("MIS", 2, 1),
     ("6D", 1, 7), ("6H", 0, 10), ("7C", 3, 10), ("7NT", 2, 6), ("MIS", 3, 1),
@@ -279,13 +226,25 @@ GOLDEN = [
 
 def test_golden_opening_leads() -> None:
     """Full solves from the opening lead of fixed seeded deals give the pinned values."""
-    sys.path.insert(0, str(ROOT))
-    from benchmarks.dd import opening_positions
-
     got = [
         (p.contract.code, p.declarer, dd_tricks(p)) for p in opening_positions(load_rules("pagat-au"), 10, 5)
     ]
     assert got == GOLDEN
+
+
+# The benchmark's 190 positions (pagat-au, 200 deals, seed 1): the values the earlier pure-Python search
+# and the C search of that time agreed on, as a sha256 of repr(list of dd_tricks).
+BENCHMARK_VALUES = "6aa187dcd2f77e27"
+
+
+@pytest.mark.slow
+def test_benchmark_positions_keep_their_values() -> None:
+    """Every full deal of benchmarks/dd.py keeps the value found by the independent earlier search."""
+    import hashlib
+
+    values = [dd_tricks(p) for p in opening_positions(load_rules("pagat-au"), 200, 1)]
+    assert len(values) == 190
+    assert hashlib.sha256(repr(values).encode()).hexdigest()[:16] == BENCHMARK_VALUES
 
 
 def test_position_from_state_and_errors() -> None:
@@ -299,33 +258,4 @@ def test_position_from_state_and_errors() -> None:
     partner = (pos.declarer + 2) % 4
     assert pos.hands[partner] == 0 and pos.active[partner] is False
     assert pos.turn == pos.declarer and pos.tricks_left == 10
-    assert state.phase == PLAY and SUITS
-
-
-_PURE = """
-import random, sys
-sys.path.insert(0, ".")
-from tests.sim.test_dd import ending
-from fivehundred.sim.dd import Position, dd_tricks
-out = []
-for v in ("pagat-au", "two-jokers", "three-player", "six-player", "club-004"):
-    for i, c in enumerate(("8H", "7NT", "MIS")):
-        s = ending(v, c, 40 + i, 5 if v != "six-player" else 3)
-        out.append(-1 if s.done else dd_tricks(Position.from_state(s)))
-print(out)
-"""
-
-
-def test_pure_and_compiled_agree() -> None:
-    """The pure-Python solver gives the same values as this process's (compiled when installed)."""
-    env = {k: v for k, v in os.environ.items() if k != "FIVEHUNDRED_PURE"}
-    env["FIVEHUNDRED_PURE"] = "1"
-    pure = subprocess.run(
-        [sys.executable, "-c", _PURE], capture_output=True, text=True, env=env, cwd=ROOT, check=True
-    ).stdout.strip()
-    here: list[int] = []
-    for v in ("pagat-au", "two-jokers", "three-player", "six-player", "club-004"):
-        for i, c in enumerate(("8H", "7NT", "MIS")):
-            s = ending(v, c, 40 + i, 5 if v != "six-player" else 3)
-            here.append(-1 if s.done else dd_tricks(Position.from_state(s)))
-    assert pure == repr(here)
+    assert state.phase == PLAY

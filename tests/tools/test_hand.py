@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import fivehundred.tools.constraints as constraints_module
-from fivehundred.pipelines.analysis.ddpar import play_position
+from fivehundred.pipelines.dd_deals import play_position
 from fivehundred.sim import load_rules
 from fivehundred.sim.dd import dd_tricks
 from fivehundred.sim.engine import PASS, State
