@@ -144,7 +144,8 @@ def par_html(t: Tables, run: str) -> str:
         f"[{pct(r['at_par_lo'])}, {pct(r['at_par_hi'])}] of {num(r['n'])} deals; above par (a side bought "
         f"more than par) on {num(r['above_par'])}, below par on {num(r['below_par'])}, at par's level by the "
         f"other side on {num(r['par_other_side'])}; par scores {num(r['par_points_mean'], 1)} points per "
-        "deal for its side on average.</p>"
+        f"deal for its side on average, {num(r['par_net_mean'], 1)} more than the other side (the "
+        "defenders' trick points counted).</p>"
     )
     by = t["dd_par_by_strategy"].filter(pl.col("run_id") == run).sort("strategy")
     cols = [

@@ -530,8 +530,13 @@ class Rules:
     def defender_points(self, tricks: int) -> int:
         """A defending side's score for the ``tricks`` it took against a suit or NT contract, made or
         failed (R9: :data:`DEFENDER_TRICK_POINTS` a trick; no rule switch changes it).  Against a
-        misère the defenders score nothing."""
+        misère the defenders score nothing (:meth:`defence_points`)."""
         return DEFENDER_TRICK_POINTS * tricks
+
+    def defence_points(self, contract: Bid, tricks: int) -> int:
+        """A defending side's score for the ``tricks`` it took against ``contract``:
+        :meth:`defender_points` against a suit or NT contract, nothing against a misère (R9)."""
+        return 0 if contract.misere else self.defender_points(tricks)
 
     def team_of(self, seat: int) -> int:
         """The team of a seat: ``seat % teams``."""

@@ -3,12 +3,15 @@
 For each sampled deal (the DD sample order of :mod:`~pipelines.analysis.dd`, with or without a
 contract) and each seat, :func:`seat_tricks` solves every denomination the variant's ladder has (the
 four suits, no trumps, misère) with that seat as the declarer: the kitty exchange and the joker
-naming are ``heuristic.v1``'s for that contract (:func:`play_position`, the rule
-``fivehundred hand`` uses), the position solved from the opening lead.  :func:`par_of` then finds the
-par contract: the outcome of an auction in which both sides see every card, may bid any contract of
-the ladder over the last one (passing does not stop a side from bidding again) and score under DD
-play by :meth:`Rules.declarer_points` — the contract neither side can profitably outbid.  Tables:
-:func:`par_tables` (``dd_par``, ``dd_par_by_strategy``).
+naming are ``heuristic.v1``'s for that contract (:func:`~pipelines.dd_deals.play_position`, the rule
+``fivehundred hand`` uses), the position solved from the opening lead; the deal's positions are
+solved together (:func:`sim.dd.dd_tricks_many`).  :func:`par_of` then finds the par contract: the
+outcome of an auction in which both sides see every card, may bid any contract of the ladder over
+the last one (passing does not stop a side from bidding again) and score under DD play as the game
+scores a deal — the declaring side :meth:`Rules.declarer_points`, the defenders
+:meth:`Rules.defence_points` for the tricks they take — each side judging a contract by its score
+minus the other side's: the contract neither side can profitably outbid.  Tables: :func:`par_tables`
+(``dd_par``, ``dd_par_by_strategy``).
 """
 
 from __future__ import annotations
@@ -35,14 +38,15 @@ from fivehundred.pipelines.analysis.dd import (
 from fivehundred.pipelines.analysis.frame import Frame
 from fivehundred.pipelines.analysis.intervals import cluster_sums, wilson_interval
 from fivehundred.pipelines.analysis.io import AnalysisError
-from fivehundred.pipelines.dd_deals import play_position
+from fivehundred.pipelines.dd_deals import deal_table
 from fivehundred.pipelines.rundir import encode_parquet
-from fivehundred.sim.dd import dd_tricks
+from fivehundred.sim.dd import dd_tricks_many
 from fivehundred.sim.notation import MISERE, NT_TEXT, SUITS, bid_denomination, parse_cards
 from fivehundred.sim.rules import Bid, Rules
 
-#: What a par row means (the exchange rule, the auction model): a change re-solves.
-PAR_VERSION = "par.v1"
+#: What a par row means (the exchange rule, the auction model, the scoring): a change re-solves.
+#: par.v2: the defenders' points per trick count in each side's score (par.v1 left them out).
+PAR_VERSION = "par.v2"
 PAR_DIR = "dd_par"
 #: Deals per part: each deal is (seats x denominations) solves, so fewer than the contract sidecar's.
 PAR_CHUNK_DEALS = 16
@@ -54,11 +58,13 @@ PAR_SCHEMA = pa.schema(
     + [("dealer", pa.int8())]
     + [(f"dd_{d}", pa.list_(pa.int8())) for d in DENOMINATIONS]
     + [("par_contract", pa.string()), ("par_declarer", pa.int8()), ("par_team", pa.int8())]
-    + [("par_points", pa.int32()), SIDECAR_SCHEMA.field("dd_version")]
+    + [("par_points", pa.int32()), ("par_net", pa.int32()), SIDECAR_SCHEMA.field("dd_version")]
 )
 
 #: The par sidecar's columns the par tables read.
-PAR_KEPT = ("deal_id", *(f"dd_{d}" for d in DENOMINATIONS), "par_contract", "par_team", "par_points")
+PAR_KEPT = (
+    "deal_id", *(f"dd_{d}" for d in DENOMINATIONS), "par_contract", "par_team", "par_points", "par_net",
+)  # fmt: skip
 
 
 def par_bids(rules: Rules) -> tuple[Bid, ...]:
@@ -89,34 +95,42 @@ def seat_tricks(rules: Rules, row: dict[str, Any]) -> dict[str, list[int]]:
     misère 0 when it can avoid every trick, else 1), from the logged hands, kitty and dealer."""
     hands = [_mask(rules, h) for h in row["hands"]]
     kitty = _mask(rules, row["kitty"])
-    out: dict[str, list[int]] = {}
-    for den, code in denominations(rules):
-        out[den] = [
-            dd_tricks(play_position(rules, hands, kitty, row["dealer"], seat, code))
-            for seat in range(rules.players)
-        ]
-    return out
+    dens = denominations(rules)
+    table = deal_table(rules, hands, kitty, row["dealer"], [code for _, code in dens])
+    values = dd_tricks_many([pos for per_seat in table for pos in per_seat])
+    n = rules.players
+    return {den: values[i * n : (i + 1) * n] for i, (den, _) in enumerate(dens)}
+
+
+def side_score(rules: Rules, contract: Bid, tricks: int) -> int:
+    """The declaring side's score minus the defending side's when it takes ``tricks`` (misère: the
+    declarer's own, 0 or 1) of a two-sided deal: :meth:`Rules.declarer_points` against
+    :meth:`Rules.defence_points` for the other tricks."""
+    defence = rules.defence_points(contract, rules.hand_size - tricks)
+    return rules.declarer_points(contract, tricks) - defence
 
 
 @dataclass(frozen=True)
 class Par:
     """A deal's par: the contract (None: every side passes), its declarer and side, the declaring
-    side's DD points."""
+    side's DD points and its net (its points minus the defenders')."""
 
     contract: str | None
     declarer: int | None
     team: int | None
     points: int
+    net: int
 
 
 def par_of(rules: Rules, dealer: int, tricks: dict[str, list[int]]) -> Par | None:
     """The par of a deal from each seat's DD tricks (:func:`seat_tricks`); None with more than two
     sides (par is a two-sided notion).
 
-    A side's value of declaring bid ``b`` is the best of its seats' ``declarer_points(b, tricks)``
-    (ties: the seat that speaks first).  The auction is solved backwards over :func:`par_bids`: the
-    side holding ``b`` keeps that value unless the other side does better for itself by bidding a
-    higher bid (which the first side may overbid in turn, and so on).  The side of the first bidder
+    A side's value of declaring bid ``b`` is the best of its seats' :func:`side_score` (its points
+    minus the defenders' for the tricks left to them; ties: the seat that speaks first).  The
+    auction is solved backwards over :func:`par_bids`: the side holding ``b`` keeps that value
+    unless the other side does better for itself by bidding a higher bid (which the first side may
+    overbid in turn, and so on).  The side of the first bidder
     (left of the dealer) opens the contract that is best for it, or passes when passing is at least
     as good (then the other side opens or passes; every side passing scores 0).  A side goes on only
     when that is strictly better for it, and picks the lowest of equally good bids.  Returns the
@@ -127,15 +141,13 @@ def par_of(rules: Rules, dealer: int, tricks: dict[str, list[int]]) -> Par | Non
     bids = par_bids(rules)
     n, players = len(bids), rules.players
     order = [(dealer + 1 + k) % players for k in range(players)]  # auction order: first bidder first
-    best: list[list[tuple[int, int]]] = [[], []]  # side -> per bid (points, declarer)
+    best: list[list[tuple[int, int]]] = [[], []]  # side -> per bid (net, declarer)
     for b in bids:
         den = bid_denomination(b.code)
         for side in (0, 1):
             seats = [s for s in order if rules.team_of(s) == side]
-            points, _, seat = max(
-                (rules.declarer_points(b, tricks[den][s]), -k, s) for k, s in enumerate(seats)
-            )
-            best[side].append((points, seat))
+            net, _, seat = max((side_score(rules, b, tricks[den][s]), -k, s) for k, s in enumerate(seats))
+            best[side].append((net, seat))
     # g[side][i]: the side's net (its points minus the other's) when it holds bid i, the other to answer
     g = [[0] * n for _ in range(2)]
     answer: list[list[int | None]] = [[None] * n for _ in range(2)]  # the other side's best overbid
@@ -161,11 +173,13 @@ def par_of(rules: Rules, dealer: int, tricks: dict[str, list[int]]) -> Par | Non
     elif o2 is not None and g[second][o2] > 0:
         side, i = second, o2
     else:
-        return Par(None, None, None, 0)
+        return Par(None, None, None, 0, 0)
     while (j := answer[side][i]) is not None:
         side, i = 1 - side, j
-    points, declarer = best[side][i]
-    return Par(bids[i].code, declarer, side, points)
+    net, declarer = best[side][i]
+    b = bids[i]
+    points = rules.declarer_points(b, tricks[bid_denomination(b.code)][declarer])
+    return Par(b.code, declarer, side, points, net)
 
 
 def solve_par_chunk(chunk: DDChunk) -> bytes:
@@ -188,6 +202,7 @@ def solve_par_chunk(chunk: DDChunk) -> bytes:
         cols["par_declarer"].append(None if par is None else par.declarer)
         cols["par_team"].append(None if par is None else par.team)
         cols["par_points"].append(None if par is None else par.points)
+        cols["par_net"].append(None if par is None else par.net)
         cols["dd_version"].append(PAR_VERSION)
     return encode_parquet(pa.table(cols, schema=PAR_SCHEMA))
 
@@ -208,12 +223,12 @@ def landing(frame: Frame, rules: Rules, par: pl.DataFrame, rows: pl.DataFrame | 
     :func:`~pipelines.analysis.dd.dd_rows`, read for the par's deals when not given).
 
     ``net`` is the side's DD points minus the other side's for the contract the bots reached (valued
-    with the par sidecar's tricks of its declarer: the bidding's effect alone) and ``par_net`` the
-    same for the par contract; ``at_par`` the deal ended in the par contract by the par side;
-    ``overbid`` the side bought a contract above par (or any contract when par is to pass);
-    ``underbid`` the side holds par and the deal ended below it (lower, or passed out);
-    ``level_diff`` the side's contract's level minus par's when the side declared and both are suit
-    or NT contracts.
+    with the par sidecar's tricks of its declarer, the defenders' trick points included: the
+    bidding's effect alone) and ``par_net`` the same for the par contract; ``at_par`` the deal ended
+    in the par contract by the par side; ``overbid`` the side bought a contract above par (or any
+    contract when par is to pass); ``underbid`` the side holds par and the deal ended below it
+    (lower, or passed out); ``level_diff`` the side's contract's level minus par's when the side
+    declared and both are suit or NT contracts.
     """
     rank = rules.bid_index  # ladder order (the par bids are a part of it)
     if rows is None:
@@ -232,14 +247,14 @@ def landing(frame: Frame, rules: Rules, par: pl.DataFrame, rows: pl.DataFrame | 
         c, pc = r["contract"], r["par_contract"]
         points = 0
         if c is not None:
-            points = rules.declarer_points(rules.bid(c), r[f"dd_{bid_denomination(c)}"][r["declarer"]])
+            points = side_score(rules, rules.bid(c), r[f"dd_{bid_denomination(c)}"][r["declarer"]])
         dteam = None if c is None else rules.team_of(r["declarer"])
         here = -1 if c is None else rank[c]
         there = -1 if pc is None else rank[pc]
         for side in (0, 1):
             seats = [s for s in range(rules.players) if rules.team_of(s) == side]
             net = 0 if dteam is None else (points if dteam == side else -points)
-            par_net = 0 if pc is None else (r["par_points"] if r["par_team"] == side else -r["par_points"])
+            par_net = 0 if pc is None else (r["par_net"] if r["par_team"] == side else -r["par_net"])
             level = None
             if dteam == side and c is not None and pc is not None:
                 mine, best_bid = rules.bid(c), rules.bid(pc)
@@ -269,7 +284,7 @@ PAR_TABLE_SCHEMA: dict[str, Any] = {
     "run_id": pl.String,
     "variant": pl.String,
     **dict.fromkeys(("n", "par_passed"), _INT),
-    "par_points_mean": _FLOAT,
+    **dict.fromkeys(("par_points_mean", "par_net_mean"), _FLOAT),
     "at_par": _INT,
     **dict.fromkeys(("at_par_rate", "at_par_lo", "at_par_hi"), _FLOAT),
     **dict.fromkeys(("above_par", "below_par", "par_other_side"), _INT),
@@ -365,6 +380,7 @@ def par_tables(
             ("run_id", f.run.run_id), ("variant", f.run.variant), ("n", n),
             ("par_passed", par2.filter(pl.col("par_contract").is_null()).height),
             ("par_points_mean", math.fsum(par2["par_points"].to_list()) / n),
+            ("par_net_mean", math.fsum(par2["par_net"].to_list()) / n),
             ("at_par", at), ("at_par_rate", at / n), ("at_par_lo", lo), ("at_par_hi", hi),
             ("above_par", int(c["above"])), ("below_par", int(c["below"])),
             ("par_other_side", int(c["other"])),

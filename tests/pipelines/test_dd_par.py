@@ -32,16 +32,24 @@ def _table(**given: list[int]) -> dict[str, list[int]]:
     return t
 
 
+def _score(rules, b, tricks: int) -> int:
+    """The declaring side's points minus the defenders' as the engine scores a deal (written out here
+    from the game's rule: declarer_points, 10 a trick to the defenders but against a misère)."""
+    defence = 0 if b.misere else 10 * (rules.hand_size - tricks)
+    return rules.declarer_points(b, tricks) - defence
+
+
 def _brute_value(rules, dealer: int, tricks: dict[str, list[int]]) -> int:
-    """Side 0's net (its DD points minus the other's) of the explicit auction game: sides speak in
-    turn from the first bidder's, each passes or bids any higher bid of the ladder, two passes in a
-    row end it, the holder's best seat declares.  Minimax over every line."""
+    """Side 0's net (its DD points minus the other's, the defenders' trick points included) of the
+    explicit auction game: sides speak in turn from the first bidder's, each passes or bids any
+    higher bid of the ladder, two passes in a row end it, the holder's best seat declares.  Minimax
+    over every line."""
     bids = ddpar.par_bids(rules)
 
     def best(side: int, i: int) -> int:
         b = bids[i]
         return max(
-            rules.declarer_points(b, tricks[bid_denomination(b.code)][s])
+            _score(rules, b, tricks[bid_denomination(b.code)][s])
             for s in range(rules.players)
             if rules.team_of(s) == side
         )
@@ -60,29 +68,41 @@ def _brute_value(rules, dealer: int, tricks: dict[str, list[int]]) -> int:
 
 
 def _net0(par: ddpar.Par) -> int:
-    return 0 if par.team is None else (par.points if par.team == 0 else -par.points)
+    return 0 if par.team is None else (par.net if par.team == 0 else -par.net)
 
 
 def test_nothing_makes_everyone_passes() -> None:
-    assert ddpar.par_of(RULES, 0, _table()) == ddpar.Par(None, None, None, 0)
+    assert ddpar.par_of(RULES, 0, _table()) == ddpar.Par(None, None, None, 0, 0)
 
 
 def test_one_side_makes_hearts_par_is_its_highest_making_bid() -> None:
     par = ddpar.par_of(RULES, 3, _table(H=[8, 0, 6, 0]))
-    assert par == ddpar.Par("8H", 0, 0, RULES.bid("8H").points)
+    assert par == ddpar.Par("8H", 0, 0, RULES.bid("8H").points, RULES.bid("8H").points - 20)
 
 
 def test_the_higher_making_contract_outbids() -> None:
     # side 0 makes 8H, side 1 makes 9S (ranks above 8H): side 1 buys it, side 0 cannot outbid profitably
     par = ddpar.par_of(RULES, 0, _table(H=[8, 0, 8, 0], S=[0, 9, 0, 9]))
-    assert par == ddpar.Par("9S", 1, 1, RULES.bid("9S").points)
+    assert par == ddpar.Par("9S", 1, 1, RULES.bid("9S").points, RULES.bid("9S").points - 10)
     # the seat that speaks first of two equal declarers declares (dealer 0: seat 1 before seat 3)
     assert ddpar.par_of(RULES, 2, _table(S=[0, 9, 0, 9])).declarer == 3
 
 
 def test_a_viable_misere_is_bid_as_open_misere() -> None:
     par = ddpar.par_of(RULES, 0, _table(MIS=[1, 0, 1, 1]))
-    assert par == ddpar.Par("OMIS", 1, 1, RULES.bid("OMIS").points)
+    points = RULES.bid("OMIS").points
+    assert par == ddpar.Par("OMIS", 1, 1, points, points)  # the defenders score nothing against it
+
+
+def test_the_defenders_tricks_count_in_par() -> None:
+    """Side 0 makes exactly 6 spades (40 points) and the defenders take 4 tricks (40 points): a net of
+    0, no better than passing, so par is to pass; counting the declarer's points alone it would be
+    6S (par.v1)."""
+    par = ddpar.par_of(RULES, 3, _table(S=[6, 0, 0, 0]))
+    assert par == ddpar.Par(None, None, None, 0, 0)
+    # a trick more: 7S made nets 140 - 30
+    par = ddpar.par_of(RULES, 3, _table(S=[7, 0, 0, 0]))
+    assert (par.contract, par.net) == ("7S", RULES.bid("7S").points - 30)
 
 
 def test_three_sides_have_no_par() -> None:
@@ -113,7 +133,9 @@ def test_par_value_is_the_minimax_of_the_explicit_auction(tricks, dealer: int, r
     assert _net0(par) == _brute_value(rules, dealer, tricks)
     if par.contract is not None:  # the par declarer makes what it is credited with
         b = rules.bid(par.contract)
-        assert rules.declarer_points(b, tricks[bid_denomination(b.code)][par.declarer]) == par.points
+        t = tricks[bid_denomination(b.code)][par.declarer]
+        assert rules.declarer_points(b, t) == par.points
+        assert _score(rules, b, t) == par.net
         assert rules.team_of(par.declarer) == par.team
 
 
@@ -167,7 +189,7 @@ def test_par_sidecar_agrees_with_the_contract_as_played(run: Path, analysed) -> 
     for r in par.iter_rows(named=True):
         tricks = {d: r[f"dd_{d}"] for d in DENS}
         assert ddpar.par_of(RULES, r["dealer"], tricks) == ddpar.Par(
-            r["par_contract"], r["par_declarer"], r["par_team"], r["par_points"]
+            r["par_contract"], r["par_declarer"], r["par_team"], r["par_points"], r["par_net"]
         )
         for d in DENS:
             assert len(r[f"dd_{d}"]) == 4 and all(0 <= t <= (1 if d == "MIS" else 10) for t in r[f"dd_{d}"])
@@ -184,6 +206,7 @@ def test_par_tables_count_every_sampled_deal_once(run: Path, analysed) -> None:
     )
     assert row["at_par"] == at
     assert row["par_points_mean"] == pytest.approx(par["par_points"].mean())
+    assert row["par_net_mean"] == pytest.approx(par["par_net"].mean())
     by = analysed["dd_par_by_strategy"]
     assert sorted(by["strategy"]) == ["heuristic.v1", "heuristic.v1(aggression=1.0)"]
     assert by["n"].to_list() == [SAMPLE, SAMPLE]
@@ -219,6 +242,7 @@ def test_landing_marks_over_and_under_bids(run: Path) -> None:
             "par_declarer": [1],
             "par_team": [1],
             "par_points": [520],
+            "par_net": [520],
         }
     )
     land = ddpar.landing(frame, RULES, par)
@@ -228,8 +252,9 @@ def test_landing_marks_over_and_under_bids(run: Path) -> None:
     assert side1["par_net"] == 520 and side1["underbid"]  # nothing but 10NT itself is at or above it
     side0 = land.filter(pl.col("side") == 0).row(0, named=True)
     assert side0["par_net"] == -520 and not side0["overbid"] and not side0["underbid"]
-    if contract is not None:  # every contract fails with 0 tricks: the declaring side loses its value
-        lost = RULES.declarer_points(RULES.bid(contract), 0)
+    if contract is not None:  # with 0 tricks a contract fails and the defenders take every trick
+        b = RULES.bid(contract)
+        lost = RULES.declarer_points(b, 0) - (0 if b.misere else 100)
         mine = land.filter(pl.col("side") == declarer % 2).row(0, named=True)
         assert mine["net"] == lost
 

@@ -242,3 +242,11 @@ def test_s9_declarer_points_is_what_the_engine_scores(overrides: dict, contract:
     for k in range(0, 11) if not bid.misere else (0, 1, 4):
         s = k_trick_deal(r, k, contract)
         assert r.declarer_points(bid, s.declarer_tricks()) == s.score_delta[0], (contract, k)
+
+
+def test_defence_points_are_the_defenders_score_of_a_deal() -> None:
+    """Against a suit or NT contract the defenders score 10 a trick, against a misère nothing: what
+    the engine scores (the par reads them from the rules)."""
+    assert PAGAT.defence_points(PAGAT.bid("8H"), 3) == PAGAT.defender_points(3) == 30
+    assert PAGAT.defence_points(PAGAT.bid("MIS"), 10) == 0
+    assert PAGAT.defence_points(PAGAT.bid("7NT"), 0) == 0
