@@ -36,7 +36,6 @@ class JobResult:
     html: str | Path | None = None
     pdf: str | Path | None = None
     seconds: dict[str, float] = field(default_factory=dict)
-    report_notes: str = ""
 
     def summary(self) -> str:
         """What was made and where, one item per line."""
@@ -150,6 +149,5 @@ def run_main_job(
         result.html, result.pdf = join(root, "report.html"), join(root, "report.pdf") if pdf else None
     else:
         result.html, result.pdf = rep.html, rep.pdf
-    result.report_notes = rep.summary()
     result.seconds["report"] = time.perf_counter() - t0
     return result

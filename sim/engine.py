@@ -89,7 +89,6 @@ class CompiledRules:
             else:
                 for off in range(1, self.n + 1):
                     plan.extend([off] * count)
-        self.deal_plan = tuple(plan)
         # For each dealer: the positions of the shuffled deck that each seat receives, then the kitty's.
         positions = []
         for dealer in range(self.n):

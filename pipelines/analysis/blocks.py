@@ -49,15 +49,6 @@ def histogram(
     return d.group_by([*keys, made, points]).agg(count.cast(pl.Int64).alias("_w"))
 
 
-def empty_rate_points(keys: pl.DataFrame) -> pl.DataFrame:
-    """Zero-count rate and points blocks for the given key rows (for rows nothing fell into)."""
-    return keys.with_columns(
-        pl.lit(0, dtype=pl.Int64).alias("n"),
-        pl.lit(0, dtype=pl.Int64).alias("made"),
-        *[pl.lit(None, dtype=pl.Float64).alias(c) for c in (*RATE_COLUMNS[2:], *POINTS_COLUMNS)],
-    )
-
-
 def run_blocks(frames: Sequence[Frame], stat: str, keys: Sequence[str], table: str) -> Iterator[pl.DataFrame]:
     """Per run: the rate and points blocks per group of ``keys`` of its merged histogram ``stat``
     (counts ``_w``; the bootstrap seeded from ``<table>/<run_id>``), tagged with ``run_id``, ``variant``."""

@@ -12,17 +12,13 @@ import math
 from functools import lru_cache
 from statistics import NormalDist
 
-_NORMAL = NormalDist()
-
-
-def normal_cdf(z: float) -> float:
-    """``P(Z <= z)`` for a standard normal ``Z``."""
-    return 0.5 * math.erfc(-z / math.sqrt(2.0))
+#: The standard normal distribution.
+NORMAL = NormalDist()
 
 
 def normal_quantile(p: float) -> float:
     """The ``p`` quantile of the standard normal (``0 < p < 1``)."""
-    return _NORMAL.inv_cdf(p)
+    return NORMAL.inv_cdf(p)
 
 
 def normal_two_sided_p(z: float) -> float:

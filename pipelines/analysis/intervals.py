@@ -14,13 +14,12 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Sequence
-from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 import polars as pl
 
-from fivehundred.pipelines.analysis.distributions import t_quantile
+from fivehundred.pipelines.analysis.distributions import NORMAL, t_quantile
 
 Z95 = 1.959963984540054
 BOOTSTRAP_RESAMPLES = 2000
@@ -28,8 +27,6 @@ BOOTSTRAP_RESAMPLES = 2000
 #: too narrow on small samples (it is about ``mean ± 1.96 sd / sqrt(n)`` with no allowance for the
 #: estimated ``sd``); docs/statistics.md.
 SMALL_N = 100
-#: The standard normal distribution.
-NORMAL = NormalDist()
 
 
 def z_value(confidence: float) -> float:

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fivehundred.pipelines.analysis.intervals import NORMAL, t_value, wilson_bounds, z_value
+from fivehundred.pipelines.analysis.distributions import NORMAL
+from fivehundred.pipelines.analysis.intervals import t_value, wilson_bounds, z_value
 
 #: The per-game score of each pentanomial outcome (pair points / 2).
 PENTA_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
