@@ -1076,7 +1076,13 @@ def test_bad_input(
     assert _snapshot(tmp_path, *runs) == before, "files or folders were left behind or changed"
 
 
-@pytest.mark.parametrize("cid", list(SUBPROCESS))
+#: The real-process cases of the quick tier (each starts an interpreter: the rest are slow).
+QUICK_SUBPROCESS = ("spec-os-abort", "proc-unknown-command")
+
+
+@pytest.mark.parametrize(
+    "cid", [c if c in QUICK_SUBPROCESS else pytest.param(c, marks=pytest.mark.slow) for c in SUBPROCESS]
+)
 def test_bad_input_in_a_real_process(cid: str, runs: tuple[Path, Path], tmp_path: Path) -> None:
     setup = SUBPROCESS_SETUP.get(cid)
     if setup is not None:
