@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
+import pytest
 from typer.testing import CliRunner
 
 import fivehundred.cli.main  # noqa: F401  (registers every command)
@@ -36,6 +37,7 @@ def test_sweep_command_writes_runs_stats_and_report_then_reuses(tmp_path: Path) 
     assert again.stderr.count("(reused)") == 5
 
 
+@pytest.mark.slow
 def test_report_compares_every_sweep_run_with_the_first(tmp_path: Path) -> None:
     """A sweep's run directories are normal runs: ``report BASE --compare A --compare B`` pairs each
     with the first."""
