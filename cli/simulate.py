@@ -153,6 +153,11 @@ def simulate_cmd(
         max_retries=max_retries,
         isolate=isolate,
     )
+    from fivehundred.pipelines.storelock import lock_note
+
+    note = lock_note(cfg.out)
+    if note:
+        typer.echo(f"warning: {note}", err=True)
     with simulation_bar() as bar:
         summary = run_simulation(cfg, progress=bar, overwrite=overwrite)
     resumed = _resumed_text(summary)

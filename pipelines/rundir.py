@@ -266,6 +266,7 @@ class RunDir:
         out = str(out)
         self.out = out
         self._lock_fh: Any = None
+        self._lease: Any = None  # a StoreLock on S3
         if filesystem is not None:
             self.fs, self.root, self.local = filesystem, out, isinstance(filesystem, pafs.LocalFileSystem)
         elif "://" in out and not out.startswith("file://"):
@@ -381,7 +382,9 @@ class RunDir:
         return Manifest.from_json(parsed)
 
     def write_manifest(self, manifest: Manifest) -> None:
-        """Replace the manifest atomically."""
+        """Replace the manifest atomically (refused once this driver's lease was taken over)."""
+        if self._lease is not None and self._lease.lost:
+            raise StorageError(f"{self.display}: this driver lost the run's lock to another driver; stopped")
         self.write(MANIFEST, manifest.to_json().encode())
 
     def write_part(self, index: int, data: bytes) -> str:
@@ -465,8 +468,17 @@ class RunDir:
 
     # locking -----------------------------------------------------------------------------------
     def lock(self) -> None:
-        """Take an exclusive lock on a local run directory (released when the process ends)."""
+        """Take an exclusive lock on the run directory: ``flock`` on a local folder (released when the
+        process ends), a lease object taken by a conditional write on S3 (:mod:`pipelines.storelock`);
+        another driver is refused in one line.  Other stores get no lock (:func:`storelock.lock_note`)."""
         if not self.local:
+            from fivehundred.pipelines.storelock import StoreLock, Target, target
+
+            t = target(self.out) if is_store(self.out) else None
+            if isinstance(t, Target):
+                lease = StoreLock(t, self.display)
+                lease.acquire()
+                self._lease = lease
             return
         import fcntl
 
@@ -484,6 +496,9 @@ class RunDir:
 
     def unlock(self) -> None:
         """Release the lock taken by :meth:`lock` and remove the lock file."""
+        if self._lease is not None:
+            self._lease.release()
+            self._lease = None
         if self._lock_fh is not None:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.path(LOCK))
