@@ -66,6 +66,12 @@ def analyze_cmd(
         str | None,
         typer.Option("--address", help="Join an existing Ray cluster (host:port) for the batches and --dd."),
     ] = None,
+    partial: Annotated[
+        bool,
+        typer.Option(
+            "--partial", help="Use a run that is not finished (still running or interrupted) as it is."
+        ),
+    ] = False,
 ) -> None:
     """Bid success, misère viability, strategy and (with --compare) paired variant effects."""
     from fivehundred.cli.progress import StatusLine
@@ -90,6 +96,7 @@ def analyze_cmd(
             progress=status,
             dd_progress=dd_progress,
             notice=status.log,
+            partial=partial,
         )
     for name, df in tables.items():
         typer.echo(f"{name:26s} {df.height:6d} rows")

@@ -21,6 +21,12 @@ def replay_cmd(
             "--game", min=1, help="Show game N (counted from 1, as play numbers them) deal by deal."
         ),
     ] = None,
+    partial: Annotated[
+        bool,
+        typer.Option(
+            "--partial", help="Use a run that is not finished (still running or interrupted) as it is."
+        ),
+    ] = False,
 ) -> None:
     """Show one deal as a player reads it (hands, kitty, auction, contract, discards, tricks, score),
     or with --game a whole game deal by deal, as play shows it."""
@@ -32,11 +38,11 @@ def replay_cmd(
             raise RunError("replay: give a deal id or --game, not both")
         from fivehundred.cli.display import game_replay_text
 
-        typer.echo(game_replay_text(replay_game(run_dir, game_id_of(game))))
+        typer.echo(game_replay_text(replay_game(run_dir, game_id_of(game), partial=partial)))
         return
     if deal_id is None:
         raise RunError("replay: give a deal id (replay RUN_DIR DEAL_ID) or --game G")
-    typer.echo(replay_deal(run_dir, deal_id).to_text())
+    typer.echo(replay_deal(run_dir, deal_id, partial=partial).to_text())
 
 
 @app.command("verify")
@@ -59,6 +65,12 @@ def verify_cmd(
             "--variant", help="The rules (name or TOML file), instead of the manifest or variant column."
         ),
     ] = None,
+    partial: Annotated[
+        bool,
+        typer.Option(
+            "--partial", help="Use a run that is not finished (still running or interrupted) as it is."
+        ),
+    ] = False,
 ) -> None:
     """Replay every deal through the engine; print each finding with its deal id; exit 1 on any."""
     from fivehundred.cli.progress import StatusLine
@@ -72,6 +84,7 @@ def verify_cmd(
             rules_only=rules_only,
             variant=variant,
             progress=lambda done, total: status.update(f"verified {done:,}/{total:,} deals"),
+            partial=partial,
         )
     finally:
         status.close()

@@ -25,11 +25,19 @@ def report_cmd(
             "--stats", help="Read the statistics tables from this folder or URI (default: analyse the runs)."
         ),
     ] = None,
+    partial: Annotated[
+        bool,
+        typer.Option(
+            "--partial", help="Use a run that is not finished (still running or interrupted) as it is."
+        ),
+    ] = False,
 ) -> None:
     """Write one self-contained HTML report (figures embedded) and optionally a PDF."""
     from fivehundred.cli.progress import StatusLine
     from fivehundred.cli.statistics import make_report
 
     with StatusLine() as status:
-        result = make_report([run_dir, *(compare or [])], out, pdf=pdf, stats_dir=stats, progress=status)
+        result = make_report(
+            [run_dir, *(compare or [])], out, pdf=pdf, stats_dir=stats, progress=status, partial=partial
+        )
     typer.echo(result.summary())

@@ -25,11 +25,12 @@ from fivehundred.reports.build import check_outputs
 from fivehundred.reports.tables import ReportError, Tables, covers, read_statistics
 
 
-def open_runs(run_dirs: Sequence[str | Path | RunLog]) -> list[RunLog]:
-    """Open every run (a missing or empty one is a one-line :class:`ReportError`)."""
+def open_runs(run_dirs: Sequence[str | Path | RunLog], partial: bool = False) -> list[RunLog]:
+    """Open every run (a missing or empty one is a one-line :class:`ReportError`, and so is one that
+    is not finished unless ``partial``)."""
     if not run_dirs:
         raise ReportError("no run directory given")
-    return [d if isinstance(d, RunLog) else open_log(d, error=ReportError) for d in run_dirs]
+    return [d if isinstance(d, RunLog) else open_log(d, error=ReportError, partial=partial) for d in run_dirs]
 
 
 def require_complete(stats_dir: str | Path) -> None:
@@ -72,7 +73,7 @@ def load_statistics(
         if tables is not None and covers(tables, wanted):
             return tables
     with tempfile.TemporaryDirectory(prefix="fivehundred-report-") as tmp:
-        result = analyze(list(runs), Path(tmp), what_if="misere" if what_if else None)
+        result = analyze(list(runs), Path(tmp), what_if="misere" if what_if else None, partial=True)
         return {k: v for k, v in result.items() if isinstance(v, pl.DataFrame)}
 
 
@@ -96,12 +97,13 @@ def make_report(
     stats_dir: str | Path | None = None,
     tables: Tables | None = None,
     progress: Callable[[str], None] | None = None,
+    partial: bool = False,
 ) -> ReportResult:
     """Open the runs, find their statistics (unless ``tables`` are given) and write the report.
 
     ``progress`` (optional) is told each phase in words; it never changes a file."""
     say = progress or (lambda _phase: None)
-    runs = open_runs(run_dirs)
+    runs = open_runs(run_dirs, partial)
     check_outputs(out_html, pdf)  # before the statistics are read or made
     if tables is None:
         say("reading the statistics (analysing the runs where they have none) ...")

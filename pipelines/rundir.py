@@ -567,12 +567,37 @@ def runs_inside(folder: str | Path, depth: int = 2) -> list[str]:
     return sorted(found)
 
 
+def progress_text(manifest: Manifest) -> str:
+    """How much of a run is there: ``1,200 of 5,000 deals`` or ``310 deals in 30 of 100 games``."""
+    deals, games = int(manifest.totals.get("deals") or 0), int(manifest.totals.get("games") or 0)
+    want_deals, want_games = manifest.identity.get("deals"), manifest.identity.get("games")
+    if isinstance(want_deals, int):
+        return f"{deals:,} of {want_deals:,} deals"
+    if isinstance(want_games, int):
+        return f"{deals:,} deals in {games:,} of {want_games:,} games"
+    return f"{deals:,} deals in {games:,} games so far"
+
+
+def unfinished_text(display: str, manifest: Manifest) -> str:
+    """One line refusing a run that is still being written or was interrupted, saying how to go on."""
+    return (
+        f"{display}: the run is not finished ({progress_text(manifest)} are there; it is still running "
+        "or was interrupted): run the same command again to finish it, or give --partial to use what is there"
+    )
+
+
 def open_log(
-    location: str | Path, filesystem: pafs.FileSystem | None = None, error: type[Exception] = RunDirError
+    location: str | Path,
+    filesystem: pafs.FileSystem | None = None,
+    error: type[Exception] = RunDirError,
+    partial: bool = True,
 ) -> RunLog:
     """Open a run directory (path or URI) for reading; a missing or empty one raises ``error``.
 
     ``error`` is the caller's one-line user error class (the message is the same for every caller).
+    Unless ``partial``, a run whose manifest says it is not finished (running, or interrupted) is
+    refused (:func:`unfinished_text`).  A folder a run is writing into that has no finished part yet
+    says so.
     """
     try:
         run = RunDir(location, filesystem)
@@ -582,6 +607,13 @@ def open_log(
             raise error(f"{run.display} is not a run directory")
         files = tuple(run.part_files())
         if not files:
+            started = run.read_manifest() if run.exists(MANIFEST) else None
+            if started is not None and started.native and not started.complete:
+                raise error(
+                    f"{run.display}: a run is being written here but has no finished part yet "
+                    f"({progress_text(started)}); wait for its first part, or run the same command "
+                    "again to resume it"
+                )
             inside = runs_inside(run.root) if run.local else []
             if inside:
                 shown = ", ".join(inside[:8]) + (f" and {len(inside) - 8} more" if len(inside) > 8 else "")
@@ -595,6 +627,8 @@ def open_log(
         raise error(str(exc)) from None
     if manifest is None:
         manifest = Manifest(kind=SIMULATION, totals={}, native=False)
+    elif manifest.native and not manifest.complete and not partial:
+        raise error(unfinished_text(run.display, manifest))
     return RunLog(run, files, manifest)
 
 

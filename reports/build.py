@@ -24,7 +24,7 @@ from typing import Any
 import polars as pl
 
 from fivehundred.pipelines.outputs import check_output_file
-from fivehundred.pipelines.rundir import Manifest
+from fivehundred.pipelines.rundir import Manifest, progress_text
 from fivehundred.reports import figures
 from fivehundred.reports.dd import dd_section
 from fivehundred.reports.figures import Chart, style_context, table_metric_label
@@ -1037,6 +1037,7 @@ def build_report(
         *page_start(title),
         "<p>Simulated Five Hundred: what the deals say about bidding, misère, strategies "
         "and rule variants.</p>",
+        *(f'<p class="unfinished"><b>{html.escape(note)}</b></p>' for note in unfinished_notes(ctx)),
         _contents(rendered),
     ]
     page += [_section_html(r) for r in rendered if r.shown]
@@ -1045,6 +1046,16 @@ def build_report(
     if result.pdf is not None:
         _write_pdf(result.pdf, rendered, ctx)
     return result
+
+
+def unfinished_notes(ctx: Context) -> list[str]:
+    """One line per run that was not finished when the report was made (``report --partial``)."""
+    return [
+        f"Not finished: {_dir_name(d)} holds {progress_text(m)} (still running or interrupted); "
+        "every figure and table is of that part only."
+        for d, m in zip(ctx.dirs, ctx.manifests, strict=True)
+        if m is not None and m.native and not m.complete
+    ]
 
 
 #: Every PDF page: A4 landscape (inches).
@@ -1219,6 +1230,7 @@ def _write_pdf(path: Path, rendered: Sequence[_Rendered], ctx: Context) -> None:
                 lines.append(
                     f"  {names.get(r['run_id'], r['run_id'])}: {r['deals']:,} deals, {r['games']:,} games"
                 )
+        lines += ["", *unfinished_notes(ctx)] if unfinished_notes(ctx) else []
         lines += ["", "Sections:"]
         for r in rendered:
             lines.append(f"  {r.section.title}" + ("" if r.shown else f" (no data: {r.why})"))

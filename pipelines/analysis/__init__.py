@@ -84,6 +84,7 @@ def analyze(
     progress: Callable[[str], None] | None = None,
     dd_progress: Callable[[str, int, int], None] | None = None,
     notice: Callable[[str], None] | None = None,
+    partial: bool = False,
 ) -> dict[str, pl.DataFrame]:
     """Analyse one run (or compare several, the first being the base) and write the tables.
 
@@ -98,7 +99,8 @@ def analyze(
     (optional) is told each phase in words (``reading 2 runs``); it never changes a table.  A run folder
     that cannot be written (read-only) still gets its what-if and DD tables: the replays and solves
     are kept in memory, not cached, and ``notice`` (a line that must be shown) says so once per
-    sidecar.  Returns the tables by name.
+    sidecar.  A run that is not finished is refused unless ``partial`` (then what is there is
+    analysed).  Returns the tables by name.
     """
     say = progress or (lambda _phase: None)
     if not run_dirs:
@@ -119,7 +121,7 @@ def analyze(
             check_spec(seat_strategy)
         except StrategyConfigError as exc:
             raise AnalysisError(f"--seat-strategy: {exc}") from None
-    runs = [open_run(p) for p in run_dirs]
+    runs = [open_run(p, partial) for p in run_dirs]
     paths = [r.path for r in runs]  # local paths are resolved; URIs as given
     if len(set(paths)) != len(paths):
         twice = next(p for p in paths if paths.count(p) > 1)

@@ -55,14 +55,14 @@ class Run:
     spans: tuple[Span, ...] = ()
 
 
-def open_run(path: str | Path | RunLog) -> Run:
+def open_run(path: str | Path | RunLog, partial: bool = False) -> Run:
     """Validate ``path`` (a run directory's path or URI, or an opened :class:`RunLog`) and return its
     lazy deal log.
 
     Raises :class:`AnalysisError` (one line) for a missing directory, a directory without
     ``deals/*.parquet``, part files that are not a deal log, or another schema version.
     """
-    log = path if isinstance(path, RunLog) else open_log(path, error=AnalysisError)
+    log = path if isinstance(path, RunLog) else open_log(path, error=AnalysisError, partial=partial)
     deals = f"{log.path}/deals"
     try:  # every file readable, a deal log's columns, no deal id twice
         spans: list[Span] = []

@@ -209,6 +209,7 @@ def verify_run(
     rules_only: bool = False,
     variant: str | Path | None = None,
     progress: Callable[[int, int], None] | None = None,
+    partial: bool = False,
 ) -> VerifyResult:
     """Replay every deal of a run through the engine and collect every finding (see module doc).
 
@@ -219,9 +220,10 @@ def verify_run(
     manifest's counts; it reads a log another program wrote.  ``variant`` (a name or TOML path)
     gives the rules instead of the manifest or the ``variant`` column.
     ``progress(replayed, deals)`` (optional) is called after each batch of replayed deals.
-    An unreadable part file raises :class:`RunError` naming it.
+    An unreadable part file raises :class:`RunError` naming it; so does a run that is not finished,
+    unless ``partial`` (then the deals that are there are checked).
     """
-    run = open_run(run_dir)
+    run = open_run(run_dir, partial)
     rules = None
     if variant is not None:
         try:

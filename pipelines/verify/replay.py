@@ -131,9 +131,10 @@ def _hand_text(cards: tuple[str, ...]) -> str:
     return "  ".join(parts + jokers)
 
 
-def replay_deal(run_dir: str | Path | RunLog, deal_id: int) -> DealReplay:
-    """Read deal ``deal_id`` of a run and re-run it through the engine for the seats and tricks."""
-    run = open_run(run_dir)
+def replay_deal(run_dir: str | Path | RunLog, deal_id: int, partial: bool = False) -> DealReplay:
+    """Read deal ``deal_id`` of a run and re-run it through the engine for the seats and tricks
+    (a run that is not finished is refused unless ``partial``)."""
+    run = open_run(run_dir, partial)
     try:  # a zero-byte or truncated part would be skipped by the scan, and its ids missed
         check_part_files(run.files, run.open, run.path, REPLAY_COLUMNS, unique_ids=False)
     except DealLogError as exc:
@@ -258,11 +259,12 @@ def _stepped(rules: Rules, row: dict[str, Any], final: State, before: tuple[int,
     return ReplayedDeal(dealt, start, tuple(after), st, result)
 
 
-def replay_game(run_dir: str | Path | RunLog, game_id: int) -> GameReplay:
+def replay_game(run_dir: str | Path | RunLog, game_id: int, partial: bool = False) -> GameReplay:
     """Every deal of the log's game ``game_id`` (game ``game_id + 1`` as a person counts,
     :func:`~sim.notation.game_number`) of a run, in order, re-run through the engine (each deal must
-    replay as logged: :class:`RunError` otherwise, or for a game the log does not hold)."""
-    run = open_run(run_dir)
+    replay as logged: :class:`RunError` otherwise, or for a game the log does not hold; a run that is
+    not finished is refused unless ``partial``)."""
+    run = open_run(run_dir, partial)
     try:
         check_part_files(run.files, run.open, run.path, REPLAY_COLUMNS, unique_ids=False)
     except DealLogError as exc:

@@ -22,10 +22,12 @@ class RunError(UserError, ValueError):
     """A run directory is missing, empty or unreadable, or a deal id is not in it."""
 
 
-def open_run(run_dir: str | Path | RunLog) -> RunLog:
+def open_run(run_dir: str | Path | RunLog, partial: bool = False) -> RunLog:
     """Find a run's part files and manifest (:func:`pipelines.rundir.open_log`; a path, a URI or an
     opened :class:`RunLog`); a missing or empty run raises :class:`RunError`."""
-    return run_dir if isinstance(run_dir, RunLog) else open_log(run_dir, error=RunError)
+    if isinstance(run_dir, RunLog):
+        return run_dir
+    return open_log(run_dir, error=RunError, partial=partial)
 
 
 @contextlib.contextmanager
