@@ -52,6 +52,9 @@ MANIFEST_FORMAT = "fivehundred.run"
 #: 2: one format for simulation and tournament runs (``kind``); 1: simulation runs only.
 MANIFEST_FORMAT_VERSION = 2
 SIMULATION = "simulation"
+#: Statuses of a run a writer has not finished (it is running, or was interrupted and can be resumed);
+#: a session ended on purpose (``play``'s ``stopped``) is not one of them.
+UNFINISHED = ("running", "interrupted")
 TOURNAMENT = "tournament"
 
 #: pyarrow filesystem types where an object appears only once its upload completes (no rename).
@@ -608,7 +611,7 @@ def open_log(
         files = tuple(run.part_files())
         if not files:
             started = run.read_manifest() if run.exists(MANIFEST) else None
-            if started is not None and started.native and not started.complete:
+            if started is not None and started.native and started.status in UNFINISHED:
                 raise error(
                     f"{run.display}: a run is being written here but has no finished part yet "
                     f"({progress_text(started)}); wait for its first part, or run the same command "
@@ -627,7 +630,7 @@ def open_log(
         raise error(str(exc)) from None
     if manifest is None:
         manifest = Manifest(kind=SIMULATION, totals={}, native=False)
-    elif manifest.native and not manifest.complete and not partial:
+    elif manifest.native and manifest.status in UNFINISHED and not partial:
         raise error(unfinished_text(run.display, manifest))
     return RunLog(run, files, manifest)
 

@@ -24,7 +24,7 @@ from typing import Any
 import polars as pl
 
 from fivehundred.pipelines.outputs import check_output_file
-from fivehundred.pipelines.rundir import Manifest, progress_text
+from fivehundred.pipelines.rundir import UNFINISHED, Manifest, progress_text
 from fivehundred.reports import figures
 from fivehundred.reports.dd import dd_section
 from fivehundred.reports.figures import Chart, style_context, table_metric_label
@@ -1054,7 +1054,7 @@ def unfinished_notes(ctx: Context) -> list[str]:
         f"Not finished: {_dir_name(d)} holds {progress_text(m)} (still running or interrupted); "
         "every figure and table is of that part only."
         for d, m in zip(ctx.dirs, ctx.manifests, strict=True)
-        if m is not None and m.native and not m.complete
+        if m is not None and m.native and m.status in UNFINISHED
     ]
 
 

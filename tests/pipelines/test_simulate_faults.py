@@ -1,24 +1,16 @@
-"""Faults on Ray: a worker that SIGKILLs itself, the driver killed mid-run, a node of a 2-node cluster
-killed mid-run.  Every run must end with every deal exactly once and the rows of an undisturbed run.
-
-The cluster is started here with ``ray start`` (own ports, own temp dirs, each node in its own session)
-and torn down by the pids of those sessions only; ``ray stop`` is never used.
+"""Faults on Ray: a worker that SIGKILLs itself, the driver killed mid-run (a node of a multi-node
+cluster killed mid-run: tests/pipelines/cluster/test_ray_cluster.py).  Every run must end with every
+deal exactly once and the rows of an undisturbed run.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import random
-import secrets
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow as pa
@@ -26,9 +18,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from fivehundred.pipelines.chunks import ChunkFailed
+from fivehundred.pipelines.loopback import kill_session
 from fivehundred.pipelines.runconfig import make_config
 from fivehundred.pipelines.simulate import run_simulation
-from tests.pipelines.faulty_bots import KILL_AT_ENV, KILL_MARKER_ENV, NODE_LOG_ENV, PLAY_DELAY_ENV
+from tests.pipelines.faulty_bots import KILL_AT_ENV, KILL_MARKER_ENV
 from tests.pipelines.runs import parts, wait_for_chunks
 
 REPO = Path(__file__).resolve().parents[2]
@@ -97,31 +90,6 @@ def test_a_chunk_that_keeps_failing_stops_the_run_in_one_line_and_it_resumes(
     assert_exactly_once_like(out, reference(tmp_path, strategies="random", **common))
 
 
-def _session_pids(sid: int) -> list[int]:
-    """Processes of one session (``ray start`` was started with ``start_new_session``)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as fh:
-                stat = fh.read()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if int(fields[3]) == sid and fields[0] != "Z":
-            found.append(int(entry))
-    return found
-
-
-def _kill_session(sid: int) -> None:
-    for pid in _session_pids(sid):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-
-
 def test_the_driver_killed_mid_run_then_the_same_command(tmp_path: Path) -> None:
     """SIGKILL the command (embedded Ray, 2 workers) mid-run; rerun it; rows as undisturbed."""
     # 200 chunks: enough that the compiled engine cannot finish them all before the kill lands.
@@ -137,140 +105,13 @@ def test_the_driver_killed_mid_run_then_the_same_command(tmp_path: Path) -> None
         proc.wait()
     finally:
         time.sleep(1.0)  # Ray's processes share the driver's fate; remove any straggler of ours
-        _kill_session(proc.pid)
+        kill_session(proc.pid)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["status"] == "running" and 3 <= len(manifest["chunks"]) < 200
     again = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=180)
     assert again.returncode == 0, again.stderr
     ref = reference(tmp_path, strategies=LONG, seed=8, games=600, chunk_size=3)
     assert parts(out) == parts(ref)
-    assert_exactly_once_like(out, ref)
-
-
-#: Ports handed out in this process: Ray refuses two components on one port.
-_TAKEN: set[int] = set()
-
-
-def _bindable(port: int) -> bool:
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
-
-
-def _free_port() -> int:
-    """A free port not handed out before (the OS picks it)."""
-    while True:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if port not in _TAKEN:
-            _TAKEN.add(port)
-            return port
-
-
-def _free_block(size: int) -> int:
-    """The first port of ``size`` consecutive free ports, none handed out before."""
-    rng = random.Random()
-    while True:
-        low = rng.randrange(20000, 60000 - size)
-        block = range(low, low + size)
-        if not _TAKEN.intersection(block) and all(_bindable(p) for p in block):
-            _TAKEN.update(block)
-            return low
-
-
-@contextmanager
-def ray_node(temp_dir: Path, env: dict[str, str], head_port: int, head: bool) -> Iterator[int]:
-    """Start one Ray node in its own session; yields the session id; kills that session after."""
-    temp_dir.mkdir(parents=True, exist_ok=True)
-    low = _free_block(41)
-    ports = [
-        f"--node-manager-port={_free_port()}",
-        f"--object-manager-port={_free_port()}",
-        f"--runtime-env-agent-port={_free_port()}",
-        f"--dashboard-agent-grpc-port={_free_port()}",
-        f"--dashboard-agent-listen-port={_free_port()}",
-        f"--metrics-export-port={_free_port()}",
-        f"--min-worker-port={low}",
-        f"--max-worker-port={low + 40}",
-    ]
-    if head:
-        role = [
-            "--head",
-            f"--port={head_port}",
-            "--include-dashboard=false",
-            f"--dashboard-port={_free_port()}",
-            f"--ray-client-server-port={_free_port()}",
-        ]
-    else:
-        role = [f"--address=127.0.0.1:{head_port}"]
-    cmd = [RAY, "start", *role, *ports, f"--temp-dir={temp_dir}", "--num-cpus=1", "--disable-usage-stats"]
-    starter = subprocess.Popen(
-        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
-    )
-    try:
-        output, _ = starter.communicate(timeout=120)
-        assert starter.returncode == 0, output[-2000:]
-        yield starter.pid
-    finally:
-        _kill_session(starter.pid)
-
-
-def test_a_two_node_cluster_with_a_node_killed_mid_run(tmp_path: Path) -> None:
-    """``--address`` runs on both nodes of a local 2-node cluster (token auth); node 2 dies mid-run."""
-    short = Path(f"/tmp/fh-{secrets.token_hex(3)}")  # Ray's socket paths must stay short
-    node_log = tmp_path / "nodes"
-    node_log.mkdir()
-    token = secrets.token_hex(32)
-    env = {
-        **os.environ,
-        "RAY_AUTH_MODE": "token",
-        "RAY_AUTH_TOKEN": token,
-        "RAY_USAGE_STATS_ENABLED": "0",
-        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
-        NODE_LOG_ENV: str(node_log),
-        PLAY_DELAY_ENV: "0.0005",  # about 20 ms a deal, sleeping: the run lasts seconds, not CPU
-    }
-    port = _free_port()
-    out = tmp_path / "run"
-    args = ["--games", "600", "--seed", "4", "--chunk-size", "12", "--out", str(out)]
-    args += ["--strategies", "tests.pipelines.faulty_bots:NodeRecorder", "--address", f"127.0.0.1:{port}"]
-    try:
-        with (
-            ray_node(short / "head", env, port, head=True),
-            ray_node(short / "worker", env, port, head=False) as w,
-        ):
-            driver = subprocess.Popen(
-                [sys.executable, "-m", "fivehundred.cli.main", "simulate", *args],
-                cwd=REPO,
-                env=env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-            deadline = time.monotonic() + 120
-            killed = False
-            while time.monotonic() < deadline and driver.poll() is None:
-                path = out / "manifest.json"
-                nodes = {p.read_text() for p in node_log.glob("*.node")}
-                done = len(json.loads(path.read_text())["chunks"]) if path.exists() else 0
-                if len(nodes) == 2 and done >= 3:
-                    _kill_session(w)  # the second node dies: raylet, workers, agents
-                    killed = True
-                    break
-                time.sleep(0.05)
-            stdout, stderr = driver.communicate(timeout=240)
-            assert killed, f"never saw both nodes busy: {stdout} {stderr}"
-            assert driver.returncode == 0, stderr
-            assert "Started a local Ray instance" not in stderr  # it joined the cluster
-    finally:
-        shutil.rmtree(short, ignore_errors=True)
-    manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["status"] == "complete" and len(manifest["chunks"]) == 50
-    ref = reference(tmp_path, strategies="random", seed=4, games=600, chunk_size=12)
     assert_exactly_once_like(out, ref)
 
 
