@@ -47,6 +47,7 @@ CORE = (
     "strategies/sampling.py",
     "strategies/heuristic.py",
     "strategies/heuristic2.py",
+    "strategies/heuristic3.py",
 )
 #: The packages whose sources mypy reads while compiling (copied into the staging tree).
 STAGED = ("sim", "strategies")

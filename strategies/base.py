@@ -64,7 +64,11 @@ _entry_points_loaded = False
 #: the team decides to move the default to ``heuristic.v2``; ask for ``heuristic.v2`` by its full name.
 #: ``montecarlo`` stays ``montecarlo.v1`` likewise (the tests, docs and isolation runs that name it
 #: bare keep their results); ask for ``montecarlo.v2`` by its full name.
-DEFAULT_VERSIONS: dict[str, str] = {"heuristic": "heuristic.v1", "montecarlo": "montecarlo.v1"}
+DEFAULT_VERSIONS: dict[str, str] = {
+    "heuristic": "heuristic.v1",
+    "montecarlo": "montecarlo.v1",
+    "expert": "expert.v1",
+}
 
 #: The methods of :class:`Strategy` a class must define (checked before it is ever called).
 METHODS = ("bid", "discard", "name_joker", "play")
@@ -175,6 +179,7 @@ BUILTIN_MODULES = (
     "fivehundred.strategies.random_bot",
     "fivehundred.strategies.heuristic",
     "fivehundred.strategies.heuristic2",
+    "fivehundred.strategies.heuristic3",
     "fivehundred.strategies.montecarlo",
     "fivehundred.strategies.expert",
 )

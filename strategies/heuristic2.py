@@ -281,13 +281,13 @@ class Heuristic2Strategy(HeuristicStrategy):
         best = PASS
         # A misère must gain something, also when competing: bid over a contract, misère is made
         # less often than the forced deals of the table (the bidder of a 7 holds the low trumps too).
-        best_v = 0.0
+        best_v = self._misere_floor(pass_v if competing else 0.0)
         if miseres and self.misere:
             risk = self._misere_risk(seat, view.hand, info)
             for a, b in miseres:
                 if lose_guard and score - b.points <= rules.lose_score:
                     continue  # failing it would end the game at -500
-                v = misere_value(b, cal.made(b.open, risk))
+                v = misere_value(b, self._misere_made(view.hand, info, cal, b.open, risk))
                 if v > best_v:
                     best, best_v = a, v
         margin += caution
@@ -302,8 +302,7 @@ class Heuristic2Strategy(HeuristicStrategy):
         chosen = PASS
         chosen_v = pass_v if competing else -1e9  # uncontested, a suit bid the gate lets through is made
         for t, _, a, b in suits:
-            trumps = (view.hand & info.trump_masks[t]).bit_count() if t < _NT else 0
-            row = cal.row(t == _NT, trumps, est[t] - margin)
+            row = self._row(seat, view.hand, info, cal, t, est[t] - margin)
             v = contract_value(rules, row, b, share)
             if v > chosen_v:
                 chosen, chosen_v = a, v
@@ -339,8 +338,7 @@ class Heuristic2Strategy(HeuristicStrategy):
         if score + held.points >= rules.win_score:
             return PASS  # making it wins the game: no more risk
         t = held.trump
-        trumps = (view.hand & info.trump_masks[t]).bit_count() if t < _NT else 0
-        row = cal.row(t == _NT, trumps, est[t])
+        row = self._row(view.seat, view.hand, info, cal, t, est[t])
         best = PASS
         best_v = contract_value(rules, row, held, share)
         ladder = rules.ladder
@@ -352,7 +350,7 @@ class Heuristic2Strategy(HeuristicStrategy):
                 if b.blind or not self.misere:
                     continue
                 risk = self._misere_risk(view.seat, view.hand, info)
-                v = misere_value(b, cal.made(b.open, risk))
+                v = misere_value(b, self._misere_made(view.hand, info, cal, b.open, risk))
             elif b.trump == t:
                 v = contract_value(rules, row, b, share)
             else:
@@ -360,6 +358,25 @@ class Heuristic2Strategy(HeuristicStrategy):
             if v > best_v:
                 best, best_v = a, v
         return best
+
+    def _misere_floor(self, pass_value: float) -> float:
+        """What a misère bid must be worth to be made, given what passing is worth (v2: more than
+        nothing, whatever passing is worth; a hook for :mod:`strategies.heuristic3`)."""
+        return 0.0
+
+    def _row(
+        self, seat: int, hand: int, info: RulesInfo, cal: Calibration, t: int, estimate: float
+    ) -> list[float]:
+        """What a contract in denomination ``t`` (4: no-trumps) is worth to ``seat``'s ``hand`` at a
+        trick ``estimate``: P(at least 6 .. 10 tricks) and the mean tricks (the calibration table's row;
+        a hook for :mod:`strategies.heuristic3`)."""
+        trumps = (hand & info.trump_masks[t]).bit_count() if t < _NT else 0
+        return cal.row(t == _NT, trumps, estimate)
+
+    def _misere_made(self, hand: int, info: RulesInfo, cal: Calibration, open_: bool, risk: float) -> float:
+        """The chance that ``hand`` makes a (``open_``) misère of misère ``risk`` (the table's; a
+        hook for :mod:`strategies.heuristic3`)."""
+        return cal.made(open_, risk)
 
     def blind_call(self, view: SeatView, legal: Sequence[int], cal: Calibration) -> int:
         """Blind misère or ``PASS`` (no decision), from the scores alone: the hand is not looked at.

@@ -17,6 +17,7 @@ BOTS = [
     "random",
     "heuristic",
     "heuristic.v2",
+    "heuristic.v3",
     "montecarlo(samples=4)",
     "montecarlo.v2(samples=4)",
     "expert(worlds=3, pool=2, search_tricks=4)",

@@ -1,0 +1,70 @@
+"""Fit heuristic.v3's models of the hand and write strategies/data/heuristic_v3.json (or check it).
+
+For each table shape it simulates forced contracts played by heuristic.v3's card play
+(fivehundred.strategies.calibrate_v3.simulate: every suit and no-trumps a seat's estimate nearly
+reaches at the 6 level, misère and open misère when its risk allows) and fits the logistic models
+(calibrate_v3.fit).  Deterministic: the same --deals and --seed give the same file, byte for byte.
+
+    python scripts/fit_heuristic_v3.py                    # the shipped models (--deals 200000 --seed 2026)
+    python scripts/fit_heuristic_v3.py --check            # exit 1 if a fresh fit differs from the file
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from fivehundred.sim import load_rules
+from fivehundred.strategies.calibrate_v3 import fit, simulate
+from fivehundred.strategies.heuristic3 import Heuristic3Strategy
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_OUT = ROOT / "strategies" / "data" / "heuristic_v3.json"
+#: The table shapes fitted and the rule set that stands for each (the 4-player one-joker game: the
+#: main job's); other shapes bid as heuristic.v2.
+SHAPES = {"p4j1": "pagat-au"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Simulate, fit and write (or check) the models."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--deals", type=int, default=200_000, help="deals per table shape (default 200000)")
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--check", action="store_true", help="compare with the shipped file, write nothing")
+    args = ap.parse_args(argv)
+    if args.deals < 1:
+        print("error: --deals must be at least 1", file=sys.stderr)
+        return 2
+    t0 = time.process_time()
+    shapes = {}
+    for key, variant in SHAPES.items():
+        rules = load_rules(variant)
+
+        def progress(done: int, key: str = key) -> None:
+            print(f"{key}: {done} deals", file=sys.stderr, flush=True)
+
+        observations = simulate(rules, args.deals, args.seed, Heuristic3Strategy, progress)
+        shapes[key] = {"variant": variant, "deals": args.deals, **fit(observations)}
+    data = {
+        "about": "heuristic.v3's models of the hand: see strategies/calibrate_v3.py",
+        "command": f"python scripts/fit_heuristic_v3.py --deals {args.deals} --seed {args.seed}",
+        "seed": args.seed,
+        "shapes": shapes,
+    }
+    text = json.dumps(data, indent=1, sort_keys=True) + "\n"
+    print(f"done in {time.process_time() - t0:.0f} CPU seconds", file=sys.stderr)
+    if args.check:
+        same = args.out.exists() and args.out.read_text() == text
+        print("the shipped models are up to date" if same else f"{args.out} differs from a fresh fit")
+        return 0 if same else 1
+    args.out.write_text(text)
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
