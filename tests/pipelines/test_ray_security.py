@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import ipaddress
 import os
-import secrets
-import shutil
 import signal
 import subprocess
 import sys
@@ -20,6 +18,8 @@ from pathlib import Path
 import pytest
 
 from fivehundred.pipelines.chunks import ClusterError, RayPool, cluster_error
+from fivehundred.pipelines.loopback import ray_cluster
+from tests.pipelines.runs import descendants
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -54,25 +54,6 @@ def is_loopback(text: str) -> bool:
     addr = ipaddress.ip_address(text.rsplit(":", 1)[0])
     mapped = getattr(addr, "ipv4_mapped", None)
     return addr.is_loopback or bool(mapped and mapped.is_loopback)
-
-
-def descendants(root: int) -> set[int]:
-    """``root`` and every live process below it."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as fh:
-                    ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(ppid, []).append(int(entry))
-    out, todo = set(), [root]
-    while todo:
-        pid = todo.pop()
-        out.add(pid)
-        todo.extend(children.get(pid, []))
-    return out
 
 
 def sockets_of(pids: set[int]) -> dict[int, set[int]]:
@@ -191,24 +172,14 @@ def test_a_missing_head_is_one_line(tmp_path: Path) -> None:
 
 
 def test_a_token_cluster_refuses_a_missing_or_wrong_token_in_one_line(tmp_path: Path) -> None:
-    """A real head with token auth on 127.0.0.1; drivers without the token and with a wrong one."""
-    from tests.pipelines.test_simulate_faults import _free_port, ray_node
-
-    short = Path(f"/tmp/fh-{secrets.token_hex(3)}")  # Ray's socket paths must stay short
+    """A real head with token auth on loopback; drivers without the token and with a wrong one."""
     base = {k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH")}
     base["RAY_USAGE_STATS_ENABLED"] = "0"
     base["RAY_AUTH_TOKEN_PATH"] = str(tmp_path / "no-token-here")
-    head_env = {**base, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
-    port = _free_port()
-    try:
-        with ray_node(short / "head", head_env, port, head=True):
-            address = ["--address", f"127.0.0.1:{port}"]
-            missing = _simulate(address, base, tmp_path)
-            wrong = _simulate(
-                address, {**base, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": "0" * 64}, tmp_path
-            )
-    finally:
-        shutil.rmtree(short, ignore_errors=True)
+    with ray_cluster(workers=0, head_cpus=1) as cluster:
+        address = ["--address", cluster.address]
+        missing = _simulate(address, base, tmp_path)
+        wrong = _simulate(address, {**base, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": "0" * 64}, tmp_path)
     for done, what in (
         (missing, "no authentication token is set"),
         (wrong, "refused the authentication token"),

@@ -22,7 +22,7 @@ from fivehundred.pipelines.loopback import kill_session
 from fivehundred.pipelines.runconfig import make_config
 from fivehundred.pipelines.simulate import run_simulation
 from tests.pipelines.faulty_bots import KILL_AT_ENV, KILL_MARKER_ENV
-from tests.pipelines.runs import parts, wait_for_chunks
+from tests.pipelines.runs import descendants, parts, wait_for_chunks
 
 REPO = Path(__file__).resolve().parents[2]
 RAY = str(Path(sys.executable).parent / "ray")
@@ -117,8 +117,6 @@ def test_the_driver_killed_mid_run_then_the_same_command(tmp_path: Path) -> None
 
 def _descendants(root: int) -> set[int]:
     """Live processes below ``root`` (Ray's GCS, raylet, agents and workers are all below the driver)."""
-    from tests.pipelines.test_ray_security import descendants
-
     return descendants(root) - {root}
 
 
