@@ -32,6 +32,9 @@ class JobResult:
     out: str | Path
     runs: list[str | Path] = field(default_factory=list)
     deals: list[int] = field(default_factory=list)
+    #: Per run, what this session did to it: ``played``, ``resumed`` (some chunks were there) or
+    #: ``reused`` (finished before: nothing played again).
+    done: list[str] = field(default_factory=list)
     stats: str | Path | None = None
     html: str | Path | None = None
     pdf: str | Path | None = None
@@ -40,14 +43,22 @@ class JobResult:
     def summary(self) -> str:
         """What was made and where, one item per line."""
         lines = []
-        for run, n in zip(self.runs, self.deals, strict=True):
-            lines.append(f"run: {run} ({n:,} deals)")
+        words = {"reused": "; finished before: reused, nothing played again", "resumed": "; resumed"}
+        for run, n, how in zip(self.runs, self.deals, self.done or [""] * len(self.runs), strict=True):
+            lines.append(f"run: {run} ({n:,} deals{words.get(how, '')})")
         lines.append(f"statistics: {self.stats}")
         lines.append(f"report: {self.html}")
         if self.pdf is not None:
             lines.append(f"pdf: {self.pdf}")
         lines.append("times: " + ", ".join(f"{k} {v:.1f} s" for k, v in self.seconds.items()))
         return "\n".join(lines)
+
+
+def _done(summary: Any) -> str:
+    """What a simulation session did to its run: ``played``, ``resumed`` or ``reused``."""
+    if summary.session_deals == 0:
+        return "reused"
+    return "resumed" if summary.resumed_chunks or summary.resumed_partial_games else "played"
 
 
 def run_main_job(
@@ -114,6 +125,7 @@ def run_main_job(
         summary = run_simulation(cfg, progress=simulate_progress, overwrite=overwrite)
         result.runs.append(main_dir)
         result.deals.append(summary.deals)
+        result.done.append(_done(summary))
         result.seconds["simulate (Ray start included)"] = time.perf_counter() - t0
         if compare_variant:
             t0 = time.perf_counter()
@@ -122,6 +134,7 @@ def run_main_job(
             s2 = run_simulation(cfg2, progress=simulate_progress, overwrite=overwrite)
             result.runs.append(cmp_dir)
             result.deals.append(s2.deals)
+            result.done.append(_done(s2))
             result.seconds["simulate compare"] = time.perf_counter() - t0
         t0 = time.perf_counter()  # in the pool: the DD sample is solved on the same Ray workers
         stats = sub("stats")

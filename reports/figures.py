@@ -30,13 +30,19 @@ from fivehundred.reports.section import lineup_label, run_names
 from fivehundred.reports.tables import FEW_N, NoData, Tables, need, pct, signed
 from fivehundred.sim.notation import MISERE_CODES
 
-#: Colours of runs / series (colour-blind friendly, Okabe-Ito).
-PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
+#: Colours of runs, and only of runs: run ``i`` of the report (main run first) has ``PALETTE[i]`` in
+#: every figure (colour-blind friendly: Okabe-Ito, and Tol's wine instead of black, which stays the ink
+#: of error bars and reference lines).
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#882255")
+#: Two series of one run (made / makeable, as bid / forced, winner / runner-up): greys, never a run's
+#: colour.
+SERIES = ("#3A3A3A", "#A8A8A8")
 #: Rates from fewer trials than this are drawn faintly / left blank in heatmaps.
 MIN_N = 5
 #: The most played suit contracts drawn in the trump-holding heatmap.
 TRUMP_CONTRACTS = 4
-SUCCESS_CMAP = LinearSegmentedColormap.from_list("success", ["#B2182B", "#F7F7F7", "#2166AC"])
+#: The share made, in a heatmap: light to dark grey-violet (no run's colour: a run is a colour).
+SUCCESS_CMAP = LinearSegmentedColormap.from_list("success", ["#F7F7F7", "#B8B3C9", "#3F3A55"])
 
 _STYLE = {
     "font.size": 9,
@@ -99,6 +105,34 @@ def _rate_ci(row: dict, prefix: str = "success") -> str:
     text = pct(rate) + (f" [{pct(lo)}, {pct(hi)}]" if lo is not None and hi is not None else "")
     n = row.get("n")
     return text + (f" (n={n:,})" if isinstance(n, int) and prefix == "success" else "")
+
+
+def run_colour(runs: Sequence[str], run: str) -> str:
+    """The colour of ``run``: its place among the report's runs (the same in every figure)."""
+    i = list(runs).index(run) if run in runs else len(runs)
+    return PALETTE[i % len(PALETTE)]
+
+
+def of_run(tables: Tables, runs: Sequence[str], title: str) -> str:
+    """A figure's title naming the run it shows (the main run) when the report holds several."""
+    if len(runs) < 2:
+        return title
+    return f"{title} — {run_names(tables, [runs[0]])[runs[0]]}"
+
+
+def no_difference(ax: Any, what: str) -> None:
+    """An axis whose values are all zero: say so in words, with no ticks (never a −0.0 scale)."""
+    ax.set_xticks([])
+    ax.text(
+        0.5, 0.5, f"no difference: {what}", transform=ax.transAxes, ha="center", va="center", color="#555555"
+    )
+
+
+def _ci(lo: Any, hi: Any, digits: int = 1) -> str:
+    """`` [lo, hi]`` of a mean's interval, signed; nothing when there is none (one observation)."""
+    if lo is None or hi is None:
+        return ""
+    return f" [{signed(lo, digits)}, {signed(hi, digits)}]"
 
 
 def _labels(tables: Tables, runs: Sequence[str]) -> dict[str, str]:
@@ -265,7 +299,7 @@ def trumps_chart(tables: Tables, runs: Sequence[str], max_contracts: int = TRUMP
         image = ax.imshow(shown, cmap=SUCCESS_CMAP, vmin=0, vmax=1, aspect="auto", origin="lower")
         for (j, ti), n in np.ndenumerate(counts):
             if n >= MIN_N:
-                dark = grid[j, ti] > 0.85 or grid[j, ti] < 0.12
+                dark = grid[j, ti] > 0.6
                 ink, faint = ("white", "#EEEEEE") if dark else ("black", "#444444")
                 ax.text(
                     ti,
@@ -317,7 +351,7 @@ def trumps_chart(tables: Tables, runs: Sequence[str], max_contracts: int = TRUMP
         f" (n: contracts played; cells with fewer than {MIN_N} are blank, with fewer than {FEW_N} hatched; "
         "the table below gives every cell's 95% interval)"
     )
-    return Chart("trumps", "Success by trump holding", fig, reading + ".")
+    return Chart("trumps", of_run(tables, runs, "Success by trump holding"), fig, reading + ".")
 
 
 def bowers_chart(tables: Tables, runs: Sequence[str]) -> Chart:
@@ -426,9 +460,9 @@ def misere_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     fig = _fig(10, 5.4 if show_feat else 2.8)
     grid = fig.subplots(2 if show_feat else 1, 3, squeeze=False)
     ax_rate, ax_pts = grid[0][0], grid[0][1]
-    sources = [("as bid", bid, PALETTE[0])]
+    sources = [("as bid", bid, SERIES[0])]
     if whatif is not None:
-        sources.append(("forced (what-if)", whatif, PALETTE[1]))
+        sources.append(("forced (what-if)", whatif, SERIES[1]))
     x = np.arange(len(contracts))
     for i, (name, t, c) in enumerate(sources):
         part = pl.DataFrame({"contract": contracts}).join(t, on="contract", how="left", maintain_order="left")
@@ -465,9 +499,9 @@ def misere_chart(tables: Tables, runs: Sequence[str]) -> Chart:
         part = pl.DataFrame({"contract": contracts}).join(
             bid, on="contract", how="left", maintain_order="left"
         )
-        for dx, what, color, label in (
-            (-0.15, "called", "#999999", "share of deals bid in the auction"),
-            (0.15, "declared", "#56B4E9", "share of deals played"),
+        for dx, what, hatch, label in (  # the contracts as bid: the dark series, bid ones hatched
+            (-0.15, "called", "////", "as bid: share of deals bid in the auction"),
+            (0.15, "declared", None, "as bid: share of deals played"),
         ):
             m = np.nan_to_num(_arr(part, f"{what}_rate"))
             err = None
@@ -475,7 +509,17 @@ def misere_chart(tables: Tables, runs: Sequence[str]) -> Chart:
                 err = _err(
                     m, np.nan_to_num(_arr(part, f"{what}_lo")), np.nan_to_num(_arr(part, f"{what}_hi"))
                 )
-            ax_freq.bar(x + dx, m, 0.3, color=color, label=label, yerr=err, capsize=2)
+            ax_freq.bar(
+                x + dx,
+                m,
+                0.3,
+                color="white" if hatch else SERIES[0],
+                edgecolor=SERIES[0],
+                hatch=hatch,
+                label=label,
+                yerr=err,
+                capsize=2,
+            )
         ax_freq.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0, decimals=1))
         ax_freq.set_xticks(x, contracts)
         ax_freq.set_title("Share of deals")
@@ -525,8 +569,8 @@ def misere_chart(tables: Tables, runs: Sequence[str]) -> Chart:
                     fmt=marker,
                     ms=4,
                     capsize=2,
-                    color=PALETTE[i],
-                    mfc=PALETTE[i] if marker == "o" else "white",
+                    color=SERIES[i],
+                    mfc=SERIES[i] if marker == "o" else "white",
                     label=name,
                 )
             ax.set_xticks(np.arange(len(values)), values)
@@ -553,7 +597,7 @@ def misere_chart(tables: Tables, runs: Sequence[str]) -> Chart:
                 f"{signed(row['points_hi'], 0)}] points on average"
             )
     reading = "; ".join(parts) if parts else "No misère was played"
-    return Chart("misere", "Misère and open misère", fig, reading + ".")
+    return Chart("misere", of_run(tables, runs, "Misère and open misère"), fig, reading + ".")
 
 
 # ---------------------------------------------------------------------------------------- strategies
@@ -616,6 +660,8 @@ def strategies_chart(tables: Tables, runs: Sequence[str]) -> Chart:
             rows.append((lab, r, PALETTE[i % len(PALETTE)]))
     pair = tables.get("strategy_pairings")
     pcols = ["run_id", "team_strategies", "opponents", "points_mean", "points_lo", "points_hi", "win_rate"]
+    figures_of = ("points_mean", "points_lo", "points_hi", "win_rate", "win_lo", "win_hi")
+    shown = {(r["run_id"], *(r.get(k) for k in figures_of)) for _, r, _ in rows}
     if pair is not None and {*pcols, "win_lo", "win_hi"} <= set(pair.columns):
         for i, run in enumerate(runs):
             for r in (
@@ -623,6 +669,8 @@ def strategies_chart(tables: Tables, runs: Sequence[str]) -> Chart:
                 .sort("team_strategies", "opponents")
                 .iter_rows(named=True)
             ):
+                if (run, *(r.get(k) for k in figures_of)) in shown:
+                    continue  # a team of one strategy: the same figures as that strategy's row
                 lab = f"team {lineup_label(r['team_strategies'])} vs {lineup_label(r['opponents'])}"
                 if len(runs) > 1:
                     lab += f" — {run_labels[run]}"
@@ -663,7 +711,7 @@ def strategies_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     if together:
         reading += (
             "; strategies that always sit as partners share every team figure and are shown once: "
-            "compare them on the same deals with a duplicate run (strategy_duplicate)"
+            "compare them on the same deals with a duplicate run (the seats swapped)"
         )
     return Chart("strategies", "Strategies", fig, reading + ".")
 
@@ -713,7 +761,8 @@ def metric_label(metric: str) -> str:
     return metric
 
 
-def _metric_kind(metric: str) -> str:
+def metric_kind(metric: str) -> str:
+    """``points`` (per deal), ``deals`` (per game) or ``rate`` (a share): how a metric is shown."""
     if metric in _POINT_METRICS or metric.startswith("points_team"):
         return "points"
     if metric == "deals_per_game":
@@ -741,14 +790,17 @@ def effects_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     compared += sorted(set(df.get_column("run_id").to_list()) - set(compared))
     labels = _labels(tables, runs + [r for r in compared if r not in runs])
     metrics = df.select("metric").unique(maintain_order=True).get_column("metric").to_list()
-    groups = [(kind, [m for m in metrics if _metric_kind(m) == kind]) for kind in ("points", "rate", "deals")]
+    groups = [(kind, [m for m in metrics if metric_kind(m) == kind]) for kind in ("points", "rate", "deals")]
     groups = [(k, ms) for k, ms in groups if ms]
     heights = [len(ms) for _, ms in groups]
     fig = _fig(9.5, 0.2 * sum(heights) + 0.5 * len(groups) + 1.2)
     axes = fig.subplots(len(groups), 1, squeeze=False, gridspec_kw={"height_ratios": heights})[:, 0]
     k = len(compared)
+    everyone = list(runs) + [r for r in compared if r not in runs]
     for ax, (kind, ms) in zip(axes, groups, strict=True):
         y = np.arange(len(ms))
+        values = df.filter(pl.col("metric").is_in(ms)).select("diff_mean", "diff_lo", "diff_hi").to_numpy()
+        flat = values[np.isfinite(values.astype(float))] if values.size else values
         for i, run in enumerate(compared):
             part = pl.DataFrame({"metric": ms}).join(
                 df.filter(pl.col("run_id") == run), on="metric", how="left"
@@ -762,13 +814,15 @@ def effects_chart(tables: Tables, runs: Sequence[str]) -> Chart:
                 fmt="o",
                 ms=3.5,
                 capsize=2,
-                color=PALETTE[i % len(PALETTE)],
+                color=run_colour(everyone, run),
                 label=labels.get(run, run),
             )
         ax.set_yticks(y, [metric_label(m) for m in ms])
         ax.invert_yaxis()
         ax.axvline(0, color="#444444", lw=0.8)
-        if kind == "rate":
+        if flat.size == 0 or not np.any(flat.astype(float)):
+            no_difference(ax, "every run − base and its interval is 0")
+        elif kind == "rate":
             ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0, decimals=1))
         ax.set_xlabel(
             {
@@ -968,6 +1022,19 @@ def _nan(x: float | None) -> float:
 
 # --------------------------------------------------------------------------------- score trajectories
 
+#: How a game ended, in words (the log's ``end_reason``).
+END_WORDS = {
+    "reached_500": "a team reached 500",
+    "fell_to_-500": "a team fell to −500",
+    "deal_limit": "the deal limit",
+}
+
+
+def end_text(reason: str) -> str:
+    """A game's ``end_reason`` in words (``reached_500`` -> ``a team reached 500``)."""
+    return END_WORDS.get(reason, reason)
+
+
 _REASON_TITLES = {
     "reached_500": "games won at 500",
     "fell_to_-500": "games ended at −500",
@@ -1003,9 +1070,9 @@ def trajectories_chart(tables: Tables, runs: Sequence[str]) -> Chart:
             (pl.col("end_reason") == reason) & (pl.col("games") >= _min_games(firsts[reason]))
         ).sort("deal")
         x = _arr(part, "deal")
-        for side, name, colour in (
-            ("winner", "eventual winner", PALETTE[0]),
-            ("runner_up", "runner-up", PALETTE[1]),
+        for side, name, colour, style in (
+            ("winner", "eventual winner", SERIES[0], "-"),
+            ("runner_up", "runner-up", SERIES[1], "--"),
         ):
             ax.fill_between(
                 x,
@@ -1019,7 +1086,9 @@ def trajectories_chart(tables: Tables, runs: Sequence[str]) -> Chart:
             ax.fill_between(
                 x, _arr(part, f"{side}_lo"), _arr(part, f"{side}_hi"), color=colour, alpha=0.45, lw=0
             )
-            ax.plot(x, _arr(part, f"{side}_mean"), color=colour, lw=1.6, label=f"{name}: mean (95% CI)")
+            ax.plot(
+                x, _arr(part, f"{side}_mean"), color=colour, ls=style, lw=1.6, label=f"{name}: mean (95% CI)"
+            )
         for level in (500, -500):
             ax.axhline(level, color="#666666", lw=0.8, ls=":")
         ax.axhline(0, color="#999999", lw=0.6)
@@ -1055,9 +1124,9 @@ def trajectories_chart(tables: Tables, runs: Sequence[str]) -> Chart:
     r = allr.filter(pl.col("deal") == deal).row(0, named=True)
     reading = (
         f"In {labels[runs[0]]}, after deal {deal} the eventual winner leads the runner-up by "
-        f"{r['lead_mean']:+.0f} points on average [{r['lead_lo']:+.0f}, {r['lead_hi']:+.0f}] yet is "
+        f"{signed(r['lead_mean'], 0)} points on average{_ci(r['lead_lo'], r['lead_hi'], 0)} yet is "
         f"behind in {pct(r['behind_rate'])} [{pct(r['behind_lo'])}, {pct(r['behind_hi'])}] of the "
-        f"{r['games']:,} games still running"
+        f"{r['games']:,} game(s) still running"
     )
     ge = tables.get("game_ends")
     if ge is not None and {
@@ -1072,12 +1141,12 @@ def trajectories_chart(tables: Tables, runs: Sequence[str]) -> Chart:
         reading += _top_clause(
             ge.filter(pl.col("run_id") == runs[0], pl.col("games") > 0).sort("games", descending=True),
             lambda e: (
-                f"of its {e['games']:,} games that ended '{e['end_reason']}', "
+                f"of its {e['games']:,} {_REASON_TITLES.get(e['end_reason'], end_text(e['end_reason']))}, "
                 f"{pct(e['comeback_rate'])} [{pct(e['comeback_lo'])}, {pct(e['comeback_hi'])}] "
                 "were won from 100 or more points behind"
             ),
         )
-    return Chart("trajectories", "Score trajectories", fig, reading + ".")
+    return Chart("trajectories", of_run(tables, runs, "Score trajectories"), fig, reading + ".")
 
 
 # --------------------------------------------------------------------------------- comparing tables

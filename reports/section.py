@@ -2,7 +2,7 @@
 the bots it describes), made by one function per section from a :class:`Context`.
 
 Adding a section is writing one function ``(Context) -> Section`` and listing it once in
-:data:`reports.build.SECTION_BUILDERS`; the HTML and PDF renderers iterate the sections.
+:data:`reports.layout.SECTION_BUILDERS`; the HTML and PDF renderers iterate the sections.
 """
 
 from __future__ import annotations
@@ -34,11 +34,13 @@ class FigureSlot:
 
 @dataclass(frozen=True)
 class TableSlot:
-    """One table of a section; an ``optional`` one is left out silently when it has no data."""
+    """One table of a section; an ``optional`` one is left out silently when it has no data; an
+    ``appendix`` one (a long table) is printed in the report's appendix, its section pointing to it."""
 
     name: str
     build: TableFn
     optional: bool = False
+    appendix: bool = False
 
 
 @dataclass(frozen=True)
@@ -72,8 +74,8 @@ class Section:
     ``reading`` is the lead paragraph, ``methods`` how its numbers are made (shown at the section's
     end and gathered in the methods section), ``strategies`` the (run name, line-up) pairs of the bots
     whose play produced it, and ``depends_on_bots`` whether its numbers would change with other bots
-    (the banner says so).  A section whose figures and tables all have no data is shown as one line in
-    the contents instead.
+    (the banner says so).  A section whose figures and tables all have no data is left out, named with
+    the reason (``absent``, or what its builders said) under the contents.
     """
 
     id: str
@@ -86,6 +88,9 @@ class Section:
     depends_on_bots: bool = True
     always_shown: bool = False  # shown even when empty (the methods section)
     notes: tuple[str, ...] = field(default=())  # extra HTML paragraphs after the reading
+    #: Why the section has nothing to show, in words, when its figures and tables say no better
+    #: (the contents lists it among the sections left out).
+    absent: str = "nothing to show for these runs"
 
 
 def lineup_label(text: str) -> str:

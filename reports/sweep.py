@@ -20,18 +20,11 @@ import matplotlib.ticker
 import numpy as np
 import polars as pl
 
-from fivehundred.reports.build import (
-    ReportResult,
-    _atomic_write,
-    _figure_html,
-    _freeze_layout,
-    _p,
-    _wrap,
-    check_outputs,
-    page_start,
-    pdf_pages,
-)
+from fivehundred.reports.build import ReportResult, check_outputs
 from fivehundred.reports.figures import PALETTE, Chart, _err, _fig, _style, style_context
+from fivehundred.reports.page import atomic_write, figure_html, page_start
+from fivehundred.reports.pdf import freeze_layout, pdf_pages, wrap
+from fivehundred.reports.section_tables import p_value
 from fivehundred.reports.tables import Col, NoData, Tables, html_table, need, num, pct, signed
 
 #: Metrics measured in points (the others are shares of deals or games, and deals per game).
@@ -170,7 +163,7 @@ def _variant_section(t: Tables, row: dict[str, Any], base: dict[str, Any]) -> st
             Col("variant (pairs)", "paired_mean", lambda x: num(x, 3)),
             Col("difference (95%)", "diff_mean", lambda x: signed(x, 3), "diff_lo", "diff_hi"),
             Col("difference (adjusted)", "diff_mean", lambda x: signed(x, 3), "adj_lo", "adj_hi"),
-            Col("Holm p (whole sweep)", "p_holm", _p),
+            Col("Holm p (whole sweep)", "p_holm", p_value),
         ]
         caption = f"{name} − base, paired; rates as shares (0.01 = 1 percentage point)"
         out.append(html_table(eff, "sweep_effects", cols, caption=caption, run=row["run_id"]))
@@ -204,7 +197,7 @@ def _dd_view(t: Tables, row: dict[str, Any]) -> str:
         Col("variant", "paired_mean", lambda x: num(x, 3)),
         Col("difference (95%)", "diff_mean", lambda x: signed(x, 3), "diff_lo", "diff_hi"),
         Col("difference (adjusted)", "diff_mean", lambda x: signed(x, 3), "adj_lo", "adj_hi"),
-        Col("Holm p (DD family)", "p_holm", _p),
+        Col("Holm p (DD family)", "p_holm", p_value),
     ]
     caption = (
         f"{name} − base under double-dummy play, paired over the DD sample's deals both runs played "
@@ -264,7 +257,7 @@ def build_sweep_report(tables: Tables, out_html: str | Path, pdf: str | Path | N
     with style_context():
         try:
             chart = forest_chart(tables)
-            body.append(_figure_html(chart, chart.png()))
+            body.append(figure_html(chart, chart.png()))
             result.figures["sweep_forest"] = "ok"
         except NoData as exc:
             body.append(f'<p class="nodata">no data: {html.escape(str(exc))}</p>')
@@ -282,7 +275,7 @@ def build_sweep_report(tables: Tables, out_html: str | Path, pdf: str | Path | N
     body.append(_skipped_table(tables))
     title = f"Five Hundred: every rule against {html.escape(str(base['variant']))}"
     page = [*page_start(title), *body, "</body></html>"]
-    _atomic_write(result.html, ("\n".join(page) + "\n").encode("utf-8"))
+    atomic_write(result.html, ("\n".join(page) + "\n").encode("utf-8"))
     if result.pdf is not None and chart is not None:
         _write_pdf(result.pdf, tables, var)
     if chart is not None:
@@ -299,11 +292,11 @@ def _write_pdf(path: Path, tables: Tables, var: pl.DataFrame) -> None:
         lines = ["Five Hundred: rule sweep", ""]
         for r in var.iter_rows(named=True):
             what = r["change"] if r["status"] == "played" else f"skipped: {r['reason']}"
-            lines += _wrap(f"{r['name']}: {what or 'the base'}", 110).splitlines()
+            lines += wrap(f"{r['name']}: {what or 'the base'}", 110).splitlines()
         cover.text(0.05, 0.96, "\n".join(lines[:90]), va="top", family="monospace", fontsize=6.5)
         pdf.savefig(cover)
         chart = forest_chart(tables)
-        _freeze_layout(chart.figure)
+        freeze_layout(chart.figure)
         pdf.savefig(chart.figure)
         chart.figure.clear()
 

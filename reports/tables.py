@@ -31,19 +31,24 @@ class ReportError(UserError, ValueError):
 
 
 class NoData(Exception):
-    """A section or figure has nothing to show; the message says why (shown as "no data: ...")."""
+    """A section or figure has nothing to show; the message says why, in words a reader follows."""
+
+
+class MissingTable(NoData):
+    """A statistics table (or its column) a figure needs is not there or empty: the message names the
+    table for developers; the report says its section's own reason instead (:attr:`Section.absent`)."""
 
 
 def need(tables: Tables, name: str, columns: Sequence[str] = ()) -> pl.DataFrame:
-    """Table ``name`` with ``columns``, or :class:`NoData` saying what is missing."""
+    """Table ``name`` with ``columns``, or :class:`MissingTable` saying what is missing."""
     df = tables.get(name)
     if df is None:
-        raise NoData(f"the statistics have no table '{name}'")
+        raise MissingTable(f"the statistics have no table '{name}'")
     missing = [c for c in columns if c not in df.columns]
     if missing:
-        raise NoData(f"table '{name}' lacks column(s) {', '.join(missing)}")
+        raise MissingTable(f"table '{name}' lacks column(s) {', '.join(missing)}")
     if df.height == 0:
-        raise NoData(f"table '{name}' is empty")
+        raise MissingTable(f"table '{name}' is empty")
     return df
 
 

@@ -131,3 +131,18 @@ def test_a_perfect_score_shows_a_one_sided_rating() -> None:
     assert "> +139 (one-sided: all won)" in lines[1]
     assert "< -139 (one-sided: all lost)" in lines[2]
     assert "+615" not in "\n".join(lines)
+
+
+def test_a_rerun_of_the_main_job_says_it_reused_the_finished_runs() -> None:
+    from types import SimpleNamespace
+
+    from fivehundred.cli.job import JobResult, _done
+
+    def summary(session: int, resumed: int = 0) -> object:
+        return SimpleNamespace(session_deals=session, resumed_chunks=resumed, resumed_partial_games=0)
+
+    assert [_done(summary(0)), _done(summary(10, 2)), _done(summary(10))] == ["reused", "resumed", "played"]
+    job = JobResult("out", runs=["out/main", "out/compare"], deals=[2009, 1921], done=["reused", "played"])
+    lines = job.summary().splitlines()
+    assert lines[0] == "run: out/main (2,009 deals; finished before: reused, nothing played again)"
+    assert lines[1] == "run: out/compare (1,921 deals)"

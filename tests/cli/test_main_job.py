@@ -44,11 +44,12 @@ def test_run_makes_runs_statistics_and_report(tmp_path: Path) -> None:
     # the double-dummy section shows the DD sample.
     assert html.count('<figure id="fig-') == len(figure_keys()) - 1 and 'class="failed"' not in html
     assert '<section id="dd">' in html and "a sample of 30 of" in html
-    assert '<li class="empty" data-empty="tables">Comparing tables — no data' in html  # hidden: one line
+    assert '<span data-left-out="tables" data-why="every run is on the same table">' in html  # named
     assert '<section id="tables"' not in html
     assert (out / "report.pdf").read_bytes().startswith(b"%PDF")
     assert verify_run(main).ok and verify_run(compare).ok
     # The same command again resumes: nothing is played twice and the report is rewritten.
     again = CliRunner().invoke(app, args)
     assert again.exit_code == 0, again.output
+    assert again.output.count("; finished before: reused, nothing played again)") == 2  # it says so
     assert json.loads((main / "manifest.json").read_text())["totals"] == main_manifest["totals"]

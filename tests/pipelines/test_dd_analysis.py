@@ -230,7 +230,7 @@ def test_report_has_the_dd_section(run: Path, tmp_path: Path) -> None:
     assert "do not depend on the bots&#x27; card play" in page
     plain = {k: v for k, v in tables.items() if not k.startswith("dd_")}
     without = build_report([r], tmp_path / "plain.html", tables=plain)
-    assert without.sections["dd"].startswith("no data: no double-dummy tables")
+    assert without.sections["dd"] == "left out: no double-dummy analysis (analyze --dd, or run --dd-sample N)"
 
 
 def _keys(df: pl.DataFrame) -> list[int]:

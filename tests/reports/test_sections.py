@@ -10,7 +10,8 @@ import polars as pl
 import pytest
 
 from fivehundred.reports import build_report
-from fivehundred.reports.build import SECTION_BUILDERS, sections
+from fivehundred.reports.build import sections
+from fivehundred.reports.layout import SECTION_BUILDERS
 from fivehundred.reports.section import Context, Section, lineup_label, run_names
 from fivehundred.reports.tables import FEW_N, Col, html_table, num
 
@@ -51,15 +52,16 @@ def test_every_section_is_complete() -> None:
     assert len(keys) == len(set(keys))
 
 
-def test_a_section_without_data_is_one_line_in_the_contents(tmp_path: Path) -> None:
+def test_a_section_without_data_is_left_out_with_its_reason(tmp_path: Path) -> None:
     tables = {"overview": _overview([("r1", "pagat-au", LINEUP)])}
     result = build_report(["runs/r1"], tmp_path / "r.html", pdf=tmp_path / "r.pdf", tables=tables)
     text = (tmp_path / "r.html").read_text()
     shown = re.findall(r'<section id="([a-z]+)"', text)
     assert shown == ["overview", "games", "methods"]  # the games figure falls back on overview's means
-    assert result.sections["overview"] == "shown" and result.sections["contracts"].startswith("no data")
+    assert result.sections["overview"] == "shown" and result.sections["contracts"].startswith("left out: ")
     for sid in ("contracts", "trumps", "misere", "strategies", "effects", "tables"):
-        assert re.search(rf'<li class="empty" data-empty="{sid}">[^<]+ — no data: [^<]+</li>', text), sid
+        assert re.search(rf'<span data-left-out="{sid}" data-why="[^"]+">', text), sid
+    assert "table '" not in text and "no data" not in text  # the reasons are in words, no table names
     hidden = text[: text.index('<section id="overview"')] + text[text.index('<section id="methods"') :]
     assert 'class="nodata"' not in hidden  # no yellow boxes: the hidden sections are not drawn at all
     assert (tmp_path / "r.pdf").read_bytes().startswith(b"%PDF")
@@ -122,7 +124,7 @@ def test_small_rows_are_dimmed() -> None:
 
 
 def test_points_and_games_disagreeing_are_explained_with_the_paired_comparison() -> None:
-    from fivehundred.reports.build import _disagreement_note
+    from fivehundred.reports.section_tables import disagreement_note as _disagreement_note
     from fivehundred.reports.tables import NoData
 
     strategies = pl.DataFrame(
