@@ -160,3 +160,21 @@ def test_points_and_games_disagreeing_are_explained_with_the_paired_comparison()
     agree = strategies.with_columns(pl.Series("win_rate", [0.55, 0.45]))
     with pytest.raises(NoData):
         _disagreement_note({**tables, "strategies": agree}, ["r1"])
+
+
+def test_a_run_not_finished_is_said_first(tmp_path: Path) -> None:
+    """A run whose manifest says it is still running (analysed as it stands) is named first, in the
+    HTML and on the PDF's first page, with how much of it is there."""
+    from fivehundred.pipelines.rundir import Manifest
+
+    tables = {"overview": _overview([("r1", "pagat-au", LINEUP)])}
+    running = Manifest(kind="simulation", run_id="r1", status="interrupted", config={"deals": 60_000})
+    running.totals = {"deals": 12_345, "games": 1_700, "chunks": 3}
+    build_report(["runs/r1"], tmp_path / "r.html", tables=tables, manifests=[running])
+    text = (tmp_path / "r.html").read_text()
+    first = text.index('<p class="partial"')
+    assert first < text.index("<nav>")
+    assert "Run r1 is not finished (interrupted): these figures cover the 12,345 deals of the 60,000" in text
+    done = Manifest(kind="simulation", run_id="r1", status="complete")
+    build_report(["runs/r1"], tmp_path / "s.html", tables=tables, manifests=[done])
+    assert 'class="partial"' not in (tmp_path / "s.html").read_text()
