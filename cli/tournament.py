@@ -142,6 +142,6 @@ def tournament_cmd(
     typer.echo("")
     for line in standings(result.entries, width):
         typer.echo(line)
-    where = result.out_dir
+    where = str(out_dir).rstrip("/")  # as the user named it (or the default, relative)
     typer.echo(f"full tables: {where}/tables/tournament.md (and as Parquet)")
     typer.echo(f"deal log: {where}/deals/")

@@ -2,7 +2,7 @@
 
 Play it against a built-in bot in a duplicate match, from the repository's folder:
 
-    fivehundred tournament --entry docs/examples/mybot.py:MyBot --entry heuristic.v2 --pairs 200
+    fivehundred tournament --entry docs/examples/mybot.py:MyBot --entry heuristic.v2 --pairs 100
 """
 
 from collections.abc import Sequence
