@@ -168,13 +168,13 @@ def test_a_run_not_finished_is_said_first(tmp_path: Path) -> None:
     from fivehundred.pipelines.rundir import Manifest
 
     tables = {"overview": _overview([("r1", "pagat-au", LINEUP)])}
-    running = Manifest(kind="simulation", run_id="r1", status="interrupted", config={"deals": 60_000})
+    running = Manifest(kind="simulation", run_id="r1", status="interrupted", identity={"deals": 60_000})
     running.totals = {"deals": 12_345, "games": 1_700, "chunks": 3}
     build_report(["runs/r1"], tmp_path / "r.html", tables=tables, manifests=[running])
     text = (tmp_path / "r.html").read_text()
     first = text.index('<p class="partial"')
     assert first < text.index("<nav>")
-    assert "Run r1 is not finished (interrupted): these figures cover the 12,345 deals of the 60,000" in text
+    assert "Not finished: r1 holds 12,345 of 60,000 deals (still running or interrupted)" in text
     done = Manifest(kind="simulation", run_id="r1", status="complete")
     build_report(["runs/r1"], tmp_path / "s.html", tables=tables, manifests=[done])
     assert 'class="partial"' not in (tmp_path / "s.html").read_text()
