@@ -28,7 +28,7 @@ def hand_cmd(
             "--constraints", help='What is known of the unseen cards ("partner: H>=3; kitty: no JK").'
         ),
     ] = "",
-    deals: Annotated[int, typer.Option("--deals", help="Deals of the unseen cards to solve.")] = 20,
+    deals: Annotated[int, typer.Option("--deals", help="Deals of the unseen cards to solve.")] = 200,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the deals.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")] = False,
     plot: Annotated[Path | None, typer.Option("--plot", help="Draw the trick distributions (a PNG).")] = None,

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from fivehundred.sim.dd import Position
@@ -26,11 +27,16 @@ from fivehundred.strategies import make
 DISCARD_BOT = "heuristic.v1"
 
 
+@lru_cache(maxsize=1)
+def _discard_bot() -> Any:
+    return make(DISCARD_BOT)  # one bot for every position: a bot plays deal after deal in a game too
+
+
 def play_position(rules: Rules, hands: list[int], kitty: int, dealer: int, seat: int, code: str) -> Position:
     """The opening-lead position of ``code`` by ``seat``: the discard bot's kitty and joker choices."""
     state = State(rules, hands, kitty, dealer)
     state.force_contract(code, seat)
-    bot = make(DISCARD_BOT)
+    bot = _discard_bot()
     rng = NoRng()
     while state.phase != PLAY:
         method = bot.name_joker if state.phase == JOKER else bot.discard

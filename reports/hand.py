@@ -27,11 +27,19 @@ def _pct(p: float) -> str:
     return f"{100 * p:.0f}%"
 
 
+def _chance(p: float, interval: list[float]) -> str:
+    """A chance and its 95% interval: ``66% 59-72``."""
+    lo, hi = interval
+    return f"{100 * p:.0f}% {100 * lo:.0f}-{100 * hi:.0f}"
+
+
 def hand_text(data: dict[str, Any]) -> str:
-    """A small table (per denomination: mean tricks, the chance of making 6..10, its best bid and
-    that bid's expected points) and one sentence with the recommended bid and the bots' calls."""
+    """A small table (per denomination: mean tricks, the chance of making 6..10 with its 95% interval,
+    its best bid and that bid's expected points) and one sentence with the recommended bid and the
+    bots' calls."""
     levels = ("6", "7", "8", "9", "10")
-    head = f"{'':<10} {'tricks':>6} " + " ".join(f"{'P(' + k + ')':>6}" for k in levels)
+    width = 12
+    head = f"{'':<10} {'tricks':>6} " + " ".join(f"{'P(' + k + ')':>{width}}" for k in levels)
     given = f", {data['constraints']}" if data["constraints"] else ""
     lines = [
         f"{' '.join(data['hand'])}: seat {data['seat']}, dealer {data['dealer']}, {data['variant']}, "
@@ -42,10 +50,12 @@ def hand_text(data: dict[str, Any]) -> str:
     for name, d in data["denominations"].items():
         mine = [b for b in bids if bid_denomination(b["bid"]) == name]
         best = max(mine, key=lambda b: b["expected_points"])
+        made, interval = d["make"], d["make_interval"]
         if name == MISERE:
-            cells = f"{'no trick ' + _pct(d['make'][MISERE]):>34}"
+            cells = f"{'no trick ' + _chance(made[MISERE], interval[MISERE]):>{5 * width + 4}}"
         else:
-            cells = " ".join(f"{_pct(d['make'][k]) if k in d['make'] else '-':>6}" for k in levels)
+            shown = [_chance(made[k], interval[k]) if k in made else "-" for k in levels]
+            cells = " ".join(f"{c:>{width}}" for c in shown)
         value = f"{best['bid']:>8} {best['expected_points']:>+7.0f}"
         lines.append(f"{_NAMES[name]:<10} {d['mean_tricks']:>6.2f} {cells} {value}")
     rec = data["recommended_bid"]

@@ -20,7 +20,8 @@
  *   every position with the same counts of each block in each hand and the same owners of the cards
  *   it relied on (the "relevant" cards, see below), whoever holds the lower ones;
  * - bounds at each trick boundary (bounds, quick): power cards above the other side's, k power cards
- *   against m, and the leader's side's quick tricks played out;
+ *   against m, and the leader's side's quick tricks played out; within a trick (second_hand), the
+ *   side to move taking the trick for sure (and cashing after it);
  * - move ordering: the table's best lead first, winners, then low cards; followers cover or duck
  *   by who can still beat the trick after them, discard from blocks the other side controls.
  *
@@ -42,6 +43,7 @@ typedef uint64_t u64;
 #define TT_POOL_BITS 18  /* entries */
 #define TT_CLASS_BITS 16 /* class slots (at most half used) */
 #define MAXMOVES 80
+#define QUICK_PHASES 4 /* the leader's side's quick tricks cross between two seats at most 3 times */
 
 /* A transposition entry holds a bound pair valid for every position of its class (see Class): in each
  * block b, the same owners of the block's top k[b] cards still in hands (partition search: the lower
@@ -79,7 +81,8 @@ static unsigned long long node_count = 0; /* lead nodes searched, over all solve
 #define T_QUICK 16      /* the leader's side's quick tricks */
 #define T_POWER 32      /* power cards above the other side's, k against m */
 #define T_ORDER 64      /* followers cover or duck by who plays after them; discards by control */
-#define T_ALL 127
+#define T_SECOND 128   /* the side to follow wins the trick for sure (and cashes after) */
+#define T_ALL 255
 static int techniques = T_ALL;
 /* What the table holds: the share key of its solves (card numbering, seats), the counted seats. */
 static long tt_share = -1;
@@ -249,7 +252,7 @@ static int quick(const S *s, int leader, u64 *rv) {
     u64 power = s->power_mask, trumps = s->trump >= 0 ? s->block_mask[s->trump] : 0;
     int tricks = 0, left = s->left, lead = leader, mate = p;
     u64 r = 0;
-    for (int phase = 0; phase < 2; phase++) {
+    for (int phase = 0; phase < QUICK_PHASES; phase++) {
         int progress = 1;
         while (progress && tricks < left) {
             progress = 0;
@@ -316,7 +319,7 @@ static int quick(const S *s, int leader, u64 *rv) {
                 break; /* recompute the opponents' cards */
             }
         }
-        if (mate < 0 || phase == 1 || tricks >= left) break;
+        if (mate < 0 || phase == QUICK_PHASES - 1 || tricks >= left) break;
         {
             u64 opp = 0;
             for (int q = 0; q < n; q++)
@@ -570,6 +573,67 @@ static int follow_moves(const S *s, int k, int seat, u64 legal, int led, int bes
 
 static int lead(S *s, int leader, int alpha, int beta, u64 *rv);
 
+/* The best trick score a seat can give the trick (led block led): its highest power card, else its
+ * highest card of the led block, else nothing (0); the card in *card (-1: none). */
+static inline int top_score(const S *s, u64 pl, int led, int *card) {
+    u64 p = pl & s->power_mask;
+    if (p) {
+        *card = msb(p);
+        return s->pw[*card];
+    }
+    u64 f = pl & s->block_mask[led];
+    if (f) {
+        *card = msb(f);
+        return 64 + *card;
+    }
+    *card = -1;
+    return 0;
+}
+
+/* Quick tricks within a trick (k cards played, seat to play): when the best card the side to move
+ * can still put on the trick beats everything the other side can still play (and what is already
+ * winning), that side takes the trick; when no opponent holds a power card, the seat that wins it
+ * then cashes the top card of each other block it holds.  Returns those tricks (0: none sure), the
+ * cards relied on (the winning card, the card it beats, the cashed tops) added to rv. */
+static int second_hand(const S *s, int k, int seat, int led, int best, int win, u64 *rv) {
+    int side = s->maxer[seat], mine = s->maxer[win] == side ? best : -1;
+    int theirs = s->maxer[win] == side ? -1 : best, hh = -1, cx = -1;
+    for (int q = seat, i = k; i < s->nact; q = s->next[q], i++) {
+        int c, sc = top_score(s, playable(s, s->hands[q], led), led, &c);
+        if (s->maxer[q] == side) {
+            if (sc > mine) {
+                mine = sc;
+                hh = q;
+                cx = c;
+            }
+        } else if (sc > theirs) {
+            theirs = sc;
+        }
+    }
+    if (mine <= theirs) return 0;
+    u64 r = cx >= 0 ? 1ULL << cx : 1ULL << score_card(best); /* the card that takes the trick */
+    int tricks = 1;
+    if (hh >= 0) {
+        u64 opp = 0;
+        for (int q = 0; q < s->n; q++)
+            if (s->maxer[q] != side) opp |= s->hands[q];
+        if (!(opp & s->power_mask)) {
+            u64 h = s->hands[hh] & ~bit_of(cx);
+            for (int b = 0; b < 5 && tricks < s->left; b++) {
+                u64 cards = s->rem & s->block_mask[b] & ~bit_of(cx);
+                if (!cards || b == JOKERS) continue;
+                int top = msb(cards);
+                if (h >> top & 1) {
+                    tricks++;
+                    r |= 1ULL << top;
+                }
+            }
+        }
+    }
+    *rv |= r;
+    return tricks;
+}
+
 /* Within a trick: k cards played, seat to play, best/win the score and seat winning so far; the
  * counted side's tricks from this trick on, fail-soft like lead, the relevant cards added to rv. */
 static int play(S *s, int k, int seat, int alpha, int beta, int led, int best, int win, u64 *rv) {
@@ -577,6 +641,20 @@ static int play(S *s, int k, int seat, int alpha, int beta, int led, int best, i
     u64 legal = playable(s, hand, led), racc = 0;
     int maxer = s->maxer[seat], last = k + 1 == s->nact, nxt = s->next[seat];
     int a = alpha, b = beta, value = maxer ? -1 : 99;
+    if (!last && !s->misere && (techniques & T_SECOND)) {
+        u64 r2 = 0;
+        int q = second_hand(s, k, seat, led, best, win, &r2);
+        if (q) {
+            if (maxer && q >= beta) {
+                *rv |= r2;
+                return q;
+            }
+            if (!maxer && s->left - q <= alpha) {
+                *rv |= r2;
+                return s->left - q;
+            }
+        }
+    }
     int moves[64], nm = follow_moves(s, k, seat, legal, led, best, win, moves);
     int thr[5] = {-1, -1, -1, -1, -1}, sib = techniques & T_SIBLINGS;
     for (int i = 0; i < nm; i++) {
@@ -1298,7 +1376,7 @@ PyMODINIT_FUNC PyInit__ddc(void) {
         PyModule_AddIntConstant(m, "T_TABLE", T_TABLE) < 0 ||
         PyModule_AddIntConstant(m, "T_PARTITION", T_PARTITION) < 0 ||
         PyModule_AddIntConstant(m, "T_QUICK", T_QUICK) < 0 || PyModule_AddIntConstant(m, "T_POWER", T_POWER) < 0 ||
-        PyModule_AddIntConstant(m, "T_ORDER", T_ORDER) < 0 || PyModule_AddIntConstant(m, "T_ALL", T_ALL) < 0 ||
+        PyModule_AddIntConstant(m, "T_ORDER", T_ORDER) < 0 || PyModule_AddIntConstant(m, "T_SECOND", T_SECOND) < 0 || PyModule_AddIntConstant(m, "T_ALL", T_ALL) < 0 ||
         PyModule_AddIntConstant(m, "TT_BYTES", (long)(POOL_SIZE * sizeof(Entry) + CLASS_SIZE * sizeof(Class))) < 0) {
         Py_DECREF(&ContextType);
         Py_DECREF(m);

@@ -50,7 +50,7 @@ _SUITLESS: Final = 4  # the block of the suitless jokers in the kernel's numberi
 _NAMING: Final = 64  # a led suitless joker naming suit s is coded card + 64 * (s + 1)
 
 #: The search's techniques, by name, as the kernel's switches (see :func:`techniques`; docs/dd.md).
-TECHNIQUES: Final = ("runs", "siblings", "table", "partition", "quick", "power", "order")
+TECHNIQUES: Final = ("runs", "siblings", "table", "partition", "quick", "second", "power", "order")
 
 
 class DDUnavailable(RuntimeError):
@@ -173,15 +173,17 @@ def _solve(pos: Position, moves: Sequence[int], reuse: bool, guess: int = -1) ->
     )
 
 
-def dd_tricks(pos: Position) -> int:
+def dd_tricks(pos: Position, guess: int | None = None) -> int:
     """The declaring side's total tricks at the end of the deal under double-dummy play.
 
     Tricks already won (``pos.declarer_tricks``) count.  Misère: 0 when the declarer can avoid
-    every trick, else 1.
+    every trick, else 1.  ``guess``: where the search starts (a total; default the contract's
+    level plus one): the closer to the value, the less work, the value is the same whatever it is.
     """
     if pos.contract.misere and pos.declarer_tricks > 0:
         return 1
-    return pos.declarer_tricks + int(_solve(pos, (), False)[0])
+    start = -1 if guess is None else max(0, guess - pos.declarer_tricks)
+    return pos.declarer_tricks + int(_solve(pos, (), False, start)[0])
 
 
 def dd_tricks_many(positions: Sequence[Position]) -> list[int]:

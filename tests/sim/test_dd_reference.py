@@ -153,6 +153,8 @@ def test_every_technique_set_gives_the_same_values() -> None:
     assert dd.techniques() == every
     with pytest.raises(ValueError, match="unknown DD technique"):
         dd.techniques(["magic"])
+    for (_, pos), value in zip(positions, want, strict=True):  # where the search starts changes nothing
+        assert {dd_tricks(pos, g) for g in (0, value, pos.tricks_played + pos.tricks_left, 99)} == {value}
 
 
 def test_a_table_of_one_deal_shares_its_search() -> None:

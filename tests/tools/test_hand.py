@@ -324,6 +324,24 @@ def test_the_dd_numbers_are_dd_tricks_of_the_sampled_deals(small) -> None:  # ty
         assert value.expected_points == sum(PAGAT.declarer_points(b, x) for x in t) / 3
 
 
+def test_each_chance_of_making_has_its_wilson_interval(small) -> None:  # type: ignore[no-untyped-def]
+    """The JSON form gives each level's chance of making with its 95% Wilson interval over the deals
+    (the intervals module's), around the chance; the bids too."""
+    from fivehundred.pipelines.analysis.intervals import wilson_interval
+
+    data = small.to_dict()
+    for name, d in data["denominations"].items():
+        assert d["make"].keys() == d["make_interval"].keys()
+        for level, p in d["make"].items():
+            made = sum(1 for t in d["tricks"] if (t == 0 if name == "MIS" else t >= int(level)))
+            assert p == made / 3
+            lo, hi = d["make_interval"][level]
+            assert [lo, hi] == list(wilson_interval(made, 3)) and lo <= p <= hi
+    for b in data["bids"]:
+        assert b["make_interval"] == list(wilson_interval(round(b["make"] * 3), 3))
+    assert data["denominations"]["H"]["make_interval"]["6"][1] == pytest.approx(1.0)
+
+
 def test_the_bots_bid_from_the_seats_first_turn(small) -> None:  # type: ignore[no-untyped-def]
     """Seat 1 with dealer 2: seats 3 and 0 speak first and pass, then each bot makes its call."""
     mask = PAGAT.deck.mask(HAND)
