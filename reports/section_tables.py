@@ -483,6 +483,7 @@ def tournament_entries_table(t: Tables, runs: Sequence[str]) -> str:
         "rating_high",
     ]
     df = need(t, "tournament_entries", cols_needed).sort("rank")
+    df = df.with_columns(_one_sided("score", "rating_low", "rating_high").alias("_rating"))
     cols = [
         Col("rank", "rank"),
         Col("entry", "entry"),
@@ -490,20 +491,37 @@ def tournament_entries_table(t: Tables, runs: Sequence[str]) -> str:
         Col("games", "games", num),
         Col("score", "score", pct),
         Col("points per deal vs the field", "ppd_diff", lambda x: signed(x, 1)),
-        Col("rating", "rating", lambda x: signed(x, 0), "rating_low", "rating_high"),
+        Col("rating", "rating", lambda x: signed(x, 0), "rating_low", "rating_high", shown="_rating"),
     ]
     return html_table(df, "tournament_entries", cols, caption="Tournament entries (duplicate games)")
+
+
+def _one_sided(score: str, low: str, high: str) -> pl.Expr:
+    """A perfect score's rating (every game won or lost) as the one-sided bound it is (``> +139``,
+    ``< -139``): its point estimate is only the prior's; null (shown as usual) for any other score."""
+
+    def bound(col: str) -> pl.Expr:
+        return pl.col(col).map_elements(lambda v: signed(v, 0), return_dtype=pl.String)
+
+    return (
+        pl.when(pl.col(score) >= 1.0)
+        .then(pl.format("> {} (one-sided: all won)", bound(low)))
+        .when(pl.col(score) <= 0.0)
+        .then(pl.format("< {} (one-sided: all lost)", bound(high)))
+        .otherwise(None)
+    )
 
 
 def tournament_matches_table(t: Tables, runs: Sequence[str]) -> str:
     cols_needed = ["entry_a", "entry_b", "pairs", "score_a", "elo", "elo_low", "elo_high", "los", "decision"]
     df = need(t, "tournament_matches", cols_needed)
+    df = df.with_columns(_one_sided("score_a", "elo_low", "elo_high").alias("_elo"))
     cols = [
         Col("entry A", "entry_a"),
         Col("entry B", "entry_b"),
         Col("game pairs", "pairs", num),
         Col("score of A", "score_a", pct),
-        Col("Elo of A", "elo", lambda x: signed(x, 0), "elo_low", "elo_high"),
+        Col("Elo of A", "elo", lambda x: signed(x, 0), "elo_low", "elo_high", shown="_elo"),
         Col("points per deal A − B", "ppd_diff", lambda x: signed(x, 1)),
         Col("LOS", "los", pct),
         Col("SPRT", "decision"),

@@ -116,6 +116,8 @@ class Col:
     fmt: Callable[[Any], str] = str
     lo: str | None = None
     hi: str | None = None
+    #: A column of ready text shown instead, where it is not null (the cell keeps its exact values).
+    shown: str | None = None
 
 
 def _attr(v: Any) -> str:
@@ -154,12 +156,15 @@ def html_table(
             v = row.get(c.value)
             text = c.fmt(v) if v is not None else "—"
             attrs = f' data-col="{html.escape(c.value)}" data-value="{_attr(v)}"'
+            ready = row.get(c.shown) if c.shown else None
+            if ready is not None:
+                text = html.escape(str(ready)) if c.lo and c.hi else str(ready)  # (escaped below otherwise)
             if c.lo and c.hi:
                 lo, hi = row.get(c.lo), row.get(c.hi)
                 attrs += (
                     f' data-lo="{_attr(lo)}" data-hi="{_attr(hi)}" data-lo-col="{c.lo}" data-hi-col="{c.hi}"'
                 )
-                if lo is not None and hi is not None:
+                if lo is not None and hi is not None and ready is None:
                     text += f' <span class="ci">[{html.escape(c.fmt(lo))}, {html.escape(c.fmt(hi))}]</span>'
                 cells.append(f"<td{attrs}>{text}</td>")
             else:

@@ -320,3 +320,8 @@ def test_report_of_a_tournament(tmp_path: Path) -> None:
     rows = next(rows for name, _, rows in parsed.tables if name == "tournament_entries")
     shown = {r[1]["data-value"]: _value(r[6]["data-value"]) for r in rows}  # entry -> rating
     assert shown == dict(entries.select("entry", "rating").iter_rows())
+    # heuristic wins every game: its rating is a one-sided bound, never a point and a narrow interval
+    assert entries.filter(pl.col("entry") == "heuristic")["score"].item() == 1.0
+    low = entries.filter(pl.col("entry") == "heuristic")["rating_low"].item()
+    text = (tmp_path / "t.html").read_text()
+    assert f'">&gt; {low:+.0f} (one-sided: all won)</td>' in text and "(one-sided: all lost)" in text
