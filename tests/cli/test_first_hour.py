@@ -146,3 +146,14 @@ def test_a_rerun_of_the_main_job_says_it_reused_the_finished_runs() -> None:
     lines = job.summary().splitlines()
     assert lines[0] == "run: out/main (2,009 deals; finished before: reused, nothing played again)"
     assert lines[1] == "run: out/compare (1,921 deals)"
+
+
+def test_the_readme_sample_tournament_prints_what_the_readme_says(tmp_path: Path) -> None:
+    readme = (REPO / "README.md").read_text()
+    line = next(x for x in readme.splitlines() if "heuristic-vs-random.toml --workers 0" in x)
+    pairs = re.search(r"SPRT: H1 after (\d+) pairs", line)
+    assert pairs, line
+    config = REPO / "configs" / "tournaments" / "heuristic-vs-random.toml"
+    result = runner.invoke(app, ["tournament", str(config), "--workers", "0", "--out", str(tmp_path / "t")])
+    assert result.exit_code == 0, result.output
+    assert " H1 | heuristic vs random" in result.stdout and f"({pairs.group(1)} pairs)" in result.stdout
