@@ -596,7 +596,8 @@ def methods(
             out.append(
                 f"<details><summary>Rule settings{': ' + html.escape(str(desc)) if desc else ''}</summary>"
                 '<table class="stats" data-table="rules">'
-                "<thead><tr><th>switch</th><th>value</th></tr></thead>"
+                f"<caption>Rule settings of {html.escape(dir_name(d))} ({html.escape(str(variant or '?'))})"
+                "</caption><thead><tr><th>switch</th><th>value</th></tr></thead>"
                 f"<tbody>{cells}</tbody></table></details>"
             )
     out.append(f"<p>Report written by fivehundred {html.escape(package_version())} (Matplotlib, Polars).</p>")
