@@ -102,7 +102,7 @@ def build_dd(run_dir: Path, base_dir: Path) -> None:
     import polars as pl
     import pyarrow as pa
 
-    from fivehundred.pipelines.analysis import dd as ddmod
+    from fivehundred.pipelines.analysis import dd_sample, dd_sidecar
     from fivehundred.pipelines.analysis.batches import deal_frame
     from fivehundred.pipelines.analysis.io import open_run
     from fivehundred.pipelines.analysis.whatif import rules_of
@@ -116,19 +116,19 @@ def build_dd(run_dir: Path, base_dir: Path) -> None:
         keep = ("run_id", "variant", "seed", "bots")
         (base_dir / "manifest.json").write_text(json.dumps({k: meta[k] for k in keep}))
     frame = deal_frame(open_run(base_dir))
-    side = ddmod.dd_sidecar(frame, rules_of(frame), workers=0)  # solved once, then reused
+    side = dd_sidecar.dd_sidecar(frame, rules_of(frame), workers=0)  # solved once, then reused
     n = frame.count("deals")
-    keys = pl.Series("k", [ddmod.sample_key(s) for s in side["seed"].to_list()], dtype=pl.UInt64)
+    keys = pl.Series("k", [dd_sample.sample_key(s) for s in side["seed"].to_list()], dtype=pl.UInt64)
     base = side.with_columns(keys)
     reps = pl.concat([base.with_columns(pl.col("deal_id") + c * n) for c in range(meta["synthetic_copies"])])
     reps = reps.filter(pl.col("deal_id") < meta["deals"]).sort("k", "deal_id").drop("k")
-    table = reps.to_arrow().cast(ddmod.SIDECAR_SCHEMA)
+    table = reps.to_arrow().cast(dd_sidecar.SIDECAR_SCHEMA)
     shutil.rmtree(run_dir / "dd", ignore_errors=True)
     (run_dir / "dd").mkdir()
-    size = ddmod.CHUNK_DEALS
+    size = dd_sidecar.CHUNK_DEALS
     for i in range(-(-table.num_rows // size)):
-        part = pa.Table.from_batches(table.slice(i * size, size).to_batches(), ddmod.SIDECAR_SCHEMA)
-        (run_dir / ddmod.part_name(i)).write_bytes(encode_parquet(part))
+        part = pa.Table.from_batches(table.slice(i * size, size).to_batches(), dd_sidecar.SIDECAR_SCHEMA)
+        (run_dir / dd_sidecar.part_name(i)).write_bytes(encode_parquet(part))
     meta["dd_replicated"] = meta["deals"]
     (run_dir / "manifest.json").write_text(json.dumps(meta))
 

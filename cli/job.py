@@ -84,7 +84,7 @@ def run_main_job(
     """
     from fivehundred.cli.statistics import make_report
     from fivehundred.pipelines.analysis import analyze
-    from fivehundred.pipelines.analysis.dd import check_sample
+    from fivehundred.pipelines.analysis.dd_sample import check_sample
     from fivehundred.pipelines.chunks import RayPool
     from fivehundred.pipelines.outputs import check_output_dir
     from fivehundred.pipelines.runconfig import load_config

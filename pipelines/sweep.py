@@ -35,7 +35,8 @@ import polars as pl
 
 from fivehundred.pipelines.analysis import build_tables, dd_analysis
 from fivehundred.pipelines.analysis.batches import deal_frames
-from fivehundred.pipelines.analysis.dd import DD_EFFECTS, check_sample
+from fivehundred.pipelines.analysis.dd import DD_EFFECTS
+from fivehundred.pipelines.analysis.dd_sample import check_sample
 from fivehundred.pipelines.analysis.distributions import normal_quantile
 from fivehundred.pipelines.analysis.io import open_run, write_tables
 from fivehundred.pipelines.analysis.multiplicity import ALPHA, holm

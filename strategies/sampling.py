@@ -5,7 +5,8 @@ merges touching cards (the choices a search needs to tell apart); :func:`sample_
 places the cards a seat cannot see (respecting shown voids, a named joker, the exposed open-misère
 hand, the declarer's known kitty and discards) and :func:`rebuild_state` turns such a placement into
 a legal engine :class:`~sim.engine.State` at the view's point of the deal; :func:`sample_deal` deals
-the unseen cards of a seat in the auction (the other hands and the kitty).
+the unseen cards of a seat in the auction (the other hands and the kitty), with :func:`deal_cards`,
+the one dealing of unseen cards (``fivehundred hand``'s constrained sampler deals with it too).
 """
 
 from __future__ import annotations
@@ -269,6 +270,19 @@ def distinct_actions(view: SeatView, legal: Sequence[int]) -> list[int]:
     return out
 
 
+def deal_cards(cards: list[int], sizes: Sequence[int], rng: Rng | random.Random) -> list[int]:
+    """Shuffle ``cards`` (in place) with ``rng`` and deal them out in that order: the first
+    ``sizes[0]`` to the first holder, the next ``sizes[1]`` to the second, ...; each holder's cards as
+    a mask.  Every ordering of ``cards`` is equally likely, so every split is."""
+    rng.shuffle(cards)
+    out: list[int] = []
+    k = 0
+    for size in sizes:
+        out.append(mask_of(cards[k : k + size]))
+        k += size
+    return out
+
+
 def sample_deal(view: SeatView, rng: Rng | random.Random) -> tuple[list[int], int]:
     """One random deal of the cards this seat cannot see, for a view before the play.
 
@@ -287,14 +301,11 @@ def sample_deal(view: SeatView, rng: Rng | random.Random) -> tuple[list[int], in
     if known:
         unseen &= ~known
     cards = list(bits(unseen))
-    rng.shuffle(cards)
+    others = [s for s in range(n) if s != seat]
+    sizes = [info.hand_size] * len(others)
+    dealt = deal_cards(cards, [*sizes, len(cards) - sum(sizes)], rng)
     hands = [0] * n
     hands[seat] = hand
-    k = 0
-    size = info.hand_size
-    for s in range(n):
-        if s == seat:
-            continue
-        hands[s] = mask_of(cards[k : k + size])
-        k += size
-    return hands, mask_of(cards[k:])
+    for s, m in zip(others, dealt, strict=False):
+        hands[s] = m
+    return hands, dealt[-1]

@@ -19,8 +19,9 @@ joker is in no suit).  Several conditions on one holder must all hold.
 
 :class:`DealSampler` deals the cards the seat does not hold uniformly over every deal that meets
 the constraints: the cards a ``has`` places are put there first (dealing the rest uniformly is the
-uniform deal given them), the rest are shuffled into the other holders and a deal that breaks a
-``no`` or a suit length is drawn again (rejection sampling keeps the result exactly uniform).
+uniform deal given them), the rest are dealt to the other holders by
+:func:`strategies.sampling.deal_cards` (the Monte Carlo bots' dealing of unseen cards) and a deal that
+breaks a ``no`` or a suit length is drawn again (rejection sampling keeps the result exactly uniform).
 Constraints that no deal can meet are refused before any dealing when it can be seen from the
 counts alone (a card placed twice, more cards asked of a suit than are out, a hand that cannot be
 filled ...); otherwise a deal that needs more than :data:`MAX_ATTEMPTS` draws fails with an error.
@@ -36,6 +37,7 @@ from fivehundred.sim.errors import UserError
 from fivehundred.sim.notation import SUITS, parse_cards, suit_index, typed_text
 from fivehundred.sim.rng import Rng
 from fivehundred.sim.rules import Rules
+from fivehundred.strategies.sampling import deal_cards
 
 #: Draws allowed for one deal before the constraints are called too unlikely.
 MAX_ATTEMPTS: Final = 100_000
@@ -240,16 +242,11 @@ class DealSampler:
         self.attempts = 0
 
     def _draw(self, rng: Rng) -> dict[int, int] | None:
-        free = list(self.free)
-        rng.shuffle(free)
+        takes = [self.size[h] - self.pinned_masks[h].bit_count() for h in self.holders]
+        dealt = deal_cards(list(self.free), takes, rng)  # the Monte Carlo bots' dealing of unseen cards
         out: dict[int, int] = {}
-        k = 0
-        for h in self.holders:
-            m = self.pinned_masks[h]
-            take = self.size[h] - m.bit_count()
-            for c in free[k : k + take]:
-                m |= 1 << c
-            k += take
+        for h, m in zip(self.holders, dealt, strict=True):
+            m |= self.pinned_masks[h]
             if m & self.banned[h]:
                 return None
             out[h] = m

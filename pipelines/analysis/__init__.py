@@ -20,7 +20,7 @@ import polars as pl
 
 from fivehundred.pipelines.analysis import bids, games, misere, strategies, tidy, variants
 from fivehundred.pipelines.analysis.batches import deal_frames, with_pairing
-from fivehundred.pipelines.analysis.dd import check_sample
+from fivehundred.pipelines.analysis.dd_sample import check_sample
 from fivehundred.pipelines.analysis.frame import Frame
 from fivehundred.pipelines.analysis.io import AnalysisError, Run, open_run, write_tables
 from fivehundred.pipelines.outputs import check_output_dir
@@ -216,7 +216,9 @@ def dd_analysis(
     run's deals up to the same key: the same hands); ``kind`` ``par`` adds the par sidecar
     ``RUN/dd_par/`` and its tables; ``progress(run, done, parts)`` (``run`` ends ``(par)`` for the
     par sidecar's parts); ``notice`` is told when a sidecar cannot be written (kept in memory)."""
-    from fivehundred.pipelines.analysis.dd import dd_rows, dd_sidecar, dd_tables, sample_cut
+    from fivehundred.pipelines.analysis.dd import dd_tables
+    from fivehundred.pipelines.analysis.dd_sample import dd_rows, sample_cut
+    from fivehundred.pipelines.analysis.dd_sidecar import dd_sidecar
     from fivehundred.pipelines.analysis.whatif import rules_of
 
     # A sample: each run's sampled deals, read chunk by chunk once (the first run's first `sample`

@@ -1,501 +1,26 @@
-"""Double-dummy (DD) results of the contracts as played (``analyze --dd``), docs/dd.md.
+"""The ``dd_`` statistics tables (docs/statistics.md) from a run's DD sidecar (``analyze --dd``).
 
-For every deal with a contract, :func:`opening_fields` builds the position at the opening lead from the facts
-the engine logged (the declarer's hand as dealt plus the kitty minus its ``discards``, the sitting-out
-partners' hands empty, the first seat of ``play_seats`` to lead, ``joker_suit`` as the declarer named it) and
-:func:`sim.dd.dd_tricks` solves it.  The results are a per-deal sidecar of the run,
-``RUN/dd/part-NNNNN.parquet``: the deals with a contract in :func:`sample_order` (a hash of each deal's seed,
-so that a sample of ``N`` deals is the first ``N`` of that order and the same hands in every run of one master
-seed), :data:`CHUNK_DEALS` per part, each part solved by one task (on Ray with the shared scheduler of
-:mod:`pipelines.chunks`, or in this process) and written atomically as it comes back, so an interrupted
-analysis resumes where it stopped.  A part whose deal ids, seeds and :data:`DD_VERSION` match the log is
-reused; the bytes depend only on the log (never on the number of workers).
-
-:func:`dd_tables` turns the sidecars into the ``dd_`` statistics tables: one pass over the sampled
-deals (:func:`row_batches`: a sample's rows, or every deal in batches of whole games), each chunk
-reduced to partial aggregates (:func:`dd_partials`, :data:`DD_AGGREGATES`) that are merged, so that
-no per-deal frame of the run is held.
+:func:`dd_tables` makes one pass over the sampled deals (:func:`row_batches`: a sample's rows, or every
+deal in batches of whole games), each chunk reduced to partial aggregates (:func:`dd_partials`,
+:data:`DD_AGGREGATES`) that are merged, so that no per-deal frame of the run is held.  The sidecar
+itself is :mod:`~pipelines.analysis.dd_sidecar`'s, the sample :mod:`~pipelines.analysis.dd_sample`'s.
 """
 
 from __future__ import annotations
 
-import io
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import closing
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-import numpy as np
 import polars as pl
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from fivehundred.pipelines.analysis.batches import Partial, Spec, finish, merge, plan_batches
-from fivehundred.pipelines.analysis.frame import LEVEL_ORDER, Frame, deal_exprs
+from fivehundred.pipelines.analysis.dd_sample import (
+    row_exprs,
+)
+from fivehundred.pipelines.analysis.frame import LEVEL_ORDER, Frame
 from fivehundred.pipelines.analysis.intervals import cluster_sums, wilson
 from fivehundred.pipelines.analysis.io import AnalysisError
 from fivehundred.pipelines.analysis.variants import _joint, unpairable
-from fivehundred.pipelines.rundir import StorageError, encode_parquet
-from fivehundred.sim.dd import Position, dd_tricks
-from fivehundred.sim.rules import Rules
-from fivehundred.sim.seeding import derive
-
-#: The sidecar's version: what a DD value means and how the position is built from the log.  The
-#: solver is exact, so a faster solver keeps it; a change of definition bumps it (and re-solves).
-DD_VERSION = "dd.v1"
-#: Deals solved per task and per part file (fixed: the parts, and their bytes, do not depend on workers).
-CHUNK_DEALS = 64
-DD_DIR = "dd"
-#: The sample order's own stream: a deal's place is ``derive(deal seed, SAMPLE_KEY)``.
-SAMPLE_KEY = 0x44445341  # "DDSA"
-#: Log columns the positions are built from.
-LOG_COLUMNS = (
-    "deal_id",
-    "seed",
-    "contract",
-    "declarer",
-    "hands",
-    "kitty",
-    "discards",
-    "joker_suit",
-    "play_seats",
-    "sitting_out",
-)
-SIDECAR_SCHEMA = pa.schema(
-    [
-        ("deal_id", pa.int64()),
-        ("seed", pa.uint64()),
-        ("contract", pa.string()),
-        ("declarer", pa.int8()),
-        ("leader", pa.int8()),
-        ("dd_tricks", pa.int8()),
-        ("dd_version", pa.string()),
-    ]
-)
-
-
-def check_sample(value: object, low: int = 1, error: type[Exception] = AnalysisError) -> None:
-    """Refuse a ``--dd-sample`` that is not an integer of at least ``low`` (None passes) with ``error``."""
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
-        bound = "at least 1" if low == 1 else f"{low} or more"
-        raise error(f"--dd-sample must be {bound}, got {value!r}")
-
-
-def sample_key(deal_seed: int) -> int:
-    """A deal's place in the sample order: a hash of its seed (which the master seed, the game and the
-    hand fix, so hand ``j`` of game ``g`` has the same place in every run of one sweep)."""
-    return derive(deal_seed, SAMPLE_KEY)
-
-
-def sample_order(log: pl.DataFrame, cut: int | None = None) -> pl.DataFrame:
-    """The deals of ``log`` (columns ``deal_id``, ``seed``, ...) in sample order (:func:`sample_key`,
-    ties by ``deal_id``) with the key, column ``sample_key``; those whose key is at most ``cut`` (all
-    when ``None``)."""
-    keys = pl.Series("sample_key", [sample_key(s) for s in log["seed"].to_list()], dtype=pl.UInt64)
-    ordered = log.with_columns(keys).sort("sample_key", "deal_id")
-    return ordered if cut is None else ordered.filter(pl.col("sample_key") <= cut)
-
-
-def part_name(index: int, folder: str = DD_DIR) -> str:
-    """The sidecar part file of chunk ``index``, relative to the run."""
-    return f"{folder}/part-{index:05d}.parquet"
-
-
-def opening_fields(row: dict[str, Any]) -> dict[str, Any]:
-    """The position fields (as ``fivehundred dd`` reads them) of a logged deal at its opening lead."""
-    declarer = row["declarer"]
-    out = set(row["sitting_out"] or ())
-    hands: list[list[str]] = []
-    for s, hand in enumerate(row["hands"]):
-        if s in out:
-            hands.append([])
-        elif s == declarer:
-            gone = set(row["discards"])
-            hands.append([c for c in [*hand, *row["kitty"]] if c not in gone])
-        else:
-            hands.append(list(hand))
-    return {
-        "contract": row["contract"],
-        "declarer": declarer,
-        "leader": row["play_seats"][0],
-        "hands": hands,
-        "joker_suit": row["joker_suit"],
-    }
-
-
-@dataclass(frozen=True)
-class DDChunk:
-    """One part's deals: ``key`` is the part's index; ``rows`` the log rows (:data:`LOG_COLUMNS`)."""
-
-    key: int
-    rules: Rules
-    rows: tuple[dict[str, Any], ...]
-
-
-def solve_chunk(chunk: DDChunk) -> bytes:
-    """The part file's bytes of a chunk: each deal's DD tricks at the opening lead (a Ray task)."""
-    cols: dict[str, list[Any]] = {f.name: [] for f in SIDECAR_SCHEMA}
-    for row in chunk.rows:
-        f = opening_fields(row)
-        try:
-            pos = Position.from_fields(chunk.rules, **f)
-        except ValueError as exc:
-            raise AnalysisError(f"deal {row['deal_id']}: no DD position from the log ({exc})") from None
-        cols["deal_id"].append(row["deal_id"])
-        cols["seed"].append(row["seed"])
-        cols["contract"].append(row["contract"])
-        cols["declarer"].append(row["declarer"])
-        cols["leader"].append(f["leader"])
-        cols["dd_tricks"].append(dd_tricks(pos))
-        cols["dd_version"].append(DD_VERSION)
-    return encode_parquet(pa.table(cols, schema=SIDECAR_SCHEMA))
-
-
-def _read_part(data: bytes | None, ids: list[int], seeds: list[int], version: str) -> pa.Table | None:
-    """A part's table when its deal ids, seeds and version are the ones wanted, else None (missing,
-    torn or stale)."""
-    if data is None:
-        return None
-    try:
-        t = pq.read_table(io.BytesIO(data))
-    except (pa.ArrowInvalid, OSError):
-        return None
-    if not {"deal_id", "seed", "dd_version"} <= set(t.column_names):
-        return None
-    if (
-        t.column("deal_id").to_pylist() == ids
-        and t.column("seed").to_pylist() == seeds
-        and set(t.column("dd_version").to_pylist()) == {version}
-    ):
-        return t
-    return None
-
-
-#: The per-deal frame's columns (:func:`~pipelines.analysis.frame.deal_exprs`) the DD sidecars and
-#: tables read of the sampled deals.
-ROW_COLUMNS = (
-    "deal_id",
-    "game_id",
-    "hand_no",
-    "seed",
-    "dealer",
-    "strategies",
-    "contract",
-    "declarer",
-    "dtricks",
-    "is_mis",
-    "crank",
-    "level",
-    "level_n",
-    "made",
-    "dteam",
-    "dstrategy",
-)
-
-
-def row_exprs(frame: Frame) -> list[pl.Expr]:
-    """The expressions of :data:`ROW_COLUMNS` over the run's deal log."""
-    return [
-        e for e in deal_exprs(frame.run, frame.players, frame.teams) if e.meta.output_name() in ROW_COLUMNS
-    ]
-
-
-def dd_rows(
-    frame: Frame, cut: int | None = None, sample: int | None = None, ids: pl.Series | None = None
-) -> pl.DataFrame:
-    """The per-deal rows (:data:`ROW_COLUMNS` and ``sample_key``) of the run's sampled deals in sample
-    order: with ``sample``, the first ``sample`` deals (and any deal tied with the last one's key);
-    else those whose :func:`sample_key` is at most ``cut`` (every deal when ``None``); only the deals
-    ``ids`` when given.  Read chunk by chunk (:func:`~pipelines.analysis.frame.chunks`): what is held
-    at once is one chunk and the sampled rows (for a sample; every deal's otherwise: the analysis
-    itself reads every deal's rows in batches, :func:`row_batches`)."""
-    from fivehundred.pipelines.analysis import frame as framemod
-
-    exprs = row_exprs(frame)
-    kept: list[pl.DataFrame] = []
-    for lf in framemod.chunks(frame.run, framemod.CHUNK_ROWS):
-        if ids is not None:
-            lf = lf.filter(pl.col("deal_id").is_in(ids.implode()))
-        d = sample_order(lf.select(exprs).collect(engine="streaming"), cut)
-        if sample is not None:  # the first `sample` so far, ties with the last included
-            d = pl.concat([*kept, d]).sort("sample_key", "deal_id")
-            if d.height > sample:
-                d = d.filter(pl.col("sample_key") <= d["sample_key"][sample - 1])
-            kept = [d]
-        else:
-            kept.append(d)
-    assert kept, "a run has part files (open_run refuses an empty log)"
-    return pl.concat(kept).sort("sample_key", "deal_id")
-
-
-def sampled_ids(frame: Frame, cut: int | None = None, rows: pl.DataFrame | None = None) -> pl.DataFrame:
-    """``deal_id``, ``seed``, ``contract`` and ``sample_key`` of the run's sampled deals (those whose
-    :func:`sample_key` is at most ``cut``; all deals when ``None``), in sample order, with or without
-    a contract (of ``rows``, :func:`dd_rows`, when given; else read chunk by chunk, these four
-    columns only: about 25 bytes a deal are held)."""
-    from fivehundred.pipelines.analysis import frame as framemod
-
-    if rows is None:
-        parts = [
-            sample_order(lf.select("deal_id", "seed", "contract").collect(engine="streaming"), cut)
-            for lf in framemod.chunks(frame.run, framemod.CHUNK_ROWS)
-        ]
-        rows = pl.concat(parts).sort("sample_key", "deal_id")
-    return rows.select("deal_id", "seed", "contract", "sample_key")
-
-
-def sample_order_ids(frame: Frame, cut: int | None = None, contracts_only: bool = False) -> pl.DataFrame:
-    """``deal_id`` and ``seed`` of the run's deals (those with a contract when ``contracts_only``)
-    whose :func:`sample_key` is at most ``cut`` (all when None), in sample order (ties by
-    ``deal_id``), as :func:`sampled_ids` gives them: read chunk by chunk, three columns, and sorted
-    as arrays (24 bytes a deal, 32 while sorting; 16 returned)."""
-    from fivehundred.pipelines.analysis import frame as framemod
-
-    ids, seeds, keys = [], [], []
-    for lf in framemod.chunks(frame.run, framemod.CHUNK_ROWS):
-        d = lf.select("deal_id", "seed", "contract").collect(engine="streaming")
-        if contracts_only:
-            d = d.filter(pl.col("contract").is_not_null())
-        k = np.fromiter((sample_key(v) for v in d["seed"].to_list()), dtype=np.uint64, count=d.height)
-        keep = slice(None) if cut is None else k <= cut
-        keys.append(k[keep])
-        ids.append(d["deal_id"].to_numpy()[keep])
-        seeds.append(d["seed"].to_numpy()[keep])
-    key = np.concatenate(keys)
-    del keys
-    all_ids = np.concatenate(ids)
-    del ids
-    idx = np.lexsort((all_ids, key))
-    del key
-    deal_ids = all_ids[idx]
-    del all_ids
-    ordered_seeds = np.concatenate(seeds)[idx]
-    del seeds, idx
-    schema = {"deal_id": pl.Int64, "seed": pl.UInt64}
-    return pl.DataFrame({"deal_id": deal_ids, "seed": ordered_seeds}, schema=schema)
-
-
-def sample_cut(frame: Frame, sample: int, rows: pl.DataFrame | None = None) -> int:
-    """The key of the ``sample``-th deal of ``frame`` in sample order (its last deal's when the run
-    is shorter): the first run's sample size becomes the key every run samples up to (of ``rows``,
-    :func:`dd_rows` with this ``sample``, when given)."""
-    keys = (dd_rows(frame, sample=sample) if rows is None else rows)["sample_key"]
-    return int(keys[min(sample, keys.len()) - 1]) if keys.len() else 0
-
-
-@dataclass(frozen=True)
-class SidecarKind:
-    """What a per-deal sidecar of the run holds: its folder, version (the ``dd_version`` column),
-    schema, the log columns its tasks read, whether only deals with a contract are solved, the task
-    (a module-level function: chunk -> the part's bytes) and the deals per part."""
-
-    folder: str
-    version: str
-    schema: pa.Schema
-    log_columns: tuple[str, ...]
-    contracts_only: bool
-    task: Callable[[DDChunk], bytes]
-    chunk_deals: int
-
-
-def log_rows(run: Any, ids: pl.Series, columns: Sequence[str]) -> pl.DataFrame:
-    """The log's ``columns`` of the deals ``ids`` (one filtered scan of the run's log)."""
-    return run.scan.filter(pl.col("deal_id").is_in(ids.implode())).select(columns).collect(engine="streaming")
-
-
-#: Deals whose log rows (hands, kitty, ...) are read at once to build the tasks of the parts to solve.
-SOLVE_WINDOW_DEALS = 50_000
-#: Parts whose kept columns are gathered into one table at a time (the rest are already joined).
-_COMPACT_PARTS = 1024
-
-
-class _Kept:
-    """The kept columns of a sidecar's parts, gathered as they come (in any order) into few tables."""
-
-    def __init__(self, columns: Sequence[str] | None) -> None:
-        self.columns = None if columns is None else list(columns)
-        self.pending: list[pa.Table] = []
-        self.joined: list[pa.Table] = []
-
-    def add(self, table: pa.Table) -> None:
-        self.pending.append(table if self.columns is None else table.select(self.columns))
-        if len(self.pending) >= _COMPACT_PARTS:
-            self.joined.append(pa.concat_tables(self.pending).combine_chunks())
-            self.pending = []
-
-    def frame(self, schema: pa.Schema) -> pl.DataFrame:
-        tables = [*self.joined, *self.pending]
-        if not tables:
-            empty = schema.empty_table()
-            tables = [empty if self.columns is None else empty.select(self.columns)]
-        df = pl.from_arrow(pa.concat_tables(tables))
-        assert isinstance(df, pl.DataFrame)
-        return df.sort("deal_id")
-
-
-def dd_sidecar(
-    frame: Frame,
-    rules: Rules,
-    workers: int | None = 0,
-    address: str | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    cut: int | None = None,
-    kind: SidecarKind | None = None,
-    rows: pl.DataFrame | None = None,
-    columns: Sequence[str] | None = None,
-    notice: Callable[[str], None] | None = None,
-) -> pl.DataFrame:
-    """The run's DD sidecar (computed where missing or stale, else read), one row per deal with a
-        contract (of the sampled deals up to the key ``cut``, :func:`sampled_ids`; of every deal when
-        ``None``), in ``deal_id`` order; another sidecar with ``kind`` (the par sidecar,
-        :func:`pipelines.analysis.ddpar.par_kind`).  ``rows``: the sampled deals' :func:`dd_rows` (or
-        :func:`sampled_ids`) when already read; ``columns``: the sidecar's columns to return (all when
-        None; ``deal_id`` among them); ``notice``: told once when the sidecar cannot be written
-    (:func:`sidecar_parts`).
-
-        Parts hold the deals in sample order, :attr:`SidecarKind.chunk_deals` each; a part whose deal
-        ids, seeds and version match is reused, parts beyond the request are removed.  Each part is read
-        (or solved) and reduced to ``columns`` in turn, and the log rows of the parts to solve are read
-        :data:`SOLVE_WINDOW_DEALS` deals at a time.  ``workers`` 0: in this process; otherwise on Ray
-        (``None``: all cores, or ``address``'s cluster).  ``progress(parts done, parts)`` is called after
-        each part.
-    """
-    if kind is None:
-        kind = SidecarKind(DD_DIR, DD_VERSION, SIDECAR_SCHEMA, LOG_COLUMNS, True, solve_chunk, CHUNK_DEALS)
-    run = frame.run
-    if rows is None:
-        order = sample_order_ids(frame, cut, kind.contracts_only)
-    else:
-        order = sampled_ids(frame, cut, rows)
-        if kind.contracts_only:
-            order = order.filter(pl.col("contract").is_not_null())
-        order = order.select("deal_id", "seed")
-    size = kind.chunk_deals
-
-    def key_of(i: int) -> tuple[list[int], list[int]]:
-        part = order.slice(i * size, size)
-        return part["deal_id"].to_list(), part["seed"].to_list()
-
-    def chunks_of(todo: Sequence[int]) -> Iterator[DDChunk]:
-        step = max(1, SOLVE_WINDOW_DEALS // size)
-        for w in range(0, len(todo), step):
-            window = todo[w : w + step]
-            want = pl.concat(
-                order.slice(i * size, size).select("deal_id", pl.lit(i, dtype=pl.Int64).alias("_part"))
-                for i in window
-            )
-            picked = want.join(
-                log_rows(run, want["deal_id"], kind.log_columns),
-                on="deal_id",
-                how="left",
-                maintain_order="left",
-            )
-            for (i,), rows_i in picked.partition_by("_part", as_dict=True, maintain_order=True).items():
-                yield DDChunk(int(i), rules, tuple(rows_i.drop("_part").to_dicts()))
-
-    kept = _Kept(columns)
-    sidecar_parts(
-        run.log.dir,
-        kind.folder,
-        -(-order.height // size),
-        key_of,
-        chunks_of,
-        kind.version,
-        kind.task,
-        workers,
-        address,
-        progress,
-        lambda _i, table: kept.add(table),
-        notice,
-    )
-    return kept.frame(kind.schema)
-
-
-def sidecar_parts(
-    rundir: Any,
-    folder: str,
-    count: int,
-    key_of: Callable[[int], tuple[list[int], list[int]]],
-    chunks_of: Callable[[Sequence[int]], Iterable[Any]],
-    version: str,
-    task: Callable[[Any], bytes],
-    workers: int | None,
-    address: str | None,
-    progress: Callable[[int, int], None] | None = None,
-    keep: Callable[[int, pa.Table], None] | None = None,
-    notice: Callable[[str], None] | None = None,
-) -> list[pa.Table]:
-    """Every part ``0 .. count-1`` of a per-deal sidecar ``RUN/<folder>/`` (:func:`part_name`), each
-    computed where missing or stale, else read: part ``i`` must hold the ``deal_id`` and ``seed``
-    lists ``key_of(i)`` and ``version`` in its ``dd_version`` column to be reused.  The parts to
-    compute are the chunks ``chunks_of(indices)`` (built as they are taken; chunk ``i`` has ``key``
-    ``i``), each ``task(chunk)`` giving the part's bytes (in this process when ``workers`` is 0 and
-    ``address`` None, else a Ray task), written atomically when it comes back; parts beyond the last
-    are removed; ``progress(parts done, parts)`` after each part computed.
-
-    Each part's table goes to ``keep(index, table)`` as it is read or computed (reused parts in
-    order, then the computed ones as they come) and nothing is returned; without ``keep`` the tables
-    are returned in part order.  A folder that cannot be written (a read-only run, a full disk) caches
-    nothing: the parts are kept in memory only, and ``notice`` is told once, in one line, why."""
-    tables: list[pa.Table | None] = [None] * (0 if keep else count)
-    todo: list[int] = []
-    for i in range(count):
-        t = _read_part(rundir.read(part_name(i, folder)), *key_of(i), version)
-        if t is None:
-            todo.append(i)
-        elif keep is not None:
-            keep(i, t)
-        else:
-            tables[i] = t
-    wanted = {part_name(i, folder) for i in range(count)}
-    unsaved: list[str] = []
-
-    def unwritable(exc: OSError) -> None:
-        if not unsaved and notice is not None:
-            why = str(exc) if isinstance(exc, StorageError) else f"{rundir.display}/{folder}: {exc}"
-            notice(f"{why}: nothing cached there, the results are kept in memory for this analysis only")
-        unsaved.append(folder)
-
-    for rel in rundir.files(folder):  # parts of an earlier, longer log or sample
-        if rel not in wanted:
-            try:
-                rundir.delete(rel)
-            except OSError as exc:
-                unwritable(exc)
-    done = count - len(todo)
-    if todo:
-        for key, data in _solve(chunks_of(todo), workers, address, task):
-            if not unsaved:
-                try:
-                    rundir.write(part_name(key, folder), data)
-                except OSError as exc:
-                    unwritable(exc)
-            t = pq.read_table(io.BytesIO(data))
-            if keep is not None:
-                keep(key, t)
-            else:
-                tables[key] = t
-            done += 1
-            if progress is not None:
-                progress(done, count)
-    assert keep is not None or all(t is not None for t in tables)
-    return [t for t in tables if t is not None]
-
-
-def _solve(
-    todo: Iterable[Any], workers: int | None, address: str | None, task: Callable[[Any], bytes]
-) -> Iterator[tuple[int, bytes]]:
-    from fivehundred.pipelines.chunks import RayPool, run_chunks
-
-    if workers == 0 and address is None:
-        for done in run_chunks(todo, None, task=task):
-            yield done.chunk.key, done.table
-        return
-    with RayPool(workers=workers, address=address, task=task) as pool:
-        with closing(run_chunks(todo, pool, task=task)) as stream:
-            for done in stream:
-                yield done.chunk.key, done.table
-
 
 # ------------------------------------------------------------------------------------------ tables
 
@@ -513,9 +38,15 @@ RATE_COLUMNS = (
     "made_not_dd",
     "dd_not_made",
 )
+
+
 _COUNTS = ("n", "made", "dd_made", "made_not_dd", "dd_not_made")
+
+
 #: The sums over the clusters (games) of a cluster-robust mean (:func:`intervals.cluster_sums`).
 CLUSTER_SUMS = ("G", "a", "b", "syy", "sym", "smm")
+
+
 #: The DD tables' partial aggregates of a chunk of whole games (:func:`dd_partials`): each one's key
 #: columns and how its value columns merge (:func:`~pipelines.analysis.batches.merge`).
 DD_AGGREGATES: Spec = {
@@ -523,8 +54,12 @@ DD_AGGREGATES: Spec = {
     "dd_gain": (("role", "strategy"), dict.fromkeys((*CLUSTER_SUMS, "below", "above"), "sum")),
     "dd_counts": ((), {"sampled": "sum"}),
 }
+
+
 #: The pairing of a compared run with the base over a chunk: pairs per (metric, base value, run value).
 DD_PAIR_AGGREGATES: Spec = {"dd_pair": (("metric", "a", "b"), {"_c": "sum"})}
+
+
 #: Deals of one run (at most, plus one game) in a chunk of the DD tables' pass over every deal.
 DD_BATCH_ROWS = 200_000
 
@@ -845,6 +380,8 @@ DD_EFFECTS: tuple[tuple[str, str], ...] = (
     ("dd_misere_doomed", "deals with a misère DD play defeats"),
     ("dd_misere_rate", "DD-viable share of the misères bid"),
 )
+
+
 _CONDITIONAL = {"dd_rate": "dd_suit", "dd_misere_rate": "dd_mis"}
 
 

@@ -25,16 +25,9 @@ import polars as pl
 import pyarrow as pa
 
 from fivehundred.pipelines.analysis.batches import Partial, Spec, merge
-from fivehundred.pipelines.analysis.dd import (
-    CLUSTER_SUMS,
-    SIDECAR_SCHEMA,
-    DDChunk,
-    SidecarKind,
-    cluster_exprs,
-    dd_rows,
-    id_slice,
-    row_batches,
-)
+from fivehundred.pipelines.analysis.dd import CLUSTER_SUMS, cluster_exprs, id_slice, row_batches
+from fivehundred.pipelines.analysis.dd_sample import dd_rows
+from fivehundred.pipelines.analysis.dd_sidecar import SIDECAR_SCHEMA, DDChunk, SidecarKind
 from fivehundred.pipelines.analysis.frame import Frame
 from fivehundred.pipelines.analysis.intervals import cluster_sums, wilson_interval
 from fivehundred.pipelines.analysis.io import AnalysisError

@@ -25,7 +25,7 @@ import polars as pl
 import pyarrow as pa
 
 from fivehundred.pipelines.analysis.blocks import POINTS_COLUMNS, RATE_COLUMNS, rate_points
-from fivehundred.pipelines.analysis.dd import SIDECAR_SCHEMA, sidecar_parts
+from fivehundred.pipelines.analysis.dd_sidecar import SIDECAR_SCHEMA, sidecar_parts
 from fivehundred.pipelines.analysis.frame import Frame, manifest_rules
 from fivehundred.pipelines.analysis.intervals import bootstrap_table
 from fivehundred.pipelines.analysis.io import AnalysisError

@@ -12,8 +12,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-from fivehundred.pipelines.analysis import analyze
-from fivehundred.pipelines.analysis import dd as ddmod
+from fivehundred.pipelines.analysis import analyze, dd_sample, dd_sidecar
 from fivehundred.pipelines.analysis.batches import deal_frame
 from fivehundred.pipelines.analysis.io import AnalysisError, open_run
 from fivehundred.pipelines.analysis.whatif import rules_of
@@ -61,13 +60,13 @@ def _direct(run: Path) -> dict[int, int]:
 
 
 def count_solves(
-    monkeypatch: pytest.MonkeyPatch, module: Any = ddmod, task: str = "solve_chunk"
+    monkeypatch: pytest.MonkeyPatch, module: Any = dd_sidecar, task: str = "solve_chunk"
 ) -> list[int]:
     """Replace ``module.task`` by a wrapper that records each chunk it solves; returns the record."""
     solved: list[int] = []
     real = getattr(module, task)
 
-    def counting(chunk: ddmod.DDChunk) -> bytes:
+    def counting(chunk: dd_sidecar.DDChunk) -> bytes:
         solved.append(chunk.key)
         return real(chunk)
 
@@ -77,7 +76,7 @@ def count_solves(
 
 def _sidecar(run: Path, workers: int | None = 0) -> pl.DataFrame:
     frame = deal_frame(open_run(run))
-    return ddmod.dd_sidecar(frame, rules_of(frame), workers=workers)
+    return dd_sidecar.dd_sidecar(frame, rules_of(frame), workers=workers)
 
 
 def _parts(run: Path) -> dict[str, bytes]:
@@ -87,28 +86,30 @@ def _parts(run: Path) -> dict[str, bytes]:
 def test_sidecar_matches_the_engine_replay_and_its_parts(
     run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(ddmod, "CHUNK_DEALS", 4)
+    monkeypatch.setattr(dd_sidecar, "CHUNK_DEALS", 4)
     r = _copy(run, tmp_path / "r")
     side = _sidecar(r)
     direct = _direct(r)
     assert dict(zip(side["deal_id"], side["dd_tricks"], strict=True)) == direct
     assert side["deal_id"].to_list() == sorted(direct)
-    assert set(side["dd_version"]) == {ddmod.DD_VERSION}
+    assert set(side["dd_version"]) == {dd_sidecar.DD_VERSION}
     parts = _parts(r)
     assert list(parts) == [f"part-{i:05d}.parquet" for i in range((len(direct) + 3) // 4)]
     # each part is its chunk's bytes, whatever order (or worker) solved it
     frame = deal_frame(open_run(r))
-    log = frame.run.scan.filter(pl.col("contract").is_not_null()).select(ddmod.LOG_COLUMNS).collect()
-    rows = ddmod.sample_order(log).drop("sample_key").to_dicts()  # the parts hold the deals in sample order
+    log = frame.run.scan.filter(pl.col("contract").is_not_null()).select(dd_sidecar.LOG_COLUMNS).collect()
+    rows = (
+        dd_sample.sample_order(log).drop("sample_key").to_dicts()
+    )  # the parts hold the deals in sample order
     for i in reversed(range(len(parts))):
-        chunk = ddmod.DDChunk(i, rules_of(frame), tuple(rows[4 * i : 4 * i + 4]))
-        assert ddmod.solve_chunk(chunk) == parts[f"part-{i:05d}.parquet"]
+        chunk = dd_sidecar.DDChunk(i, rules_of(frame), tuple(rows[4 * i : 4 * i + 4]))
+        assert dd_sidecar.solve_chunk(chunk) == parts[f"part-{i:05d}.parquet"]
 
 
 def test_resume_reuses_good_parts_and_redoes_missing_stale_and_extra(
     run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(ddmod, "CHUNK_DEALS", 4)
+    monkeypatch.setattr(dd_sidecar, "CHUNK_DEALS", 4)
     r = _copy(run, tmp_path / "r")
     _sidecar(r)
     good = _parts(r)
@@ -209,7 +210,7 @@ def test_unknown_dd_analysis_fails_before_any_work(run: Path, tmp_path: Path) ->
 
 @pytest.mark.slow
 def test_ray_workers_write_the_same_bytes(run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ddmod, "CHUNK_DEALS", 3)
+    monkeypatch.setattr(dd_sidecar, "CHUNK_DEALS", 3)
     a, b = _copy(run, tmp_path / "a"), _copy(run, tmp_path / "b")
     _sidecar(a, workers=0)
     _sidecar(b, workers=2)
@@ -234,7 +235,7 @@ def test_report_has_the_dd_section(run: Path, tmp_path: Path) -> None:
 
 
 def _keys(df: pl.DataFrame) -> list[int]:
-    return [ddmod.sample_key(s) for s in df["seed"].to_list()]
+    return [dd_sample.sample_key(s) for s in df["seed"].to_list()]
 
 
 def test_sample_is_the_first_deals_of_the_hash_order(run: Path, tmp_path: Path) -> None:
@@ -243,13 +244,13 @@ def test_sample_is_the_first_deals_of_the_hash_order(run: Path, tmp_path: Path) 
     ranked = sorted(zip(_keys(log), log["deal_id"].to_list(), strict=True))
     frame = deal_frame(open_run(r))
     for n in (1, 5, log.height, log.height + 10):
-        cut = ddmod.sample_cut(frame, n)
+        cut = dd_sample.sample_cut(frame, n)
         assert cut == ranked[min(n, log.height) - 1][0]
-        ids = ddmod.sampled_ids(frame, cut)["deal_id"].to_list()
+        ids = dd_sample.sampled_ids(frame, cut)["deal_id"].to_list()
         assert ids == [d for _, d in ranked[:n]]
     # the key is the deal seed's: the master seed and (game, hand) fix it, whatever the deal's id
-    assert ddmod.sample_key(log["seed"][3]) == ddmod.sample_key(int(log["seed"][3]))
-    assert ddmod.sample_key(1) != ddmod.sample_key(2)
+    assert dd_sample.sample_key(log["seed"][3]) == dd_sample.sample_key(int(log["seed"][3]))
+    assert dd_sample.sample_key(1) != dd_sample.sample_key(2)
 
 
 def test_dd_sample_solves_only_the_sampled_contracts_and_says_its_n(run: Path, tmp_path: Path) -> None:
@@ -257,7 +258,7 @@ def test_dd_sample_solves_only_the_sampled_contracts_and_says_its_n(run: Path, t
     log = pl.read_parquet(f"{r}/deals/*.parquet")
     tables = analyze([r], tmp_path / "stats", dd="contract", dd_sample=6)
     frame = deal_frame(open_run(r))
-    sampled = ddmod.sampled_ids(frame, ddmod.sample_cut(frame, 6))
+    sampled = dd_sample.sampled_ids(frame, dd_sample.sample_cut(frame, 6))
     want = sorted(sampled.filter(pl.col("contract").is_not_null())["deal_id"].to_list())
     side = pl.read_parquet(f"{r}/dd/*.parquet")
     assert sorted(side["deal_id"].to_list()) == want and 0 < len(want) <= 6
@@ -278,20 +279,20 @@ def test_dd_sample_solves_only_the_sampled_contracts_and_says_its_n(run: Path, t
 def test_a_larger_sample_reuses_the_smaller_ones_parts(
     run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(ddmod, "CHUNK_DEALS", 2)
+    monkeypatch.setattr(dd_sidecar, "CHUNK_DEALS", 2)
     r = _copy(run, tmp_path / "r")
     frame = deal_frame(open_run(r))
     rules = rules_of(frame)
-    cut = ddmod.sample_cut(frame, 7)
-    small = ddmod.dd_sidecar(frame, rules, cut=cut)
+    cut = dd_sample.sample_cut(frame, 7)
+    small = dd_sidecar.dd_sidecar(frame, rules, cut=cut)
     k = small.height // 2  # whole parts of the small sample
     solved = count_solves(monkeypatch)
-    big = ddmod.dd_sidecar(frame, rules)  # every deal: the sample's whole parts are a prefix
+    big = dd_sidecar.dd_sidecar(frame, rules)  # every deal: the sample's whole parts are a prefix
     assert min(solved) == k and len(solved) == len(_parts(r)) - k
     assert set(small["deal_id"]) <= set(big["deal_id"])
     assert big.filter(pl.col("deal_id").is_in(small["deal_id"].implode())).equals(small)
     solved.clear()
-    again = ddmod.dd_sidecar(frame, rules, cut=cut)  # back to the sample: nothing to solve but its tail
+    again = dd_sidecar.dd_sidecar(frame, rules, cut=cut)  # back to the sample: nothing to solve but its tail
     assert again.equals(small) and solved == ([k] if small.height % 2 else [])
 
 
@@ -306,11 +307,11 @@ def test_every_run_of_one_seed_samples_the_same_hands(tmp_path: Path) -> None:
     tables = analyze([a, b], tmp_path / "stats", dd="contract", dd_sample=12)
     la, lb = (pl.read_parquet(f"{x}/deals/*.parquet") for x in (a, b))
     fa, fb = deal_frame(open_run(a)), deal_frame(open_run(b))
-    cut = ddmod.sample_cut(fa, 12)
+    cut = dd_sample.sample_cut(fa, 12)
     hand_a = {r["deal_id"]: (r["game_id"], r["hand_no"]) for r in la.iter_rows(named=True)}
     hand_b = {r["deal_id"]: (r["game_id"], r["hand_no"]) for r in lb.iter_rows(named=True)}
-    pick_a = {hand_a[d] for d in ddmod.sampled_ids(fa, cut)["deal_id"]}
-    pick_b = {hand_b[d] for d in ddmod.sampled_ids(fb, cut)["deal_id"]}
+    pick_a = {hand_a[d] for d in dd_sample.sampled_ids(fa, cut)["deal_id"]}
+    pick_b = {hand_b[d] for d in dd_sample.sampled_ids(fb, cut)["deal_id"]}
     assert len(pick_a) == 12
     assert pick_b == pick_a & set(hand_b.values())
     assert len(pick_b) >= 6

@@ -11,8 +11,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from fivehundred.pipelines.analysis import analyze, ddpar
-from fivehundred.pipelines.analysis import dd as ddmod
+from fivehundred.pipelines.analysis import analyze, dd_sample, ddpar
 from fivehundred.pipelines.analysis.batches import deal_frame
 from fivehundred.pipelines.analysis.io import AnalysisError, open_run
 from fivehundred.pipelines.runconfig import make_config
@@ -233,7 +232,7 @@ def test_unknown_dd_kind_is_refused(run: Path, tmp_path: Path) -> None:
 
 def test_landing_marks_over_and_under_bids(run: Path) -> None:
     frame = deal_frame(open_run(run))
-    rows = ddmod.dd_rows(frame).sort("deal_id")
+    rows = dd_sample.dd_rows(frame).sort("deal_id")
     par = pl.DataFrame(
         {
             "deal_id": rows["deal_id"][:1],

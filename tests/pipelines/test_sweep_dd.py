@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 
 from fivehundred.pipelines.analysis import dd as ddmod
+from fivehundred.pipelines.analysis import dd_sample
 from fivehundred.pipelines.analysis.batches import deal_frame
 from fivehundred.pipelines.analysis.distributions import normal_quantile
 from fivehundred.pipelines.analysis.io import open_run
@@ -35,7 +36,7 @@ def swept(tmp_path_factory: pytest.TempPathFactory):
 def _direct(run_dir: str, cut: int) -> pl.DataFrame:
     """Per sampled deal: the 0/1 DD metrics from the log and the sidecar, by hand."""
     frame = deal_frame(open_run(run_dir))
-    ids = ddmod.sampled_ids(frame, cut)["deal_id"].to_list()
+    ids = dd_sample.sampled_ids(frame, cut)["deal_id"].to_list()
     log = pl.read_parquet(f"{run_dir}/deals/*.parquet").filter(pl.col("deal_id").is_in(ids))
     side = dict(pl.read_parquet(f"{run_dir}/dd/*.parquet").select("deal_id", "dd_tricks").iter_rows())
     rows = []
@@ -64,7 +65,7 @@ def _direct(run_dir: str, cut: int) -> pl.DataFrame:
 def test_dd_effects_are_the_paired_differences_of_the_sampled_deals(swept) -> None:
     plan, result = swept
     eff = result.tables["sweep_dd_effects"]
-    cut = ddmod.sample_cut(deal_frame(open_run(plan.base.config.out)), SAMPLE)
+    cut = dd_sample.sample_cut(deal_frame(open_run(plan.base.config.out)), SAMPLE)
     base = _direct(plan.base.config.out, cut)
     assert base.height == SAMPLE
     names = set()

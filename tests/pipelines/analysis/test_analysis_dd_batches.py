@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from fivehundred.pipelines.analysis import analyze, ddpar
+from fivehundred.pipelines.analysis import analyze, dd_sample, dd_sidecar, ddpar
 from fivehundred.pipelines.analysis import dd as ddmod
 from fivehundred.pipelines.analysis import frame as framemod
 from fivehundred.pipelines.analysis.batches import deal_frame
@@ -58,7 +58,7 @@ def test_the_chunk_size_changes_no_dd_table(
     monkeypatch.setattr(framemod, "CHUNK_ROWS", 5)
     monkeypatch.setattr(framemod, "chunks", lambda run, rows: chunks.append(rows) or real(run, rows))
     monkeypatch.setattr(ddmod, "DD_BATCH_ROWS", 5)
-    monkeypatch.setattr(ddmod, "_COMPACT_PARTS", 2)
+    monkeypatch.setattr(dd_sidecar, "_COMPACT_PARTS", 2)
     held = _spy_batches(monkeypatch)
     got = _dd_tables(analyze(runs, tmp_path / "s2", **kw))
     assert chunks and set(chunks) == {5}, "the DD rows were read in chunks of 5 deals"
@@ -95,7 +95,7 @@ def test_every_deal_holds_no_per_deal_rows_and_solves_in_windows(
     """``--dd`` of every deal never reads the sampled rows whole (``dd_rows``); solved with the log
     rows of 8 deals (two parts of 4) read at a time, a fresh copy writes the same parts and the same
     tables as one solved with the default window."""
-    monkeypatch.setattr(ddmod, "CHUNK_DEALS", 4)
+    monkeypatch.setattr(dd_sidecar, "CHUNK_DEALS", 4)
 
     def fresh(name: str) -> list[Path]:
         out = []
@@ -109,18 +109,18 @@ def test_every_deal_holds_no_per_deal_rows_and_solves_in_windows(
     def refuse(*_a: object, **_k: object) -> None:
         raise AssertionError("dd_rows read every deal's rows")
 
-    monkeypatch.setattr(ddmod, "dd_rows", refuse)
+    monkeypatch.setattr(dd_sample, "dd_rows", refuse)
     one, two = fresh("one"), fresh("two")
     want = _dd_tables(analyze(one, tmp_path / "s1", dd="contract"))
     reads: list[int] = []
-    real = ddmod.log_rows
+    real = dd_sidecar.log_rows
 
     def spy(run: object, ids: pl.Series, cols: tuple) -> pl.DataFrame:
         reads.append(ids.len())
         return real(run, ids, cols)
 
-    monkeypatch.setattr(ddmod, "log_rows", spy)
-    monkeypatch.setattr(ddmod, "SOLVE_WINDOW_DEALS", 8)
+    monkeypatch.setattr(dd_sidecar, "log_rows", spy)
+    monkeypatch.setattr(dd_sidecar, "SOLVE_WINDOW_DEALS", 8)
     got = _dd_tables(analyze(two, tmp_path / "s2", dd="contract"))
     solved = [int(n) for n in got["dd_sample"]["solved"]]
     parts = [math.ceil(n / 4) for n in solved]
@@ -138,21 +138,21 @@ def test_a_sample_holds_only_its_deals_whatever_the_chunks(
     runs: list[Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     frame = deal_frame(open_run(runs[0]))
-    every = ddmod.dd_rows(frame)
+    every = dd_sample.dd_rows(frame)
     assert every["deal_id"].n_unique() == frame.count("deals")
     held: list[int] = []
-    real = ddmod.sample_order
+    real = dd_sample.sample_order
 
     def spy(log: pl.DataFrame, cut: int | None = None) -> pl.DataFrame:
         held.append(log.height)
         return real(log, cut)
 
-    monkeypatch.setattr(ddmod, "sample_order", spy)
+    monkeypatch.setattr(dd_sample, "sample_order", spy)
     for rows in (1, 4, 1000):
         monkeypatch.setattr(framemod, "CHUNK_ROWS", rows)
         for sample in (1, 6, every.height):
             held.clear()
-            got = ddmod.dd_rows(frame, sample=sample)
+            got = dd_sample.dd_rows(frame, sample=sample)
             cut = every["sample_key"][sample - 1]
             assert_frame_equal(got, every.filter(pl.col("sample_key") <= cut), check_exact=True)
             assert max(held) <= rows, "one chunk decoded at a time"
@@ -171,9 +171,9 @@ def test_ties_at_the_cut_are_kept(runs: list[Path], tmp_path: Path) -> None:
     shifted = log.with_columns(pl.col("deal_id") + log.height, pl.col("game_id") + 1000)
     shifted.write_parquet(dup / "deals" / "part-00001.parquet")
     frame = deal_frame(open_run(dup))
-    got = ddmod.dd_rows(frame, sample=5)
+    got = dd_sample.dd_rows(frame, sample=5)
     assert got.height == 6 and got["seed"].n_unique() == 3
-    assert ddmod.sample_cut(frame, 5, got) == got["sample_key"][-1]
+    assert dd_sample.sample_cut(frame, 5, got) == got["sample_key"][-1]
 
 
 def test_no_whole_run_per_deal_frame() -> None:
@@ -219,13 +219,13 @@ def test_the_lean_sample_order_is_the_sampled_ids(runs: list[Path], monkeypatch:
     ``sampled_ids`` in the same order, with or without a contract, with or without a cut, whatever
     the chunks."""
     frame = deal_frame(open_run(runs[0]))
-    every = ddmod.sampled_ids(frame)
+    every = dd_sample.sampled_ids(frame)
     for rows in (3, 1000):
         monkeypatch.setattr(framemod, "CHUNK_ROWS", rows)
         for cut in (None, int(every["sample_key"][7]), 0):
             want = every if cut is None else every.filter(pl.col("sample_key") <= cut)
             for only in (False, True):
                 w = want.filter(pl.col("contract").is_not_null()) if only else want
-                got = ddmod.sample_order_ids(frame, cut, only)
+                got = dd_sample.sample_order_ids(frame, cut, only)
                 assert_frame_equal(got, w.select("deal_id", "seed"), check_exact=True)
-    assert ddmod.sample_order_ids(frame, 0).height == 0
+    assert dd_sample.sample_order_ids(frame, 0).height == 0
