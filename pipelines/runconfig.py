@@ -223,7 +223,7 @@ def _int(where: str, key: str, value: Any, low: int, high: int | None = None) ->
     if isinstance(value, bool) or not isinstance(value, int):
         raise RunConfigError(f"{where}: key '{key}' = {value!r}: expected an integer")
     if value < low or (high is not None and value > high):
-        bound = f">= {low}" if high is None else f"between {low} and {high}"
+        bound = f"at least {low}" if high is None else f"between {low} and {high}"
         raise RunConfigError(f"{where}: key '{key}' = {value!r}: must be {bound}")
     return value
 
@@ -232,7 +232,7 @@ def _count(where: str, key: str, value: Any, high: int) -> int:
     """A count: an integer >= 1, and <= ``high``."""
     count = _int(where, key, value, 1)
     if count > high:
-        raise RunConfigError(f"{where}: key '{key}' = {count!r}: must be <= {high}")
+        raise RunConfigError(f"{where}: key '{key}' = {count!r}: must be at most {high}")
     return count
 
 

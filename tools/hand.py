@@ -203,7 +203,7 @@ def analyse_hand(
     if not 1 <= deals <= MAX_DEALS:
         raise HandError(f"deals {deals}: must be {'at least 1' if deals < 1 else f'at most {MAX_DEALS}'}")
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise HandError(f"seed {seed!r}: must be an integer from 0 to {MAX_SEED}")
+        raise HandError(f"seed {seed!r}: must be between 0 and {MAX_SEED}")
     mask = parse_hand(rules, hand)
     conditions: tuple[Condition, ...] = parse_constraints(rules, seat, constraints)
     sampler = DealSampler(rules, seat, mask, conditions)

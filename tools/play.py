@@ -228,7 +228,7 @@ def make_play_config(
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
         raise PlayError(f"seat {seat!r}: {rules.name} has seats 0..{n - 1}")
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise PlayError(f"seed {seed!r}: must be an integer between 0 and {MAX_SEED}")
+        raise PlayError(f"seed {seed!r}: must be between 0 and {MAX_SEED}")
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise PlayError(f"games {games!r}: must be at least 1")
     if out is None:

@@ -113,7 +113,7 @@ def analyze(
     if dd_sample is not None and dd is None:
         raise AnalysisError("--dd-sample needs --dd")
     if workers is not None and workers < 0:
-        raise AnalysisError(f"--workers must be 0 or more, got {workers}")
+        raise AnalysisError(f"--workers {workers}: must be at least 0")
     if what_if is not None and sample < 1:
         raise AnalysisError(f"--sample {sample}: must be at least 1")
     if what_if is not None and seat_strategy is not None:

@@ -24,7 +24,7 @@ SAMPLE_KEY = 0x44445341  # "DDSA"
 def check_sample(value: object, low: int = 1, error: type[Exception] = AnalysisError) -> None:
     """Refuse a ``--dd-sample`` that is not an integer of at least ``low`` (None passes) with ``error``."""
     if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
-        bound = "at least 1" if low == 1 else f"{low} or more"
+        bound = f"at least {low}"
         raise error(f"--dd-sample must be {bound}, got {value!r}")
 
 

@@ -147,14 +147,14 @@ def _structure_findings(
         .select("deal_id", "game_id", "hand_no")
         .iter_rows()
     ):
-        out.append(Finding(d, "hand_numbers", f"game {gid} starts at hand {h}, not 0"))
+        out.append(Finding(d, "hand_numbers", f"game_id {gid} starts at hand_no {h}, not 0"))
     for d, gid, h, p in (
         g.filter(pl.col("prev_hand").is_not_null() & (pl.col("hand_no") != pl.col("prev_hand") + 1))
         .select("deal_id", "game_id", "hand_no", "prev_hand")
         .iter_rows()
     ):
-        what = "repeats" if h == p else f"follows hand {p}"
-        out.append(Finding(d, "hand_numbers", f"game {gid}: hand {h} {what}"))
+        what = "repeats" if h == p else f"follows hand_no {p}"
+        out.append(Finding(d, "hand_numbers", f"game_id {gid}: hand_no {h} {what}"))
     rot = g.filter(
         pl.col("prev_dealer").is_not_null()
         & (pl.col("dealer").cast(pl.Int64) != (pl.col("prev_dealer") + 1) % players)
@@ -164,15 +164,15 @@ def _structure_findings(
             Finding(
                 d,
                 "dealer_rotation",
-                f"game {gid} hand {h}: dealer {dl} after dealer {p} (expected {(p + 1) % players})",
+                f"game_id {gid} hand_no {h}: dealer {dl} after dealer {p} (expected {(p + 1) % players})",
             )
         )
     early = g.filter(pl.col("game_over") & (pl.col("hand_no") != pl.col("last_hand")))
     for d, gid, h in early.select("deal_id", "game_id", "hand_no").iter_rows():
-        out.append(Finding(d, "game_end", f"game {gid} is over at hand {h} but has later hands"))
+        out.append(Finding(d, "game_end", f"game_id {gid} is over at hand_no {h} but has later hands"))
     unfinished = g.filter(~pl.col("game_over") & (pl.col("hand_no") == pl.col("last_hand")))
     for d, gid, h in unfinished.select("deal_id", "game_id", "hand_no").iter_rows():
-        out.append(Finding(d, "game_end", f"game {gid} stops at hand {h} without game_over"))
+        out.append(Finding(d, "game_end", f"game_id {gid} stops at hand_no {h} without game_over"))
     return out
 
 

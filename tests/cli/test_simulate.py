@@ -54,7 +54,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
 def test_mistakes_are_one_line_with_exit_status_2(tmp_path: Path) -> None:
     bad = _cli("--games", "0", "--seed", "1", "--strategies", "random", "--out", str(tmp_path / "x"))
     assert bad.returncode == 2
-    assert bad.stderr == "error: command line: key 'games' = 0: must be >= 1\n"
+    assert bad.stderr == "error: command line: key 'games' = 0: must be at least 1\n"
     run = ("--games", "5", "--strategies", "random", "--workers", "0", "--out", str(tmp_path / "r"))
     ok = _cli(*run, "--seed", "1")
     assert ok.returncode == 0, ok.stderr

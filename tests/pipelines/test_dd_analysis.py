@@ -203,7 +203,7 @@ def test_unknown_dd_analysis_fails_before_any_work(run: Path, tmp_path: Path) ->
             analyze([r], tmp_path / "s", dd="contract", dd_sample=bad)  # type: ignore[arg-type]
     with pytest.raises(AnalysisError, match="--dd-sample needs --dd"):
         analyze([r], tmp_path / "s", dd_sample=5)
-    with pytest.raises(AnalysisError, match="--workers must be 0 or more"):
+    with pytest.raises(AnalysisError, match="--workers -2: must be at least 0"):
         analyze([r], tmp_path / "s", dd="contract", workers=-2)
     assert not (r / "dd").exists() and not (tmp_path / "s").exists()
 

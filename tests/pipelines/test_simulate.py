@@ -333,7 +333,7 @@ def test_shipped_run_configs_load() -> None:
     [
         ("seed = -1\n", {}, r"x.toml: key 'seed' = -1: must be between 0 and"),
         ('seed = "7"\n', {}, r"x.toml: key 'seed' = '7': expected an integer"),
-        ("seed = 1\n", {"games": 0}, r"command line: key 'games' = 0: must be >= 1"),
+        ("seed = 1\n", {"games": 0}, r"command line: key 'games' = 0: must be at least 1"),
         ("seed = 1\nchunk_size = 0\n", {}, r"x.toml: key 'chunk_size' = 0"),
         ("seed = 1\nworkers = -2\n", {}, r"x.toml: key 'workers' = -2"),
         ("seed = 1\nspeed = 3\n", {}, r"x.toml: unknown key 'speed'"),

@@ -60,7 +60,7 @@ def test_unreachable_address_is_one_line_and_writes_nothing(runs: list[Path], tm
 
 
 def test_negative_workers_refused_before_reading(tmp_path: Path) -> None:
-    with pytest.raises(UserError, match="--workers must be 0 or more"):
+    with pytest.raises(UserError, match="must be at least 0"):
         analyze([tmp_path / "missing"], tmp_path / "s", workers=-1)
 
 
