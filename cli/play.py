@@ -15,6 +15,7 @@ and drops the unfinished one; Ctrl-C does the same with exit status 130.
 from __future__ import annotations
 
 import secrets
+import select
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, TextIO
@@ -93,6 +94,23 @@ def parse_choice(rules: Rules, phase: int, legal: Sequence[int], text: str) -> i
     return action
 
 
+def _typed_line(prompt: str, stdin: TextIO) -> str:
+    """One line typed at the terminal after ``prompt``; ``EOFError`` at the end of input.
+
+    It waits with ``select`` in short steps rather than in one blocking read, so that Ctrl-C stops
+    it at once: the libraries' own threads (Polars') may be the ones the terminal's SIGINT reaches,
+    and a read blocked in the main thread would not see it until the line ends.
+    """
+    typer.echo(prompt, nl=False)
+    sys.stdout.flush()
+    while not select.select([stdin], [], [], 0.2)[0]:
+        pass
+    line = stdin.readline()
+    if not line:
+        raise EOFError
+    return line.rstrip("\n")
+
+
 class Table:
     """The person's side of the table: prints events and decisions, reads choices.
 
@@ -119,7 +137,7 @@ class Table:
 
         if self.interactive:
             try:
-                return input(prompt)
+                return _typed_line(prompt, self.stdin)
             except EOFError:
                 typer.echo("")
                 raise StopPlay from None

@@ -22,6 +22,7 @@ from fivehundred.sim.engine import AUCTION, PLAY, State
 from fivehundred.sim.notation import BID, JOKER_LEAD, NAME_NONE, NAME_SUIT, PASS, action_name, split_play
 from fivehundred.sim.view import SeatView
 from fivehundred.tools.play import StopPlay, make_play_config, play_session
+from tests.cli.helpers import Terminal
 from tests.tools.helpers import nt_joker_policy
 
 REPO = Path(__file__).resolve().parents[2]
@@ -313,21 +314,27 @@ def _auction_view() -> tuple[SeatView, tuple[int, ...]]:
     return state.view(0), state.legal_actions()
 
 
-def test_a_terminal_asks_again_after_a_bad_line(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
-    view, legal = _auction_view()
-    answers = iter(["zz", "99", "p"])
-    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
-    table = Table(view.rules, 0, io.StringIO(), interactive=True)
-    assert table.ask(view, legal) == PASS
-    out = capsys.readouterr().out
-    assert out.count("try again") == 2 and "'zz' is not a bid of pagat-au" in out
+def test_a_terminal_asks_again_after_a_bad_line_and_stops_at_ctrl_c(tmp_path: Path) -> None:
+    """In a real terminal: a bad line is explained and asked again; Ctrl-C at the prompt stops at
+    once (exit status 130) and, with no game finished, leaves nothing behind."""
+    out = tmp_path / "game"
+    term = Terminal(["play", "--seed", "6", "--out", str(out)])
+    term.read_until("Your call (number or bid): ")
+    term.type("zz\n")
+    term.read_until("'zz' is not a bid of pagat-au; try again")
+    term.read_until("Your call (number or bid): ")
+    term.type("\x03")
+    assert term.wait() == 130
+    assert "interrupted: no game was finished, so nothing was written" in term.seen
+    assert not out.exists()
 
-    def eof(prompt: str = "") -> str:
-        raise EOFError
 
-    monkeypatch.setattr("builtins.input", eof)
-    with pytest.raises(StopPlay):
-        table.ask(view, legal)
+def test_ctrl_d_at_the_prompt_ends_the_session(tmp_path: Path) -> None:
+    term = Terminal(["play", "--seed", "6", "--out", str(tmp_path / "game")])
+    term.read_until("Your call (number or bid): ")
+    term.type("\x04")
+    assert term.wait() == 0
+    assert "input ended in game 1, deal 1: that game is not logged; no game was finished" in term.seen
 
 
 def test_without_a_terminal_a_bad_line_names_its_number() -> None:
