@@ -9,13 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Final
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-from matplotlib.figure import Figure
-from matplotlib.ticker import PercentFormatter
-
 from fivehundred.sim.notation import MISERE, NT_TEXT, bid_denomination
 
 _NAMES: Final = {
@@ -73,6 +66,12 @@ def hand_text(data: dict[str, Any]) -> str:
 
 def plot_hand(data: dict[str, Any], path: str | Path) -> Path:
     """Bar charts of the trick distribution of each denomination (share of the deals), to ``path``."""
+    import matplotlib  # here, not at the top: the text output needs none of it
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import PercentFormatter
+
     dens = data["denominations"]
     fig = Figure(figsize=(2.3 * len(dens), 3.0), layout="constrained")
     axes = fig.subplots(1, len(dens), sharey=True, squeeze=False)[0]

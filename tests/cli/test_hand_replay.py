@@ -128,20 +128,20 @@ def test_hand_plot_says_where_it_wrote_and_titles_the_constraints(tmp_path: Path
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[-1] == f"trick distributions drawn to {png}"
-    from fivehundred.reports import hand as hand_report
+    from matplotlib.figure import Figure  # what reports.hand draws with (imported when it draws)
 
     drawn: list[str] = []
-    real = hand_report.Figure.suptitle
+    real = Figure.suptitle
 
     def spy(self: object, text: str, **kw: object) -> object:
         drawn.append(text)
         return real(self, text, **kw)  # type: ignore[arg-type]
 
-    hand_report.Figure.suptitle = spy  # type: ignore[method-assign]
+    Figure.suptitle = spy  # type: ignore[method-assign]
     try:
         runner.invoke(app, args)
     finally:
-        hand_report.Figure.suptitle = real  # type: ignore[method-assign]
+        Figure.suptitle = real  # type: ignore[method-assign]
     assert drawn and "given partner: H>=3" in drawn[0] and "seat 0, dealer 3, pagat-au" in drawn[0]
     js = runner.invoke(app, [*args, "--json"])  # JSON stays alone on stdout
     assert js.exit_code == 0 and json.loads(js.stdout)["constraints"] == "partner: H>=3"
