@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -66,7 +67,12 @@ def store_parts(server: S3Server, prefix: str) -> dict[str, bytes]:
     return out
 
 
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # SIGTERM stops like Ctrl-C: the server and the nodes are stopped
+
+
 def main() -> None:
+    signal.signal(signal.SIGTERM, _stop)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--deals", type=int, default=200_000)
     ap.add_argument("--seed", type=int, default=1)

@@ -96,6 +96,13 @@ def kill_session(sid: int, signum: int = signal.SIGKILL) -> None:
             pass
 
 
+#: Runs a program that the kernel kills when its parent dies (Linux ``PR_SET_PDEATHSIG``, kept across
+#: ``exec``), so a server is never left behind by a test run or a benchmark that was itself killed.
+_DIE_WITH_PARENT = (
+    "import ctypes, os, sys; ctypes.CDLL(None).prctl(1, 9); os.execv(sys.argv[1], sys.argv[1:])"
+)
+
+
 def _tool(name: str) -> str:
     """A program installed beside this Python (the venv's ``bin/``), else found on ``PATH``."""
     here = Path(sys.executable).parent / name
@@ -207,6 +214,9 @@ def start_s3(workdir: Path, timeout: float = 60.0) -> S3Server:
     names = ["master", "master.grpc", "volume", "volume.grpc", "filer", "filer.grpc", "s3", "s3.grpc"]
     ports = {n: free_port() for n in names}
     cmd = [
+        sys.executable,
+        "-c",
+        _DIE_WITH_PARENT,
         _tool("weed"),
         "server",
         "-ip=127.0.0.1",
@@ -235,7 +245,11 @@ def start_s3(workdir: Path, timeout: float = 60.0) -> S3Server:
     log = workdir / "weed.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            cmd, stdout=out, stderr=subprocess.STDOUT, cwd=workdir, start_new_session=True
+            cmd,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            cwd=workdir,
+            start_new_session=True,
         )
     server = S3Server(f"http://127.0.0.1:{ports['s3']}", key, secret, proc.pid, log)
     try:
