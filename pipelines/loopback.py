@@ -228,7 +228,7 @@ def start_s3(workdir: Path, timeout: float = 60.0) -> S3Server:
         "-master.volumeSizeLimitMB=64",
         f"-volume.port={ports['volume']}",
         f"-volume.port.grpc={ports['volume.grpc']}",
-        "-volume.max=8",
+        "-volume.max=1000",  # a bucket is a collection, given 7 volumes at once: room for 140 buckets
         "-filer",
         f"-filer.port={ports['filer']}",
         f"-filer.port.grpc={ports['filer.grpc']}",
