@@ -102,7 +102,7 @@ def simulate(
             play_deal(st, bots, [Rng(seed + s) for s in range(n)])
             won = st.declarer_tricks() or 0
             out.append((kind, feats, int(won == 0) if kind in ("mis", "omis") else int(won)))
-        if progress is not None and (d + 1) % 1000 == 0:
+        if progress is not None and (d + 1) % 10_000 == 0:
             progress(d + 1)
     return out
 

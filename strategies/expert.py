@@ -290,6 +290,11 @@ class ExpertStrategy(AuctionOf):
         drawn.sort(key=lambda x: (-x[0], x[1]))
         return [(w, st) for w, _, st in drawn[:worlds]]
 
+    def dd_limit(self, contract: Bid) -> int:
+        """The tricks left from which the play is searched double-dummy (earlier: rollouts):
+        ``dd_tricks`` in every contract."""
+        return self.dd_tricks
+
     # ---------------------------------------------------------------- bidding
 
     def bid(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int:
@@ -466,10 +471,10 @@ class ExpertStrategy(AuctionOf):
             return default
         if len(distinct_actions(view, legal)) == 1:
             return default  # touching cards only: every choice is the same
-        if left > self.dd_tricks:
-            return rollout_play(self, view, legal, rng, default)
         contract = view.contract
         assert contract is not None
+        if left > self.dd_limit(contract):
+            return rollout_play(self, view, legal, rng, default)
         teams = rules.teams
         declaring = view.seat % teams == view.declarer % teams
         if teams == rules.players and rules.players > 2:  # the 3-player game: defenders defend together
@@ -490,3 +495,28 @@ class ExpertStrategy(AuctionOf):
             if totals[a] > best_v + 1e-9 * weight:
                 best, best_v = a, totals[a]
         return best
+
+
+@register("expert.v2")
+class Expert2Strategy(ExpertStrategy):
+    """``expert.v1`` with the misère play searched double-dummy from the first trick
+    (``misere_dd_tricks``): a misère's DD solve is cheap, and against an exposed hand the defenders'
+    worlds differ only in the partner's cards, so the search is nearly exact where the rollouts of
+    ``heuristic.v2``'s misère defence are weakest."""
+
+    SETTINGS: ClassVar[dict[str, tuple[Any, Any, str]]] = {
+        **ExpertStrategy.SETTINGS,
+        "misere_dd_tricks": (
+            whole(0, 20),
+            20,
+            "in a misère, solve double-dummy with at most this many tricks left (earlier: rollouts)",
+        ),
+    }
+    PARAMS: ClassVar[dict[str, Any]] = {k: v[0] for k, v in SETTINGS.items()}
+    PARAM_HELP: ClassVar[dict[str, str]] = {k: v[2] for k, v in SETTINGS.items()}
+
+    misere_dd_tricks: int
+
+    def dd_limit(self, contract: Bid) -> int:
+        """``misere_dd_tricks`` in a misère, ``dd_tricks`` otherwise."""
+        return self.misere_dd_tricks if contract.misere else self.dd_tricks
