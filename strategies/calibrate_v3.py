@@ -174,3 +174,101 @@ def fit(observations: Sequence[Observation]) -> dict[str, Any]:
             model["tricks"] = [round(float(v), 6) for v in linear(z, y)]
         out[kind] = model
     return out
+
+
+#: One lead decision: per distinct candidate card, its :func:`~strategies.heuristic3.lead_features`
+#: and its mean value over the sampled worlds (the declaring side's points minus the others'), and
+#: the index of the default card (heuristic.v3's without the lead model).
+LeadRow = tuple[list[list[float]], list[float], int]
+
+
+def simulate_misere_leads(
+    rules: Rules,
+    deals: int,
+    master_seed: int,
+    bot_factory: Callable[[], Any],
+    worlds: int,
+    progress: Callable[[int], None] | None = None,
+) -> list[LeadRow]:
+    """The misère declarer's first leads: on each deal, misère and open misère forced (alternately)
+    on the seat of least misère risk, the kitty exchanged by the bot; each distinct candidate card of
+    the first lead valued by ``bot_factory``'s play from there on every seat, on ``worlds`` placements
+    of the cards the declarer cannot see (:func:`strategies.sampling.sample_hidden`, drawn from a
+    generator seeded by the deal)."""
+    from fivehundred.sim.engine import JOKER_LEAD, KITTY, PLAY
+    from fivehundred.sim.game import play_out
+    from fivehundred.strategies.heuristic2 import Heuristic2Strategy
+    from fivehundred.strategies.heuristic3 import lead_features
+    from fivehundred.strategies.montecarlo import rollout
+    from fivehundred.strategies.sampling import distinct_actions, rebuild_state, sample_hidden
+    from fivehundred.strategies.tables import card_info
+
+    probe = bot_factory()
+    default_bot = Heuristic2Strategy()  # the first lead without the model: heuristic.v1's misère lead
+    info: RulesInfo = probe._rules_info(rules)
+    codes = [c for c in ("MIS", "OMIS") if c in rules.bid_index]
+    quiet = Rng(0)
+    policy = rollout(probe.play, quiet)
+    out: list[LeadRow] = []
+    for d in range(deals):
+        state, seed = new_deal(rules, master_seed, d, d % rules.players)
+        seat = min(range(rules.players), key=lambda s: probe._misere_risk(s, state.hands[s], info))
+        state.force_contract(codes[d % len(codes)], seat)
+        while state.phase == KITTY:
+            state.apply(probe.discard(state.view(seat), state.legal_actions(), quiet))
+        if state.phase != PLAY:
+            continue
+        view = state.view(seat)
+        legal = state.legal_actions()
+        cands = [a for a in distinct_actions(view, legal) if a < JOKER_LEAD]
+        default = default_bot.play(view, legal, quiet)
+        if default not in cands:
+            continue
+        if len(cands) < 2:
+            continue
+        tables = view.tables
+        assert tables is not None
+        ci = card_info(tables)
+        unseen = info.full & ~view.hand & ~(view.discards or 0) & ~view.played
+        rng = Rng(seed)
+        placed = []
+        for _ in range(worlds):
+            sample = sample_hidden(view, rng)
+            if sample is not None:
+                placed.append(rebuild_state(view, sample[0], sample[1]))
+        if not placed:
+            continue
+        team = seat % rules.teams
+        values = []
+        for a in cands:
+            total = 0.0
+            for w in placed:
+                st = w.clone()
+                st.apply(a)
+                play_out(st, policy)
+                delta = st.score_delta
+                assert delta is not None
+                total += delta[team] - max(x for t, x in enumerate(delta) if t != team)
+            values.append(total / len(placed))
+        feats = [lead_features(info, ci, view.hand, unseen, a) for a in cands]
+        out.append((feats, values, cands.index(default)))
+        if progress is not None and (d + 1) % 1000 == 0:
+            progress(d + 1)
+    return out
+
+
+def fit_lead(rows: Sequence[LeadRow], margin: float = 0.0) -> dict[str, Any]:
+    """The weights of a lead model: ridge least squares of each candidate's value on its features,
+    both taken relative to the decision's mean (only the differences between candidates count)."""
+    import numpy as np
+
+    xs, ys = [], []
+    for feats, values, _ in rows:
+        f = np.array(feats, dtype=float)
+        v = np.array(values, dtype=float)
+        xs.append(f - f.mean(axis=0))
+        ys.append(v - v.mean())
+    x = np.vstack(xs)
+    y = np.concatenate(ys)
+    w = np.linalg.solve(x.T @ x + RIDGE * 10 * np.eye(x.shape[1]), x.T @ y)
+    return {"weights": [round(float(v), 6) for v in w], "margin": margin, "decisions": len(rows)}

@@ -26,14 +26,20 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from fivehundred.sim._mypyc import mypyc_attr
+from fivehundred.sim.engine import JOKER_LEAD
+from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import boolean, number, register
 from fivehundred.strategies.estimates import suit_estimates
 from fivehundred.strategies.heuristic2 import V2_PARAMETERS, Calibration, Heuristic2Strategy, table_shape
+from fivehundred.strategies.sampling import distinct_actions
+from fivehundred.strategies.tables import card_info
 
 if TYPE_CHECKING:
+    import random
+
     from fivehundred.sim.engine import SeatView
     from fivehundred.sim.rules import Bid, Rules
-    from fivehundred.strategies.tables import RulesInfo
+    from fivehundred.strategies.tables import CardInfo, RulesInfo
 
 #: The shipped models (inside the ``fivehundred.strategies`` package).
 DATA_FILE: Final = "data/heuristic_v3.json"
@@ -259,14 +265,72 @@ class Model:
 
 
 class Models:
-    """A table shape's models by kind (``suit``, ``nt``, ``mis``, ``omis``; a kind may be missing)."""
+    """A table shape's models by kind (``suit``, ``nt``, ``mis``, ``omis``; a kind may be missing) and
+    the misère declarer's first-lead model (``misere_lead``, or None)."""
 
     def __init__(self, shape: dict[str, Any]) -> None:
         self.by_kind: dict[str, Model] = {k: Model(v) for k, v in shape.items() if k in KINDS}
+        lead = shape.get("misere_lead")
+        self.misere_lead: LeadModel | None = LeadModel(lead) if lead else None
 
     def get(self, kind: str) -> Model | None:
         """The model of a kind, or None when it was not fitted."""
         return self.by_kind.get(kind)
+
+
+#: The features of a candidate card of a lead (:func:`lead_features`).
+LEAD_FEATURES: Final = (
+    "above",
+    "below",
+    "own_below",
+    "own_above",
+    "length",
+    "singleton",
+    "doubleton",
+    "lowest",
+    "top",
+)
+
+
+def lead_features(info: RulesInfo, ci: CardInfo, hand: int, unseen: int, card: int) -> list[float]:
+    """The features of leading ``card`` (not a joker lead) from ``hand`` with ``unseen`` the cards the
+    leader has not seen (:data:`LEAD_FEATURES`): the unseen cards of its suit above and below it, the
+    hand's own cards of the suit below and above it, the suit's length in the hand (and whether one
+    or two), whether it is the hand's lowest of the suit, whether no unseen card beats it."""
+    s = ci.eff[card]
+    sm = ci.suit_mask[s]
+    above = (ci.higher[card] & unseen & sm).bit_count()
+    below = (ci.lower[card] & unseen).bit_count()
+    own_below = (ci.lower[card] & hand).bit_count()
+    own_above = (ci.higher[card] & hand & sm).bit_count()
+    length = (hand & sm).bit_count()
+    return [
+        float(above),
+        float(below),
+        float(own_below),
+        float(own_above),
+        float(length),
+        1.0 if length == 1 else 0.0,
+        1.0 if length == 2 else 0.0,
+        1.0 if own_below == 0 else 0.0,
+        1.0 if not ci.higher[card] & unseen else 0.0,
+    ]
+
+
+class LeadModel:
+    """A linear score of a lead's candidates (weights per :data:`LEAD_FEATURES`): the best-scored card
+    is led unless it beats the default card by no more than ``margin``."""
+
+    def __init__(self, spec: dict[str, Any]) -> None:
+        self.weights: list[float] = [float(v) for v in spec["weights"]]
+        self.margin: float = float(spec.get("margin", 0.0))
+
+    def score(self, features: Sequence[float]) -> float:
+        """The candidate's score (points, relative to the other candidates)."""
+        total = 0.0
+        for i in range(len(features)):
+            total += self.weights[i] * features[i]
+        return total
 
 
 #: heuristic.v3's parameters: heuristic.v2's and ``reach``.
@@ -299,15 +363,25 @@ def load_models(text: str | None = None) -> dict[str, Any]:
     return hit
 
 
+_BUILT: dict[str, Models | None] = {}
+
+
 def models(rules: Rules) -> Models | None:
-    """The :class:`~strategies.calibrate_v3.Models` of a rule set's table shape, or None when the
-    shape has none (built once per rules object)."""
-    return rules.derived("_heuristic_v3", _build_models)
+    """The :class:`Models` of a rule set's table shape, or None when the shape has none (built once
+    per shape)."""
+    key = table_shape(rules)
+    if key in _BUILT:
+        return _BUILT[key]
+    shape = load_models()["shapes"].get(key)
+    built = _BUILT[key] = Models(shape) if shape else None
+    return built
 
 
-def _build_models(rules: Rules) -> Models | None:
-    shape = load_models()["shapes"].get(table_shape(rules))
-    return Models(shape) if shape else None
+def use_models(data: dict[str, Any]) -> None:
+    """Play with ``data`` (the layout of the shipped file) instead of the shipped models: the fitting
+    script's way to play forced contracts with the models fitted so far."""
+    _LOADED["models"] = data
+    _BUILT.clear()
 
 
 # Compiled with mypyc (a class decorator would make it a Python class): registered at the end.
@@ -330,6 +404,40 @@ class Heuristic3Strategy(Heuristic2Strategy):
         self._partials: dict[tuple[int, int], list[float]] = {}
         #: Per (hand, misère kind, risk): the made rate.
         self._made: dict[tuple[int, int, float], float] = {}
+
+    def play(self, view: SeatView, legal: Sequence[int], rng: Rng | random.Random) -> int:
+        """heuristic.v2's card, but the misère declarer's lead to the first trick (its only lead: it
+        never wins a trick) is the first-lead model's pick where one is fitted."""
+        if len(legal) > 1 and not view.plays and view.seat == view.declarer:
+            contract = view.contract
+            if contract is not None and contract.misere:
+                m = models(view.rules)
+                if m is not None and m.misere_lead is not None:
+                    return self._model_lead(view, legal, rng, m.misere_lead)
+        return super().play(view, legal, rng)
+
+    def _model_lead(
+        self, view: SeatView, legal: Sequence[int], rng: Rng | random.Random, model: LeadModel
+    ) -> int:
+        """The candidate of best :class:`LeadModel` score, unless it beats heuristic.v2's card by no
+        more than the model's margin; joker leads and touching cards as heuristic.v2 plays them."""
+        default = super().play(view, legal, rng)
+        if default >= JOKER_LEAD:
+            return default
+        info = self._rules_info(view.rules)
+        tables = view.tables
+        assert tables is not None
+        ci = card_info(tables)
+        unseen = info.full & ~view.hand & ~(view.discards or 0) & ~view.played
+        best, best_score = default, model.score(lead_features(info, ci, view.hand, unseen, default))
+        bar = best_score + model.margin
+        for a in distinct_actions(view, legal):
+            if a >= JOKER_LEAD or a == default:
+                continue
+            sc = model.score(lead_features(info, ci, view.hand, unseen, a))
+            if sc > bar and sc > best_score:
+                best, best_score = a, sc
+        return best
 
     def _misere_floor(self, pass_value: float) -> float:
         """With ``misere_competes``: what passing is worth (a misère then competes like a suit

@@ -11,13 +11,14 @@ import random
 
 import pytest
 
-from fivehundred.sim import load_rules, play_game
+from fivehundred.sim import PLAY, load_rules, play_game
 from fivehundred.strategies.base import StrategyConfigError, make
 from fivehundred.strategies.calibrate_v3 import fit, logistic, simulate
 from fivehundred.strategies.heuristic2 import calibration
 from fivehundred.strategies.heuristic3 import (
     FEATURES,
     KINDS,
+    LEAD_FEATURES,
     THRESHOLDS,
     Heuristic3Strategy,
     Model,
@@ -72,6 +73,8 @@ def test_the_shipped_models_are_whole_and_sensible() -> None:
         assert spec["observations"] >= 10_000  # fitted on a real run, not on a test input
         weights = spec.get("made") or [w for row in spec["at_least"] for w in row]
         assert all(math.isfinite(w) for w in weights)
+    assert len(shape["misere_lead"]["weights"]) == len(LEAD_FEATURES)
+    assert shape["misere_lead"]["decisions"] >= 1000
     m = models(PAGAT)
     assert m is not None
     suit = m.get("suit")
@@ -168,3 +171,53 @@ def test_a_misere_competes_over_an_opponents_contract() -> None:
                 assert view.high_bid is not None and view.high_bidder % 2 != view.seat % 2
             state.apply(b)
     assert differ > 0
+
+
+def _forced_misere(code: str, deal: int):  # type: ignore[no-untyped-def]
+    """A pagat-au deal with ``code`` forced on its seat of least misère risk, the kitty exchanged by
+    heuristic.v3: the declarer's first lead is next."""
+    from fivehundred.sim.engine import KITTY
+    from fivehundred.sim.game import new_deal
+
+    bot = Heuristic3Strategy()
+    info = rules_info(PAGAT)
+    state, _ = new_deal(PAGAT, 21, deal, deal % 4)
+    seat = min(range(4), key=lambda s: bot._misere_risk(s, state.hands[s], info))
+    state.force_contract(code, seat)
+    while state.phase == KITTY:
+        state.apply(bot.discard(state.view(seat), state.legal_actions(), None))
+    return state
+
+
+def test_the_misere_first_lead_is_the_models_pick() -> None:
+    """The misère declarer's first lead is the candidate of best first-lead score (heuristic.v2's card
+    unless another scores more); the rest of the play is heuristic.v2's."""
+    from fivehundred.sim.engine import JOKER_LEAD
+    from fivehundred.strategies.heuristic3 import lead_features
+    from fivehundred.strategies.sampling import distinct_actions
+    from fivehundred.strategies.tables import card_info
+
+    m = models(PAGAT)
+    assert m is not None and m.misere_lead is not None
+    bot, v2 = Heuristic3Strategy(), make("heuristic.v2")
+    info = rules_info(PAGAT)
+    moved = later = 0
+    for d in range(12):
+        state = _forced_misere(("MIS", "OMIS")[d % 2], d)
+        view, legal = state.view(state.turn), state.legal_actions()
+        got, base = bot.play(view, legal, None), v2.play(view, legal, None)
+        ci = card_info(view.tables)
+        unseen = info.full & ~view.hand & ~view.discards & ~view.played
+        cands = [a for a in distinct_actions(view, legal) if a < JOKER_LEAD]
+        score = {a: m.misere_lead.score(lead_features(info, ci, view.hand, unseen, a)) for a in cands}
+        if got != base:
+            assert got in cands and score[got] == max(score.values())
+            moved += 1
+        state.apply(got)
+        while state.phase == PLAY:  # every later card is heuristic.v2's
+            view, legal = state.view(state.turn), state.legal_actions()
+            card = bot.play(view, legal, None)
+            assert card == v2.play(view, legal, None)
+            state.apply(card)
+            later += 1
+    assert moved > 0 and later > 0
