@@ -683,31 +683,63 @@ def run_chunks(
         scheduler.close()
 
 
+#: Fewest games in one piece of a chunk played in this process while a deals target is near.
+LOCAL_PIECE_GAMES = 8
+#: Deals per game assumed when sizing those pieces (too high only makes pieces smaller).
+LOCAL_DEALS_PER_GAME = 8
+
+
 class LocalParts:
     """:func:`run_parts` in this process, without Ray (the same bytes); ``halted()`` says when to
-    stop starting chunks (the chunk playing then returns early through its counter)."""
+    stop starting chunks (the chunk playing then returns early through its counter).
+
+    ``wanted()`` says how many more deals the run needs (``None``: every game of every chunk).
+    A chunk that may hold the last of them is played in pieces (:meth:`GameChunk.split`, which
+    changes no row), and no piece is started once the chunk holds enough deals: a run of 30 deals
+    plays a few games, not a whole chunk of thousands.
+    """
 
     def __init__(
-        self, chunks: Iterable[Any], run_id: str, plan: Plan, halted: Callable[[], bool] = lambda: False
+        self,
+        chunks: Iterable[Any],
+        run_id: str,
+        plan: Plan,
+        halted: Callable[[], bool] = lambda: False,
+        wanted: Callable[[], int | None] = lambda: None,
     ) -> None:
-        self.chunks, self.run_id, self.plan, self.halted = chunks, run_id, plan, halted
+        self.chunks, self.run_id, self.plan, self.halted, self.wanted = chunks, run_id, plan, halted, wanted
         self.tasks = 0
         self._left: list[Unfinished] = []
+
+    def _pieces(self, chunk: GameChunk) -> list[GameChunk]:
+        want = self.wanted()
+        if want is None:
+            return [chunk]
+        return chunk.split(max(LOCAL_PIECE_GAMES, -(-want // LOCAL_DEALS_PER_GAME)))
 
     def __iter__(self) -> Iterator[PartResult]:
         for chunk in self.chunks:
             if self.halted():
                 return
             self.tasks += 1
-            counts, table = play_chunk_counted(chunk)
-            if len(counts) < len(chunk.game_ids):
-                if counts:
-                    self._left.append(Unfinished(chunk, chunk.game_ids[0], counts, table))
-                return
+            want = self.wanted()
+            counts: list[int] = []
+            tables: list[pa.Table] = []
+            for piece in self._pieces(chunk):
+                got, table = play_chunk_counted(piece)
+                counts += got
+                tables.append(table)
+                if len(got) < len(piece.game_ids):  # halted midway
+                    if counts:
+                        whole = tables[0] if len(tables) == 1 else pa.concat_tables(tables)
+                        self._left.append(Unfinished(chunk, chunk.game_ids[0], counts, whole))
+                    return
+                if want is not None and sum(counts) >= want:
+                    break
             where = self.plan(chunk, counts)
             if where is None:
                 return
-            yield PartResult(chunk, where, encode_part(self.run_id, where.first_deal_id, where.keep, table))
+            yield PartResult(chunk, where, encode_part(self.run_id, where.first_deal_id, where.keep, *tables))
 
     def unfinished(self) -> list[Unfinished]:
         """The games from the start of the chunk a halt stopped midway (if it finished any)."""
@@ -757,10 +789,14 @@ class PartStream:
 
 
 def local_parts(
-    chunks: Iterable[Any], run_id: str, plan: Plan, halted: Callable[[], bool] = lambda: False
+    chunks: Iterable[Any],
+    run_id: str,
+    plan: Plan,
+    halted: Callable[[], bool] = lambda: False,
+    wanted: Callable[[], int | None] = lambda: None,
 ) -> LocalParts:
-    """:func:`run_parts` in this process, without Ray (the same bytes)."""
-    return LocalParts(chunks, run_id, plan, halted)
+    """:func:`run_parts` in this process, without Ray (the same bytes); see :class:`LocalParts`."""
+    return LocalParts(chunks, run_id, plan, halted, wanted)
 
 
 def run_parts(

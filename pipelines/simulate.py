@@ -366,6 +366,11 @@ class _Planner:
         self.config = config
         self.deals = deals
 
+    def wanted(self) -> int | None:
+        """Deals the run still needs (``None`` in ``games`` mode: every game is played)."""
+        target = self.config.deals
+        return None if target is None else max(0, target - self.deals)
+
     def __call__(self, chunk: GameChunk, counts: list[int]) -> PartPlan | None:
         target = self.config.deals
         if target is not None and self.deals >= target:
@@ -618,7 +623,9 @@ def run_simulation(
                     stream = run_parts(chunks, pool, config.run_id, planner, task_games(config, pool.cpus))
                 else:
                     chunks = (replace(c, counter=_Reporting(live, report)) for c in chunks)
-                    stream = local_parts(chunks, config.run_id, planner, halted=lambda: live.halted)
+                    stream = local_parts(
+                        chunks, config.run_id, planner, halted=lambda: live.halted, wanted=planner.wanted
+                    )
                 playing.append(time.perf_counter())
                 commit = _Committer(store, manifest, config)
                 interrupts = _Interrupts(live.halt)  # in-process the chunk reads it; on Ray, poll()

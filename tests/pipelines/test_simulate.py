@@ -101,6 +101,28 @@ def test_deals_plays_the_fewest_whole_games_reaching_n(tmp_path: Path, deals: in
     assert got.drop_columns(["run_id"]).equals(ref.drop_columns(["run_id"]))
 
 
+@pytest.mark.parametrize("deals", [1, 30, 200])
+def test_deals_in_process_stops_a_large_chunk_at_n(tmp_path: Path, monkeypatch, deals: int) -> None:
+    """A chunk of 5,000 games holding the N-th deal is played in pieces, stopped once N is reached
+    (not played whole and cut), with the rows of a --games run of the games kept."""
+    from fivehundred.pipelines import chunks
+
+    played: list[int] = []
+    real = chunks.play_game
+
+    def counting(rules, bots, seed, game_id, labels):
+        played.append(game_id)
+        return real(rules, bots, seed, game_id, labels)
+
+    monkeypatch.setattr(chunks, "play_game", counting)
+    summary = run_simulation(config(tmp_path, "d", strategies=LONG, games=None, deals=deals, chunk_size=5000))
+    assert summary.games <= len(played) < summary.games + chunks.LOCAL_PIECE_GAMES + deals
+    assert played == list(range(len(played)))
+    monkeypatch.setattr(chunks, "play_game", real)
+    run_simulation(config(tmp_path, "g", strategies=LONG, games=summary.games, chunk_size=5000))
+    assert log(tmp_path / "d").drop_columns(["run_id"]).equals(log(tmp_path / "g").drop_columns(["run_id"]))
+
+
 def test_chunk_size_changes_the_files_not_the_rows(tmp_path: Path) -> None:
     run_simulation(config(tmp_path, "a", strategies=LONG, games=30, chunk_size=4))
     run_simulation(config(tmp_path, "b", strategies=LONG, games=30, chunk_size=30))
