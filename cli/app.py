@@ -257,7 +257,7 @@ def _terminate(signum: int, frame: object) -> None:
 def sigterm_as_ctrl_c() -> Iterator[None]:
     """SIGTERM (a scheduler, ``kill``) stops like Ctrl-C meanwhile: committed work recorded, Ray shut down.
 
-    :class:`~pipelines.chunks.RayPool` puts this handler back after ``ray.init`` (which installs its own).
+    :class:`~pipelines.raypool.RayPool` puts this handler back after ``ray.init`` (which installs its own).
     """
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:

@@ -85,8 +85,8 @@ def run_main_job(
     from fivehundred.cli.statistics import make_report
     from fivehundred.pipelines.analysis import analyze
     from fivehundred.pipelines.analysis.dd_sample import check_sample
-    from fivehundred.pipelines.chunks import RayPool
     from fivehundred.pipelines.outputs import check_output_dir
+    from fivehundred.pipelines.raypool import RayPool
     from fivehundred.pipelines.runconfig import load_config
     from fivehundred.pipelines.simulate import run_simulation
     from fivehundred.sim.errors import UserError

@@ -34,18 +34,9 @@ from typing import Any
 
 import pyarrow.fs as pafs
 
-from fivehundred.pipelines.chunks import (
-    GameChunk,
-    LiveCounter,
-    LocalParts,
-    PartPlan,
-    PartResult,
-    PartStream,
-    RayPool,
-    Unfinished,
-    local_parts,
-    run_parts,
-)
+from fivehundred.pipelines.chunks import GameChunk, LocalParts, PartPlan, PartResult, local_parts
+from fivehundred.pipelines.live import LiveCounter, Unfinished
+from fivehundred.pipelines.raypool import RayPool
 from fivehundred.pipelines.runconfig import RunConfig, jsonable
 from fivehundred.pipelines.rundir import (
     DEALS_DIR,
@@ -59,6 +50,7 @@ from fivehundred.pipelines.rundir import (
     encode_parquet,
     package_versions,
 )
+from fivehundred.pipelines.scheduler import PartStream, run_parts
 from fivehundred.pipelines.schema import CHUNK_SCHEMA
 from fivehundred.sim.errors import UserError
 
@@ -390,7 +382,7 @@ class _Planner:
 
 class _Reporting:
     """The in-process live counter: counts finished games, reports them (throttled), and passes on
-    the run's halt flag (:class:`~pipelines.chunks.LiveCounter`)."""
+    the run's halt flag (:class:`~pipelines.live.LiveCounter`)."""
 
     def __init__(self, live: LiveCounter, report: Callable[[], None]) -> None:
         self.live, self.report = live, report

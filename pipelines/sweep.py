@@ -41,8 +41,8 @@ from fivehundred.pipelines.analysis.distributions import normal_quantile
 from fivehundred.pipelines.analysis.io import open_run, write_tables
 from fivehundred.pipelines.analysis.multiplicity import ALPHA, holm
 from fivehundred.pipelines.analysis.tidy import finish, lineup_text
-from fivehundred.pipelines.chunks import RayPool
 from fivehundred.pipelines.outputs import check_output_dir
+from fivehundred.pipelines.raypool import RayPool
 from fivehundred.pipelines.runconfig import RunConfig, jsonable, make_config
 from fivehundred.pipelines.rundir import join, read_manifest
 from fivehundred.pipelines.simulate import Progress, RunSummary, run_simulation

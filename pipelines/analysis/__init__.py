@@ -193,11 +193,11 @@ def _tables(
 
 def shared_ray(workers: int | None, address: str | None) -> AbstractContextManager[Any]:
     """One embedded Ray instance (``workers`` > 0) or one connection (``address``) for the whole
-    analysis: each phase's pool (:class:`pipelines.chunks.RayPool`) finds Ray running and uses it,
+    analysis: each phase's pool (:class:`pipelines.raypool.RayPool`) finds Ray running and uses it,
     and only this one shuts it down; a no-op for an analysis in this process."""
     if not workers and address is None:
         return nullcontext()
-    from fivehundred.pipelines.chunks import RayPool
+    from fivehundred.pipelines.raypool import RayPool
 
     return RayPool(workers=workers, address=address)
 

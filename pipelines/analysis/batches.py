@@ -4,7 +4,7 @@ The analysis never holds a whole run: :func:`plan_batches` cuts the game ids of 
 ``[lo, hi)`` of at most about :data:`BATCH_ROWS` deals of any run (a game never straddles two
 ranges, whatever the part files: a range reads the part files whose games overlap it, filtered to
 the range when a file reaches outside it).  One task per range (:func:`batch_stats`, in this process
-or as a Ray task on the shared scheduler of :mod:`pipelines.chunks`) reads the range of every run,
+or as a Ray task on the shared scheduler of :mod:`pipelines.scheduler`) reads the range of every run,
 builds its per-deal frame (:func:`~pipelines.analysis.frame.collect_deals`) and returns only
 *partial aggregates*: counts and integer sums per group (:data:`AGGREGATES`), and for a run on the
 base run's table the sums of the deal-by-deal pairing with it (:data:`variants.PAIR_AGGREGATES`;
@@ -215,7 +215,8 @@ def with_pairing(frames: Sequence[Frame]) -> list[Frame]:
 
 def _results(batches: Sequence[Batch], workers: int | None, address: str | None) -> Any:
     """Each batch's :func:`batch_stats`, in batch order (in this process, or on Ray)."""
-    from fivehundred.pipelines.chunks import RayPool, run_chunks
+    from fivehundred.pipelines.raypool import RayPool
+    from fivehundred.pipelines.scheduler import run_chunks
 
     if not workers and address is None:
         for done in run_chunks(batches, None, task=batch_stats):

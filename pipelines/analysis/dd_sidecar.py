@@ -5,7 +5,7 @@ facts the engine logged (the declarer's hand as dealt plus the kitty minus its `
 sitting-out partners' hands empty, the first seat of ``play_seats`` to lead, ``joker_suit`` as the
 declarer named it) and :func:`sim.dd.dd_tricks` solves it (:func:`solve_chunk`).  The deals, in the
 sample order of :mod:`~pipelines.analysis.dd_sample`, are cut into parts of :data:`CHUNK_DEALS`; each
-part is one task (on Ray with the shared scheduler of :mod:`pipelines.chunks`, or in this process) and
+part is one task (on Ray with the shared scheduler of :mod:`pipelines.scheduler`, or in this process) and
 is written atomically as it comes back (:func:`sidecar_parts`), so an interrupted analysis resumes
 where it stopped.  A part whose deal ids, seeds and version match the log is reused; the bytes depend
 only on the log, never on the number of workers.  :func:`dd_sidecar` reads a run's sidecar part by
@@ -354,7 +354,8 @@ def sidecar_parts(
 def _solve(
     todo: Iterable[Any], workers: int | None, address: str | None, task: Callable[[Any], bytes]
 ) -> Iterator[tuple[int, bytes]]:
-    from fivehundred.pipelines.chunks import RayPool, run_chunks
+    from fivehundred.pipelines.raypool import RayPool
+    from fivehundred.pipelines.scheduler import run_chunks
 
     if workers == 0 and address is None:
         for done in run_chunks(todo, None, task=task):

@@ -8,7 +8,7 @@ The sample (:func:`sample_ids`, evenly spaced in ``deal_id`` order) is found hol
 ids at a time (:mod:`pipelines.idspans`).  The replays are a sidecar of the run,
 ``RUN/whatif_misere/part-NNNNN.parquet``: the sampled deals in ``deal_id`` order, :data:`CHUNK_DEALS`
 per part, each part replayed by one task (:func:`replay_chunk`: in this process, or a Ray task on the
-shared scheduler of :mod:`pipelines.chunks`) and written atomically when it comes back, as the DD
+shared scheduler of :mod:`pipelines.scheduler`) and written atomically when it comes back, as the DD
 sidecar's (:func:`pipelines.analysis.dd.sidecar_parts`).  A part is reused when its deal ids, seeds
 and version (:func:`replay_version`: this replay's definition, the seat strategy's id, the engine's
 version and the rules) match; so an interrupted or repeated analysis replays only what is missing.

@@ -1,7 +1,7 @@
 """Executors of a tournament: they play chunks of game pairs, in this process or on Ray.
 
-Both run the chunks through the one in-order scheduler of :mod:`pipelines.chunks`
-(:func:`~pipelines.chunks.run_chunks`; on Ray through :class:`~pipelines.chunks.RayPool`: embedded
+Both run the chunks through the one in-order scheduler of :mod:`pipelines.scheduler`
+(:func:`~pipelines.scheduler.run_chunks`; on Ray through :class:`~pipelines.raypool.RayPool`: embedded
 local Ray or a cluster at ``address``, retries, a window of chunks in flight, in-flight chunks
 cancelled when the consumer stops), with the tournament's own task (:func:`play_remote`).  Every
 chunk gets freshly built bots, so both executors give the same rows.
@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from fivehundred.pipelines.chunks import RayPool, run_chunks
+from fivehundred.pipelines.raypool import RayPool
+from fivehundred.pipelines.scheduler import run_chunks
 from fivehundred.pipelines.tournament.config import TournamentConfig
 from fivehundred.pipelines.tournament.schedule import Chunk, PairPlayer, PairResult, Seating
 

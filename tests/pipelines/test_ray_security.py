@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from fivehundred.pipelines.chunks import ClusterError, RayPool, cluster_error
 from fivehundred.pipelines.loopback import ray_cluster
+from fivehundred.pipelines.raypool import ClusterError, RayPool, cluster_error
 from tests.pipelines.runs import descendants
 
 REPO = Path(__file__).resolve().parents[2]

@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from fivehundred.pipelines import rundir, simulate
-from fivehundred.pipelines.chunks import ClusterError
+from fivehundred.pipelines.raypool import ClusterError
 from fivehundred.pipelines.runconfig import RunConfigError, load_config, make_config, read_run_file
 from fivehundred.pipelines.schema import DEAL_LOG_SCHEMA, records_to_table
 from fivehundred.pipelines.simulate import Progress, RunDirConflict, run_simulation

@@ -17,8 +17,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from fivehundred.pipelines.chunks import ChunkFailed
 from fivehundred.pipelines.loopback import kill_session
+from fivehundred.pipelines.raypool import ChunkFailed
 from fivehundred.pipelines.runconfig import make_config
 from fivehundred.pipelines.simulate import run_simulation
 from tests.pipelines.faulty_bots import KILL_AT_ENV, KILL_MARKER_ENV

@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from fivehundred.pipelines import chunks as chunks_module
-from fivehundred.pipelines.chunks import GameChunk, LiveCounter, encode_part, game_counts, play_chunk
+from fivehundred.pipelines.chunks import GameChunk, encode_part, game_counts, play_chunk
+from fivehundred.pipelines.live import LiveCounter
 from fivehundred.pipelines.runconfig import make_config
 from fivehundred.pipelines.rundir import encode_parquet
 from fivehundred.pipelines.schema import CHUNK_SCHEMA

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from fivehundred.pipelines.chunks import GameChunk, RayPool, play_chunk, run_chunks
+from fivehundred.pipelines.chunks import GameChunk, play_chunk
+from fivehundred.pipelines.raypool import RayPool
 from fivehundred.pipelines.runconfig import SeatSpec, make_config
+from fivehundred.pipelines.scheduler import run_chunks
 from fivehundred.pipelines.simulate import run_simulation
 from fivehundred.sim import StrategyError, load_rules
 from tests.pipelines.runs import parts
