@@ -75,6 +75,7 @@ def test_errors_are_one_line(tmp_path: Path) -> None:
     assert not (tmp_path / "r.html").exists()
 
 
+@pytest.mark.slow  # two whole reports
 def test_a_report_of_runs_on_an_object_store(runs: tuple, tmp_path: Path) -> None:
     fs = pafs._MockFileSystem(datetime.datetime(2020, 1, 1))
     _run("bucket/a", filesystem=fs)

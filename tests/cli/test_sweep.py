@@ -14,6 +14,7 @@ from fivehundred.cli.app import app
 runner = CliRunner()
 
 
+@pytest.mark.slow  # the whole command: five runs, their analysis, a report and its PDF
 def test_sweep_command_writes_runs_stats_and_report_then_reuses(tmp_path: Path) -> None:
     out = tmp_path / "s"
     args = ["sweep", "--out", str(out), "--switches", "bidding.misere,table.players", "--deals", "120"]

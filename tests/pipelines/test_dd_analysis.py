@@ -7,7 +7,6 @@ seed and its logged calls, discards and namings applied through the engine, then
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 import pytest
@@ -21,6 +20,7 @@ from fivehundred.pipelines.simulate import run_simulation
 from fivehundred.sim import PLAY, State, load_rules
 from fivehundred.sim.dd import Position, dd_tricks
 from fivehundred.sim.notation import action_codes, parse_joker_suit
+from tests.pipelines.dd_helpers import count_solves
 
 STRATS = "heuristic,random,heuristic,random"
 
@@ -57,21 +57,6 @@ def _direct(run: Path) -> dict[int, int]:
         assert st.phase == PLAY and st.tricks_played == 0
         out[row["deal_id"]] = dd_tricks(Position.from_state(st))
     return out
-
-
-def count_solves(
-    monkeypatch: pytest.MonkeyPatch, module: Any = dd_sidecar, task: str = "solve_chunk"
-) -> list[int]:
-    """Replace ``module.task`` by a wrapper that records each chunk it solves; returns the record."""
-    solved: list[int] = []
-    real = getattr(module, task)
-
-    def counting(chunk: dd_sidecar.DDChunk) -> bytes:
-        solved.append(chunk.key)
-        return real(chunk)
-
-    monkeypatch.setattr(module, task, counting)
-    return solved
 
 
 def _sidecar(run: Path, workers: int | None = 0) -> pl.DataFrame:
@@ -217,6 +202,7 @@ def test_ray_workers_write_the_same_bytes(run: Path, tmp_path: Path, monkeypatch
     assert _parts(a) == _parts(b) and len(_parts(a)) >= 3
 
 
+@pytest.mark.slow  # two whole reports (the fresh run's report tests read its DD section quickly)
 def test_report_has_the_dd_section(run: Path, tmp_path: Path) -> None:
     from fivehundred.reports.build import build_report
 

@@ -18,7 +18,7 @@ from fivehundred.pipelines.runconfig import make_config
 from fivehundred.pipelines.simulate import run_simulation
 from fivehundred.sim import load_rules
 from fivehundred.sim.notation import bid_denomination
-from tests.pipelines.test_dd_analysis import count_solves
+from tests.pipelines.dd_helpers import count_solves
 
 RULES = load_rules("pagat-au")
 DENS = [d for d, _ in ddpar.denominations(RULES)]
@@ -258,6 +258,7 @@ def test_landing_marks_over_and_under_bids(run: Path) -> None:
         assert mine["net"] == lost
 
 
+@pytest.mark.slow  # a whole report
 def test_report_dd_section_shows_the_par_tables(run: Path, analysed, tmp_path: Path) -> None:
     from fivehundred.reports.build import build_report
 

@@ -204,6 +204,7 @@ def test_ray_workers_give_the_same_stats(swept, tmp_path: Path) -> None:
         assert (tmp_path / "ray" / "stats" / p.name).read_bytes() == p.read_bytes(), p.name
 
 
+@pytest.mark.slow  # a whole report of the sweep
 def test_report_states_words_bots_and_effects(swept, tmp_path: Path) -> None:
     plan, result = swept
     res = build_sweep_report(result.tables, tmp_path / "r.html", tmp_path / "r.pdf")

@@ -149,6 +149,7 @@ def _value(text: str) -> object:
             return text
 
 
+@pytest.mark.slow  # a second whole report (the fresh run's is read by tests/reports/test_document.py)
 def test_every_section_and_figure_is_present(report: tuple) -> None:
     html_path, _, result = report
     parsed = _parse(html_path)
@@ -196,6 +197,7 @@ def test_only_unpaired_runs_say_why_effects_are_empty(runs: tuple) -> None:
     assert tables_section(Context(single, tuple(order))).absent == "every run is on the same table"
 
 
+@pytest.mark.slow  # the report fixture: a whole report
 def test_table_numbers_equal_the_analysis_tables(runs: tuple, report: tuple) -> None:
     *_, tables = runs
     parsed = _parse(report[0])

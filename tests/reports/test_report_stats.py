@@ -14,6 +14,9 @@ from fivehundred.reports.figures import effects_chart
 from fivehundred.reports.layout import SECTION_BUILDERS
 from tests.pipelines.analysis.helpers import play_run, write_run
 
+#: Every test reads one whole report of two runs.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, pl.DataFrame], list[str]]:

@@ -28,9 +28,9 @@ out = []
 for variant in ("pagat-au", "three-player", "six-player", "two-jokers", "north-american"):
     rules = load_rules(variant)
     bots = [make("random(pass_probability=0.4,max_raise=4)")] * rules.players
-    for g in range(40):
+    for g in range({random}):
         out.append(repr(play_game(rules, bots, 11, g)))
-    for g in range(8):
+    for g in range({heuristic}):
         out.append(repr(play_game(rules, [make("heuristic")] * rules.players, 11, g)))
 print(sim.core()["core"], hashlib.sha256("".join(out).encode()).hexdigest())
 """
@@ -63,12 +63,17 @@ def test_pure_core_can_be_forced_and_says_why() -> None:
     assert out.startswith("FIVEHUNDRED_PURE is set") and out.endswith("rng.py")
 
 
-def test_compiled_and_pure_cores_play_identical_games() -> None:
-    """The same source, compiled or not, gives the same records (byte for byte through repr)."""
-    default = _run(_GAMES).split()
+@pytest.mark.parametrize(
+    ("random", "heuristic"), [(12, 3), pytest.param(40, 8, marks=pytest.mark.slow)], ids=["few", "many"]
+)
+def test_compiled_and_pure_cores_play_identical_games(random: int, heuristic: int) -> None:
+    """The same source, compiled or not, gives the same records (byte for byte through repr) on
+    every kind of table: a few games of each in the quick tier, more in the slow one."""
+    code = _GAMES.format(random=random, heuristic=heuristic)
+    default = _run(code).split()
     if default[0] != "compiled":
         _missing("the core is not compiled here: there is nothing to compare the pure core with")
-    pure = _run(_GAMES, FIVEHUNDRED_PURE="1").split()
+    pure = _run(code, FIVEHUNDRED_PURE="1").split()
     assert pure[0] == "pure"
     assert default[1] == pure[1]
 
