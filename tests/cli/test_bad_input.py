@@ -29,7 +29,7 @@ import pytest
 from fivehundred.pipelines.runconfig import make_config
 from fivehundred.pipelines.simulate import run_simulation
 from tests.cli.helpers import in_process
-from tests.pipelines.test_dd_positions import GOLDEN
+from tests.pipelines.dd_golden import GOLDEN
 
 REPO = Path(__file__).resolve().parents[2]
 
