@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from fivehundred.cli.app import app, optional_values, sigterm_as_ctrl_c
+from fivehundred.cli.options import PartialOption
 from fivehundred.pipelines.rundir import join
 
 #: ``--dd`` alone means ``--dd contract``; ``--dd par`` (cli.app.optional_values).
@@ -66,12 +67,7 @@ def analyze_cmd(
         str | None,
         typer.Option("--address", help="Join an existing Ray cluster (host:port) for the batches and --dd."),
     ] = None,
-    partial: Annotated[
-        bool,
-        typer.Option(
-            "--partial", help="Use a run that is not finished (still running or interrupted) as it is."
-        ),
-    ] = False,
+    partial: PartialOption = False,
 ) -> None:
     """Bid success, misère viability, strategy and (with --compare) paired variant effects."""
     from fivehundred.cli.progress import StatusLine

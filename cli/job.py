@@ -118,24 +118,25 @@ def run_main_job(
         except UserError as exc:
             raise UserError(f"--compare-variant {compare_variant}: {exc}") from None
     pool = RayPool(workers=workers) if workers != 0 else contextlib.nullcontext()
-    t0 = time.perf_counter()
-    with pool:  # one embedded Ray for both simulations (run_simulation reuses an initialised Ray)
-        size = f"{cfg.deals:,} deals" if cfg.deals else f"{cfg.games:,} games"
-        say(f"simulating {size} of {cfg.rules.name} ...")
-        summary = run_simulation(cfg, progress=simulate_progress, overwrite=overwrite)
-        result.runs.append(main_dir)
+
+    def simulate(run_cfg: Any, run_dir: str | Path, what: str, timing: str) -> Any:
+        t0 = time.perf_counter()
+        say(f"simulating {what} ...")
+        summary = run_simulation(run_cfg, progress=simulate_progress, overwrite=overwrite)
+        result.runs.append(run_dir)
         result.deals.append(summary.deals)
         result.done.append(_done(summary))
-        result.seconds["simulate (Ray start included)"] = time.perf_counter() - t0
+        result.seconds[timing] = time.perf_counter() - t0
+        return summary
+
+    with pool:  # one embedded Ray for both simulations (run_simulation reuses an initialised Ray)
+        size = f"{cfg.deals:,} deals" if cfg.deals else f"{cfg.games:,} games"
+        summary = simulate(cfg, main_dir, f"{size} of {cfg.rules.name}", "simulate (Ray start included)")
         if compare_variant:
-            t0 = time.perf_counter()
             cfg2 = configure(out=str(cmp_dir), variant=compare_variant, games=summary.games)
-            say(f"simulating the same {summary.games:,} games under {cfg2.rules.name} ...")
-            s2 = run_simulation(cfg2, progress=simulate_progress, overwrite=overwrite)
-            result.runs.append(cmp_dir)
-            result.deals.append(s2.deals)
-            result.done.append(_done(s2))
-            result.seconds["simulate compare"] = time.perf_counter() - t0
+            simulate(
+                cfg2, cmp_dir, f"the same {summary.games:,} games under {cfg2.rules.name}", "simulate compare"
+            )
         t0 = time.perf_counter()  # in the pool: the DD sample is solved on the same Ray workers
         stats = sub("stats")
         say("analysing ...")

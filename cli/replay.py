@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from fivehundred.cli.app import app
+from fivehundred.cli.options import PartialOption
 
 
 @app.command("replay")
@@ -21,12 +22,7 @@ def replay_cmd(
             "--game", min=1, help="Show game N (counted from 1, as play numbers them) deal by deal."
         ),
     ] = None,
-    partial: Annotated[
-        bool,
-        typer.Option(
-            "--partial", help="Use a run that is not finished (still running or interrupted) as it is."
-        ),
-    ] = False,
+    partial: PartialOption = False,
 ) -> None:
     """Show one deal as a player reads it (hands, kitty, auction, contract, discards, tricks, score),
     or with --game a whole game deal by deal, as play shows it."""
@@ -65,12 +61,7 @@ def verify_cmd(
             "--variant", help="The rules (name or TOML file), instead of the manifest or variant column."
         ),
     ] = None,
-    partial: Annotated[
-        bool,
-        typer.Option(
-            "--partial", help="Use a run that is not finished (still running or interrupted) as it is."
-        ),
-    ] = False,
+    partial: PartialOption = False,
 ) -> None:
     """Replay every deal through the engine; print each finding with its deal id; exit 1 on any."""
     from fivehundred.cli.progress import StatusLine

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from fivehundred.cli.app import app
+from fivehundred.cli.options import PartialOption
 
 
 @app.command("report")
@@ -25,12 +26,7 @@ def report_cmd(
             "--stats", help="Read the statistics tables from this folder or URI (default: analyse the runs)."
         ),
     ] = None,
-    partial: Annotated[
-        bool,
-        typer.Option(
-            "--partial", help="Use a run that is not finished (still running or interrupted) as it is."
-        ),
-    ] = False,
+    partial: PartialOption = False,
 ) -> None:
     """Write one self-contained HTML report (figures embedded) and optionally a PDF."""
     from fivehundred.cli.progress import StatusLine

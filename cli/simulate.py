@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from fivehundred.cli.app import app, sigterm_as_ctrl_c
+from fivehundred.cli.options import AddressOption, WorkersOption
 from fivehundred.cli.progress import StatusLine, format_duration
 
 if TYPE_CHECKING:
@@ -92,15 +93,6 @@ def simulation_bar() -> Iterator[SimulationBar]:
         raise typer.Exit(130) from None
     finally:
         bar.close()
-
-
-#: The ``--workers`` and ``--address`` flags of every command that plays on Ray.
-WorkersOption = Annotated[
-    int | None, typer.Option("--workers", help="Parallel workers (default: all cores; 0: in-process).")
-]
-AddressOption = Annotated[
-    str | None, typer.Option("--address", help="Join an existing Ray cluster (host:port).")
-]
 
 
 @app.command("simulate")

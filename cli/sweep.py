@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from fivehundred.cli.app import app, sigterm_as_ctrl_c
+from fivehundred.cli.options import AddressOption, WorkersOption
 from fivehundred.cli.progress import StatusLine, format_duration
-from fivehundred.cli.simulate import AddressOption, WorkersOption
 from fivehundred.pipelines.rundir import is_store, join, store_name
 
 if TYPE_CHECKING:

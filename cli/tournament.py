@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from fivehundred.cli.app import app, sigterm_as_ctrl_c
+from fivehundred.cli.options import AddressOption
 from fivehundred.cli.progress import StatusLine
 
 if TYPE_CHECKING:
@@ -88,9 +89,7 @@ def tournament_cmd(
         int | None,
         typer.Option("--workers", min=0, help="Parallel Ray workers (default: all cores; 0: in-process)."),
     ] = None,
-    address: Annotated[
-        str | None, typer.Option("--address", help="Join an existing Ray cluster (host:port).")
-    ] = None,
+    address: AddressOption = None,
     isolate: Annotated[
         bool,
         typer.Option("--isolate", help="Run every entry's strategy in its own process (same results)."),

@@ -9,19 +9,10 @@ from typer.testing import CliRunner
 
 import fivehundred.cli.main  # noqa: F401  (registers every command)
 from fivehundred.cli.app import app
+from tests.pipelines.dd_golden import GOLDEN
 
 #: 8H, the declarer holds the two top trumps left: both tricks, 6 + 2 (docs/dd.md's example).
-POSITION = {
-    "variant": "pagat-au",
-    "contract": "8H",
-    "declarer": 0,
-    "leader": 0,
-    "hands": [["AH", "KH"], ["AS", "KS"], ["QH", "QS"], ["5S", "6S"]],
-    "joker_suit": None,
-    "suits_led": ["H", "S"],
-    "tricks_played": 8,
-    "declarer_tricks": 6,
-}
+POSITION, _ = GOLDEN[0]
 
 
 def test_out_dash_writes_to_standard_output(tmp_path: Path, monkeypatch: object) -> None:
