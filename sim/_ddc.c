@@ -457,6 +457,23 @@ static int rel(const S *s, int m) {
     return p | b << 4 | (m >> 6) << 7;
 }
 
+/* The order of a lead that neither wins nor reaches a partner's winner (higher first): from the
+ * leader's shorter blocks first, towards a partner who can ruff, away from an opponent who can. */
+static int lead_weight(const S *s, int leader, int c) {
+    int b = s->block_of[c], side = s->maxer[leader];
+    u64 cards = s->block_mask[b];
+    int w = -2 * popc(s->hands[leader] & cards), mate_ruff = 0, opp_ruff = 0;
+    if (b != s->trump)
+        for (int q = 0; q < s->n; q++) {
+            if (!s->hands[q] || (s->hands[q] & cards) || !(s->hands[q] & s->power_mask)) continue;
+            if (s->maxer[q] != side)
+                opp_ruff = 1;
+            else if (q != leader)
+                mate_ruff = 1;
+        }
+    return w + 15 * mate_ruff - 20 * opp_ruff;
+}
+
 static int lead_moves(const S *s, int leader, int hint, int *out) {
     u64 hand = s->hands[leader], jk = hand & s->suitless, others = s->rem & ~hand;
     int reps[64], nrep = runs(s, hand ^ jk, reps);
@@ -490,6 +507,18 @@ static int lead_moves(const S *s, int leader, int hint, int *out) {
                 }
                 jm[nj++] = c + NAMING * (x + 1);
             }
+        }
+    }
+    if (!s->misere && nr > 1 && (techniques & T_ORDER)) { /* insertion sort by lead_weight, stable */
+        int w[MAXMOVES];
+        for (int i = 0; i < nr; i++) {
+            int c = rest[i], x = lead_weight(s, leader, c), j = i;
+            for (; j > 0 && w[j - 1] < x; j--) {
+                rest[j] = rest[j - 1];
+                w[j] = w[j - 1];
+            }
+            rest[j] = c;
+            w[j] = x;
         }
     }
     int n = 0;
