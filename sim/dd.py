@@ -167,7 +167,10 @@ def _new_context(rules: Rules, contract: str, jokers_named: tuple[int, ...], dec
 def _solve(pos: Position, moves: Sequence[int], reuse: bool, guess: int = -1) -> list[int]:
     ctx = _context(pos.rules, pos.contract.code, pos.jokers_named, pos.declarer)
     if guess < 0:
-        guess = pos.contract.tricks + 1 - pos.declarer_tricks
+        # the first guess (docs/experiments/dd.md measures them): a whole solve in a trump contract
+        # starts from every trick left, else from the contract's level plus one
+        top = not moves and not pos.contract.no_trump
+        guess = pos.tricks_left if top else pos.contract.tricks + 1 - pos.declarer_tricks
     return _ext().solve(
         ctx, pos.hands, pos.trick, pos.leader, pos.led, pos.led_suits, pos.tricks_played, guess, moves, reuse
     )
@@ -177,8 +180,9 @@ def dd_tricks(pos: Position, guess: int | None = None) -> int:
     """The declaring side's total tricks at the end of the deal under double-dummy play.
 
     Tricks already won (``pos.declarer_tricks``) count.  Misère: 0 when the declarer can avoid
-    every trick, else 1.  ``guess``: where the search starts (a total; default the contract's
-    level plus one): the closer to the value, the less work, the value is the same whatever it is.
+    every trick, else 1.  ``guess``: where the search starts (a total; default every trick in a trump
+    contract, the contract's level plus one otherwise): the closer to the value, the less work, the
+    value is the same whatever it is.
     """
     if pos.contract.misere and pos.declarer_tricks > 0:
         return 1
