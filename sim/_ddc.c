@@ -22,8 +22,9 @@
  * - bounds at each trick boundary (bounds, quick): power cards above the other side's, k power cards
  *   against m, and the leader's side's quick tricks played out; within a trick (second_hand), the
  *   side to move taking the trick for sure (and cashing after it);
- * - move ordering: the table's best lead first, winners, then low cards; followers cover or duck
- *   by who can still beat the trick after them, discard from blocks the other side controls.
+ * - move ordering: the table's best lead first, winners, leads to a partner's winner, then the
+ *   leader's short blocks (away from a ruff); followers cover or duck by who can still beat the trick
+ *   after them, discard from their longest block.
  *
  * The table is a pool of entries and a hash table of classes, allocated once (TT_BYTES) and emptied
  * for each solve by a generation stamp (solves of one deal that share the card numbering and the
@@ -478,15 +479,18 @@ static int lead_moves(const S *s, int leader, int hint, int *out) {
     u64 hand = s->hands[leader], jk = hand & s->suitless, others = s->rem & ~hand;
     int reps[64], nrep = runs(s, hand ^ jk, reps);
     int win[64], part[64], rest[MAXMOVES], nw = 0, np = 0, nr = 0, jm[MAXMOVES], nj = 0;
-    int ruff = 0, side = s->maxer[leader];
-    u64 partners = 0;
+    int side = s->maxer[leader];
+    u64 partners = 0, ruffers = 0; /* the hands of the opponents holding a power card */
     for (int q = 0; q < s->n; q++) {
-        if (!s->misere && s->maxer[q] != side && (s->hands[q] & s->power_mask)) ruff = 1;
+        if (!s->misere && s->maxer[q] != side && (s->hands[q] & s->power_mask)) ruffers |= 1ULL << q;
         if (q != leader && s->maxer[q] == side) partners |= s->hands[q];
     }
     for (int i = 0; i < nrep; i++) {
         int c = reps[i], b = s->block_of[c];
         u64 higher = others & s->block_mask[b] & above(c);
+        int ruff = 0; /* an opponent void in the block can ruff */
+        for (u64 rq = ruffers; rq && !ruff; rq &= rq - 1)
+            if (!(s->hands[__builtin_ctzll(rq)] & s->block_mask[b])) ruff = 1;
         if (!s->misere && !higher && (b == s->trump || !ruff))
             win[nw++] = c;
         else if (!s->misere && higher && (partners >> msb(higher) & 1))
@@ -521,11 +525,13 @@ static int lead_moves(const S *s, int leader, int hint, int *out) {
             w[j] = x;
         }
     }
+    /* winners, leads to a partner's winner, suitless jokers (a sure trick that keeps), the rest;
+     * in misère the jokers last */
     int n = 0;
-    if (!s->misere)
-        for (int i = 0; i < nj; i++) out[n++] = jm[i];
     for (int i = 0; i < nw; i++) out[n++] = win[i];
     for (int i = 0; i < np; i++) out[n++] = part[i];
+    if (!s->misere)
+        for (int i = 0; i < nj; i++) out[n++] = jm[i];
     for (int i = 0; i < nr; i++) out[n++] = rest[i];
     if (s->misere)
         for (int i = 0; i < nj; i++) out[n++] = jm[i];
@@ -549,20 +555,21 @@ static int add_runs(const S *s, u64 cards, int high_first, int *out, int n) {
     return n;
 }
 
-/* A void seat's discards, lowest first, blocks where the other side holds the top card first. */
+/* A void seat's discards: its longest block first (ties: the lower block), lowest card first. */
 static int add_discards(const S *s, int seat, u64 cards, int *out, int n) {
-    u64 first = 0;
-    int side = s->maxer[seat];
+    int ord[5], len[5], nb = 0;
     for (int b = 0; b < 5; b++) {
-        u64 c = cards & s->block_mask[b];
-        if (!c) continue;
-        u64 all = s->rem & s->block_mask[b];
-        int top = msb(all), owner = 0;
-        while (!(s->hands[owner] >> top & 1)) owner++;
-        if (s->maxer[owner] != side) first |= c;
+        if (!(cards & s->block_mask[b])) continue;
+        int l = popc(s->hands[seat] & s->block_mask[b]), j = nb++;
+        for (; j > 0 && len[j - 1] < l; j--) {
+            ord[j] = ord[j - 1];
+            len[j] = len[j - 1];
+        }
+        ord[j] = b;
+        len[j] = l;
     }
-    n = add_runs(s, cards & first, 0, out, n);
-    return add_runs(s, cards & ~first, 0, out, n);
+    for (int i = 0; i < nb; i++) n = add_runs(s, cards & s->block_mask[ord[i]], 0, out, n);
+    return n;
 }
 
 static int follow_moves(const S *s, int k, int seat, u64 legal, int led, int best, int win, int *out) {
