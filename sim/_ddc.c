@@ -92,7 +92,7 @@ static int tt_counted = 0;
 typedef struct {
     /* the context (fixed for a contract, its joker namings and its declarer) */
     int n, nact, misere, forced, ls_matters, hand_size, trump, ncards, two_sides, declarer;
-    u64 suitless, power_mask;
+    u64 suitless, power_mask, block_low; /* block_low: the lowest card of each block */
     int next[6], counted[6], maxer[6];
     u64 block_mask[5];
     uint8_t jls[64];
@@ -214,21 +214,19 @@ static int last_trick(const S *s, int leader, u64 *rv) {
     return s->counted[win];
 }
 
-/* The lowest card of each run of equivalent cards (no other unplayed card between them). */
+/* The lowest card of each run of equivalent cards (no other unplayed card between them), in card
+ * order.  A card is not the lowest of its run when the next unplayed card below it in its block is
+ * one of the cards: shifting the cards up one place and carrying them through the played cards lands
+ * each on the next unplayed card above it (the carries stop at each block's lowest card). */
 static int runs(const S *s, u64 cards, int *out) {
-    u64 u = s->rem | s->trick_mask;
-    int prev = -1, block = -1, n = 0;
-    while (cards) {
-        u64 low = cards & -cards;
-        int c = __builtin_ctzll(cards);
-        cards ^= low;
-        int b = s->block_of[c];
-        if (!(b == block && !(u & (low - (2ULL << prev)))) || !(techniques & T_RUNS)) {
-            out[n++] = c;
-            block = b;
-        }
-        prev = c;
+    u64 reps = cards;
+    if (techniques & T_RUNS) {
+        u64 gone = ~(s->rem | s->trick_mask) & ~s->block_low, up = (cards << 1) & ~s->block_low;
+        u64 land = ((up + gone) ^ gone) & ~gone;
+        reps = cards & ~(land & ~s->block_low);
     }
+    int n = 0;
+    for (; reps; reps &= reps - 1) out[n++] = __builtin_ctzll(reps);
     return n;
 }
 
@@ -1143,6 +1141,7 @@ static int context_init(Context *self, PyObject *args, PyObject *kwds) {
     for (int p = 0; p < s->ncards; p++)
         if (s->pw[p]) s->power_mask |= 1ULL << p;
     s->suitless = s->block_mask[JOKERS];
+    for (int b = 0; b < 5; b++) s->block_low |= s->block_mask[b] & -s->block_mask[b];
     return 0;
 }
 
