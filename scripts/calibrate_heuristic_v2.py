@@ -23,6 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from shipped import write_or_check  # noqa: E402  (beside this script)
+
 from fivehundred.sim import load_rules  # noqa: E402
 from fivehundred.strategies.calibrate_v2 import SHAPE_VARIANTS, WIN_VARIANTS, calibrate  # noqa: E402
 
@@ -56,13 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     text = json.dumps(table, indent=1, sort_keys=True) + "\n"
     print(f"done in {time.perf_counter() - t0:.0f} s wall", file=sys.stderr)
-    if args.check:
-        same = args.out.exists() and args.out.read_text() == text
-        print("the shipped table is up to date" if same else f"{args.out} differs from a fresh fit")
-        return 0 if same else 1
-    args.out.write_text(text)
-    print(f"wrote {args.out}")
-    return 0
+    return write_or_check(args.out, text, "table is", args.check)
 
 
 if __name__ == "__main__":

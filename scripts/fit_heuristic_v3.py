@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+from shipped import write_or_check  # beside this script
+
 from fivehundred.sim import load_rules
 from fivehundred.strategies.calibrate_v3 import fit, fit_lead, simulate, simulate_misere_leads
 from fivehundred.strategies.heuristic3 import Heuristic3Strategy, use_models
@@ -74,13 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     text = json.dumps(data, indent=1, sort_keys=True) + "\n"
     print(f"done in {time.process_time() - t0:.0f} CPU seconds", file=sys.stderr)
-    if args.check:
-        same = args.out.exists() and args.out.read_text() == text
-        print("the shipped models are up to date" if same else f"{args.out} differs from a fresh fit")
-        return 0 if same else 1
-    args.out.write_text(text)
-    print(f"wrote {args.out}")
-    return 0
+    return write_or_check(args.out, text, "models are", args.check)
 
 
 if __name__ == "__main__":
