@@ -218,22 +218,17 @@ def build(config: TournamentConfig, entry: Entry, rules: Rules) -> Any:
 
 
 def play_game_seen(
-    rules: Rules,
-    strategies: Sequence[Any],
-    master_seed: int,
-    game_id: int,
-    labels: Sequence[str] | None = None,
-    rng_keys: Sequence[int] | None = None,
+    rules: Rules, strategies: Sequence[Any], *args: Any, **kwargs: Any
 ) -> list[dict[str, Any]]:
-    """:func:`sim.game.play_game`, with every strategy that has a ``see`` method shown each new
-    deal's state before it is played (``play_game``'s ``on_deal``)."""
+    """:func:`sim.game.play_game` (the same arguments), with every strategy that has a ``see``
+    method shown each new deal's state before it is played (``play_game``'s ``on_deal``)."""
     seers = [s.see for s in {id(s): s for s in strategies if hasattr(s, "see")}.values()]
 
     def show(state: State) -> None:
         for see in seers:
             see(state)
 
-    return play_game(rules, strategies, master_seed, game_id, labels, rng_keys, on_deal=show)
+    return play_game(rules, strategies, *args, **kwargs, on_deal=show)
 
 
 #: The match's seating: the oracle buildable, every game played through :func:`play_game_seen`.
