@@ -114,23 +114,30 @@ def feature_masks(info: RulesInfo) -> FeatureMasks:
     return info.rules.derived("_v3_features", lambda _rules: FeatureMasks(info))
 
 
+def shape_counts(hand: int, masks: list[int]) -> tuple[int, int, int]:
+    """The hand's voids, singletons and longest length over the suits of ``masks``."""
+    voids = singles = longest = 0
+    for mask in masks:
+        n = (hand & mask).bit_count()
+        if n == 0:
+            voids += 1
+        elif n == 1:
+            singles += 1
+        if n > longest:
+            longest = n
+    return voids, singles, longest
+
+
 def suit_features(info: RulesInfo, hand: int, t: int, estimate: float) -> list[float]:
     """The features of ``hand`` for a contract in trump suit ``t`` (``estimate``: the bidder's
     trick estimate for it, partners and kitty included): :data:`FEATURES` ``["suit"]``."""
     fm = feature_masks(info)
     trumps = (hand & fm.trump_masks[t]).bit_count()
-    aces = kings = voids = singles = longest = 0
+    voids, singles, longest = shape_counts(hand, [side[0] for side in fm.sides[t]])
+    aces = kings = 0
     for mask, ace, king in fm.sides[t]:
-        n = (hand & mask).bit_count()
-        if n == 0:
-            voids += 1
-            continue
-        if n == 1:
-            singles += 1
-        if n > longest:
-            longest = n
         aces += hand >> ace & 1
-        if n >= 2 and king >= 0:
+        if king >= 0 and (hand & mask).bit_count() >= 2:
             kings += hand >> king & 1
     tops = [float(hand >> c & 1) if c >= 0 else 0.0 for c in fm.tops[t]]
     return [
@@ -149,15 +156,9 @@ def suit_features(info: RulesInfo, hand: int, t: int, estimate: float) -> list[f
 def nt_features(info: RulesInfo, hand: int, estimate: float, stoppers: int) -> list[float]:
     """The features of ``hand`` for a no-trump contract: :data:`FEATURES` ``["nt"]``."""
     fm = feature_masks(info)
-    aces = kings = queens = voids = short = longest = 0
-    for mask, ace, king, queen, _, _ in fm.natural:
-        n = (hand & mask).bit_count()
-        if n > longest:
-            longest = n
-        if n == 0:
-            voids += 1
-        elif n == 1:
-            short += 1
+    voids, short, longest = shape_counts(hand, [suit[0] for suit in fm.natural])
+    aces = kings = queens = 0
+    for _, ace, king, queen, _, _ in fm.natural:
         aces += hand >> ace & 1
         kings += hand >> king & 1
         queens += hand >> queen & 1
@@ -181,16 +182,9 @@ def misere_features(info: RulesInfo, hand: int, risk: float) -> list[float]:
     than two of the hand's cards of its suit under it; low cards are the bottom three of a suit."""
     fm = feature_masks(info)
     under = fm.under
-    high = bare = low = voids = singles = longest = 0
-    for mask, _, _, _, top3, low3 in fm.natural:
-        n = (hand & mask).bit_count()
-        if n == 0:
-            voids += 1
-            continue
-        if n == 1:
-            singles += 1
-        if n > longest:
-            longest = n
+    voids, singles, longest = shape_counts(hand, [suit[0] for suit in fm.natural])
+    high = bare = low = 0
+    for _, _, _, _, top3, low3 in fm.natural:
         tops = hand & top3
         while tops:
             c = (tops & -tops).bit_length() - 1
