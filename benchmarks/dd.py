@@ -1,6 +1,7 @@
 """Double-dummy solver speed: full solves from the opening lead, solves per CPU second (per core).
 
     python benchmarks/dd.py [--deals 200] [--seed 1] [--variant pagat-au] [--moves 40] [--techniques]
+                            [--table N]
 
 The positions are :func:`pipelines.dd_deals.opening_positions` (heuristic auctions, discards and
 namings; every fifth deal forced to ``MIS``, every fifth offset by one to ``7NT``): suit, no-trump
@@ -12,6 +13,11 @@ the machine's speed), the slowest solve, the peak memory, a checksum of the valu
 opening lead valued, what the expert bot asks) on the first ``N`` positions.  ``--techniques`` then
 solves the positions again with each search technique switched off in turn (:func:`sim.dd.techniques`)
 and prints the nodes and rate of each against all on, checking every value is unchanged.
+``--table N`` also solves the DD table (every seat declaring every denomination of
+:func:`pipelines.analysis.ddpar.denominations`, :func:`pipelines.dd_deals.deal_table`) of ``N`` deals
+dealt from ``--seed`` (deal ``i`` from ``deal_seed(seed, 0, i)``), once with
+:func:`sim.dd.dd_tricks_many` (what one search learns kept for the next, first guesses from the
+last value) and once position by position with :func:`sim.dd.dd_tricks`, and prints both.
 """
 
 from __future__ import annotations
@@ -25,9 +31,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fivehundred.pipelines.dd_deals import kind, opening_positions
+from fivehundred.pipelines.dd_deals import deal_table, kind, opening_positions
 from fivehundred.sim import core, dd, load_rules
-from fivehundred.sim.dd import Position, dd_tricks, move_values
+from fivehundred.sim.dd import Position, dd_tricks, dd_tricks_many, move_values
+from fivehundred.sim.engine import State
+from fivehundred.sim.rules import Rules
+from fivehundred.sim.seeding import deal_seed, dealer_of
 
 
 def solve_all(positions: list[Position]) -> tuple[list[int], list[float], int]:
@@ -42,6 +51,37 @@ def solve_all(positions: list[Position]) -> tuple[list[int], list[float], int]:
     return values, times, dd.lead_nodes() - nodes0
 
 
+def table_positions(rules: Rules, deals: int, seed: int) -> list[list[Position]]:
+    """Per deal, its DD table's positions in :func:`dd_tricks_many`'s order (contract by contract)."""
+    from fivehundred.pipelines.analysis.ddpar import denominations  # late: it loads polars (memory)
+
+    codes = [code for _, code in denominations(rules)]
+    out = []
+    for i in range(deals):
+        state = State.deal(rules, deal_seed(seed, 0, i), dealer_of(seed, 0, i, rules.players))
+        table = deal_table(rules, list(state.hands), state.kitty, state.dealer, codes)
+        out.append([pos for row in table for pos in row])
+    return out
+
+
+def time_tables(tables: list[list[Position]]) -> None:
+    """Solve the tables together (dd_tricks_many) and one by one; print both, check they agree."""
+    n = sum(len(t) for t in tables)
+    results = []
+    for name, solve in (
+        ("together", dd_tricks_many),
+        ("one by one", lambda ps: [dd_tricks(p) for p in ps]),
+    ):
+        nodes0, start = dd.lead_nodes(), time.process_time()
+        got = [solve(t) for t in tables]
+        spent, nodes = time.process_time() - start, dd.lead_nodes() - nodes0
+        results.append(got)
+        rate = n / spent if spent else float("inf")
+        print(f"DD table {name:>10s}: {n} positions, {nodes / n:,.0f} nodes/solve, {rate:,.1f} solves/s")
+    if results[0] != results[1]:
+        raise SystemExit("error: the DD tables solved together and one by one differ")
+
+
 def main() -> None:
     """Parse the arguments, solve the positions, print the figures."""
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
@@ -50,6 +90,7 @@ def main() -> None:
     ap.add_argument("--variant", default="pagat-au")
     ap.add_argument("--moves", type=int, default=40, help="positions also timed with move_values")
     ap.add_argument("--techniques", action="store_true", help="measure each technique switched off")
+    ap.add_argument("--table", type=int, default=0, help="deals whose DD table is also solved")
     args = ap.parse_args()
     if not dd.available():
         raise SystemExit(f"error: {dd.unavailable_reason()}")
@@ -97,6 +138,8 @@ def main() -> None:
                 print(f"{name:>12s}  {work / len(positions):11,.0f}  {rate:8,.1f}")
         finally:
             dd.techniques(every)
+    if args.table > 0:
+        time_tables(table_positions(rules, args.table, args.seed))
     rate = len(positions) / total if total else 0.0
     print(f"solves_per_second_per_core={rate:.1f}")
 

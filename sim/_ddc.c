@@ -813,13 +813,19 @@ static inline u64 tt_rel(const S *s, const Entry *e) {
 
 /* The bounds of the class's entries that match the position: lo/hi tightened (stopping at the first
  * that decides the window alpha..beta), the relevant cards of the entries that tightened them in
- * rlo/rhi, the first matching entry's move in hint. */
+ * rlo/rhi, the first matching entry's move in hint, else the class's newest entry's (a position with
+ * the same counts: its best lead, relative, is often good here too). */
 static void tt_probe(const S *s, const Class *cl, int alpha, int beta, int *lo, int *hi, u64 *rlo, u64 *rhi,
                      int *hint) {
+    int matched = 0;
+    if (cl->head) *hint = pool[cl->head - 1].move - 1;
     for (uint32_t i = cl->head; i; i = pool[i - 1].next) {
         const Entry *e = &pool[i - 1];
         if (!tt_match(s, e)) continue;
-        if (*hint < 0) *hint = e->move - 1;
+        if (!matched) {
+            *hint = e->move - 1;
+            matched = 1;
+        }
         int elo = s->flip ? s->left - e->hi : e->lo, ehi = s->flip ? s->left - e->lo : e->hi;
         if (elo > *lo) {
             *lo = elo;
