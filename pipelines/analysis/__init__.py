@@ -19,6 +19,7 @@ from typing import Any
 import polars as pl
 
 from fivehundred.pipelines.analysis import bids, games, misere, strategies, tidy, variants
+from fivehundred.pipelines.analysis.batch_cache import BatchCache
 from fivehundred.pipelines.analysis.batches import deal_frames, with_pairing
 from fivehundred.pipelines.analysis.dd_sample import check_sample
 from fivehundred.pipelines.analysis.frame import Frame
@@ -100,7 +101,9 @@ def analyze(
     that cannot be written (read-only) still gets its what-if and DD tables: the replays and solves
     are kept in memory, not cached, and ``notice`` (a line that must be shown) says so once per
     sidecar.  A run that is not finished is refused unless ``partial`` (then what is there is
-    analysed).  Returns the tables by name.
+    analysed).  A killed analysis run again with the same arguments reuses the batches it had
+    finished (kept in the first run's ``analysis_batches/`` until the tables are written,
+    :mod:`~pipelines.analysis.batch_cache`) and its DD and what-if parts.  Returns the tables by name.
     """
     say = progress or (lambda _phase: None)
     if not run_dirs:
@@ -133,12 +136,25 @@ def analyze(
         if r.run_id in seen:
             runs[i] = replace(r, run_id=f"{r.run_id} ({r.log.dir.name})")
         seen.add(runs[i].run_id)
+    cache = BatchCache(runs[0].log.dir)  # the finished batches, kept until the tables are written
     with shared_ray(workers, address):  # one Ray for every phase (batches, what-if, DD), if any
         tables = _tables(
-            runs, what_if, seat_strategy, sample, dd, dd_sample, workers, address, say, dd_progress, notice
+            runs,
+            what_if,
+            seat_strategy,
+            sample,
+            dd,
+            dd_sample,
+            workers,
+            address,
+            say,
+            dd_progress,
+            notice,
+            cache,
         )
     say(f"writing {len(tables)} tables to {out} ...")
     write_tables(tables, out)
+    cache.clear()
     return tables
 
 
@@ -166,10 +182,12 @@ def _tables(
     say: Callable[[str], None],
     dd_progress: Callable[[str, int, int], None] | None,
     notice: Callable[[str], None] | None,
+    cache: BatchCache | None = None,
 ) -> dict[str, pl.DataFrame]:
-    """Every table of :func:`analyze` (its arguments checked), computed; nothing written."""
+    """Every table of :func:`analyze` (its arguments checked), computed; nothing written but the
+    finished batches into ``cache``."""
     say(f"reading {len(runs)} run{'s' if len(runs) > 1 else ''} ...")
-    frames = deal_frames(runs, workers, address, progress=progress_of(say))
+    frames = deal_frames(runs, workers, address, progress=progress_of(say), cache=cache)
     say(f"computing the tables ({sum(f.count('deals') for f in frames):,} deals) ...")
     tables = build_tables(frames)
     if what_if == "misere":

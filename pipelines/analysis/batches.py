@@ -15,16 +15,19 @@ workers and any batch size; every table is then built from the merged aggregates
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from fivehundred.pipelines.analysis import bids, games, misere, strategies, variants
 from fivehundred.pipelines.analysis.frame import Frame, collect_deals, ladder_of, run_shape
 from fivehundred.pipelines.analysis.io import Run
+
+if TYPE_CHECKING:
+    from fivehundred.pipelines.analysis.batch_cache import BatchCache
 
 #: Deals of one run (at most, plus one game) in a batch: the per-deal frame of a batch is what the
 #: analysis holds at once (with the base run's batch beside it when pairing).
@@ -40,6 +43,8 @@ AGGREGATES: Spec = {
     **variants.AGGREGATES,
 }
 Partial = dict[str, pl.DataFrame]
+#: A batch's result (:func:`batch_stats`): each run's partial, and each run's pairing sums with run 0.
+Result = tuple[list[Partial | None], list[Partial | None]]
 
 
 @dataclass(frozen=True)
@@ -77,7 +82,7 @@ def run_partials(d: pl.DataFrame, players: int, teams: int) -> Partial:
     }
 
 
-def batch_stats(batch: Batch) -> tuple[list[Partial | None], list[Partial | None]]:
+def batch_stats(batch: Batch) -> Result:
     """The partial aggregates of each run in a batch, and the pairing sums of each paired run with
     run 0 (a Ray task: only these small tables go back to the driver)."""
     out: list[Partial | None] = []
@@ -169,21 +174,28 @@ def deal_frames(
     address: str | None = None,
     rows: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    cache: BatchCache | None = None,
 ) -> list[Frame]:
     """The runs' frames of merged aggregates, each run after the first paired with it when on its table.
 
     The batches run in this process when ``workers`` is 0 (or None) and no ``address`` is given, else
     as Ray tasks (``workers`` CPUs of an embedded instance, or the cluster at ``address``).
     ``rows`` bounds the deals of a batch (default :data:`BATCH_ROWS`); ``progress(batches done,
-    batches)`` is called after each batch.
+    batches)`` is called after each batch.  With a ``cache``
+    (:class:`~pipelines.analysis.batch_cache.BatchCache`) each finished batch is kept as it comes
+    back and the batches it already holds for this analysis are read instead of computed (the same
+    frames: the partials are merged in batch order either way).
     """
     shapes = [run_shape(r) for r in runs]
     frames = [Frame(r, p, t, ladder_of(r), {}) for r, (p, t) in zip(runs, shapes, strict=True)]
     paired = [False] + [variants.unpairable(frames[0], f) is None for f in frames[1:]]
-    batches = plan_batches(runs, shapes, paired, BATCH_ROWS if rows is None else rows)
+    size = BATCH_ROWS if rows is None else rows
+    batches = plan_batches(runs, shapes, paired, size)
+    if cache is not None:
+        cache.open(runs, paired, size)
     merged: list[Partial | None] = [None] * len(runs)
     pairs: list[Partial | None] = [None] * len(runs)
-    for done, (parts, pair_parts) in enumerate(_results(batches, workers, address), start=1):
+    for done, (parts, pair_parts) in enumerate(_kept_or_computed(batches, workers, address, cache), start=1):
         for i, (p, q) in enumerate(zip(parts, pair_parts, strict=True)):
             merged[i] = merge(merged[i], p, AGGREGATES)
             pairs[i] = merge(pairs[i], q, variants.PAIR_AGGREGATES)
@@ -211,6 +223,29 @@ def with_pairing(frames: Sequence[Frame]) -> list[Frame]:
     if all(f.paired is not None or variants.unpairable(frames[0], f) for f in frames[1:]):
         return list(frames)
     return deal_frames([f.run for f in frames])
+
+
+def _kept_or_computed(
+    batches: Sequence[Batch], workers: int | None, address: str | None, cache: BatchCache | None
+) -> Iterator[Result]:
+    """Each batch's :func:`batch_stats`, in batch order: read from ``cache`` when it holds it, else
+    computed (:func:`_results`) and kept there."""
+    if cache is None:
+        yield from _results(batches, workers, address)
+        return
+    present = cache.present()
+    kept = {b.key for b in batches if cache.name(b) in present}
+    todo = [b for b in batches if b.key not in kept]
+    runs = len(batches[0].sources) if batches else 0
+    with closing(_results(todo, workers, address) if todo else (r for r in ())) as computed:
+        for batch in batches:
+            if batch.key in kept:
+                # A file listed but unreadable now (removed meanwhile, damaged): computed here.
+                yield cache.read(batch, runs) or batch_stats(batch)
+                continue
+            result = next(computed)
+            cache.write(batch, result)
+            yield result
 
 
 def _results(batches: Sequence[Batch], workers: int | None, address: str | None) -> Any:
