@@ -10,8 +10,8 @@ duplicate comparisons (:mod:`~pipelines.analysis.variants`), and writes each as 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from fivehundred.pipelines.analysis.frame import Frame
 from fivehundred.pipelines.analysis.io import AnalysisError, Run, open_run, write_tables
 from fivehundred.pipelines.outputs import check_output_dir
 from fivehundred.pipelines.rundir import RunLog, is_store, join
+from fivehundred.sim.errors import UserError
 from fivehundred.strategies.base import StrategyConfigError, check_spec
 
 #: ``analyze --dd`` analyses: the contract as played; ``par`` adds every seat's DD tricks in every
@@ -137,7 +138,7 @@ def analyze(
             runs[i] = replace(r, run_id=f"{r.run_id} ({r.log.dir.name})")
         seen.add(runs[i].run_id)
     cache = BatchCache(runs[0].log.dir)  # the finished batches, kept until the tables are written
-    with shared_ray(workers, address):  # one Ray for every phase (batches, what-if, DD), if any
+    with shared_ray(workers, address), _dropped_on_error(cache):  # one Ray for every phase, if any
         tables = _tables(
             runs,
             what_if,
@@ -156,6 +157,17 @@ def analyze(
     write_tables(tables, out)
     cache.clear()
     return tables
+
+
+@contextmanager
+def _dropped_on_error(cache: BatchCache) -> Iterator[None]:
+    """The cached batches removed when the analysis stops on a user's error (bad input leaves nothing
+    behind; running it again gives the same error); kept when it is killed or interrupted."""
+    try:
+        yield
+    except UserError:
+        cache.clear()
+        raise
 
 
 def stats_location(run: Run, out_dir: str | Path | None) -> str | Path:
