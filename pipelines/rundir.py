@@ -364,10 +364,10 @@ class RunDir:
         return self.fs.get_file_info(self.path(rel) if rel else self.root).type == pafs.FileType.Directory
 
     def is_empty(self) -> bool:
-        """Whether the run directory is missing or holds nothing."""
+        """Whether the run directory is missing or holds nothing (but the lock of :meth:`lock`)."""
         if not self.is_dir():
             return not self.exists()
-        return not self.fs.get_file_info(pafs.FileSelector(self.root))
+        return all(i.base_name == LOCK for i in self.fs.get_file_info(pafs.FileSelector(self.root)))
 
     def read_manifest(self) -> Manifest | None:
         """The manifest, or ``None`` when the directory holds none; unreadable JSON raises."""

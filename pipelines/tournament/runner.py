@@ -9,6 +9,8 @@ for any number of workers, and an interrupted run resumes where the manifest say
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,12 +58,32 @@ def run_tournament(
 
     ``out_dir`` is a local path or a URI pyarrow understands (or a path in ``filesystem``).
     ``executor`` plays the chunks (default: in this process).  ``on_progress`` is called with the
-    match's status after every chunk consumed.
+    match's status after every chunk consumed.  The folder is locked meanwhile as a simulation's run
+    directory is (:meth:`~pipelines.rundir.RunDir.lock`: ``flock`` locally, a lease object on S3):
+    a second driver writing into it is refused in one line
+    (:class:`~pipelines.rundir.StorageError` or :class:`~pipelines.storelock.LockHeld`).
     """
     run = RunDir(out_dir, filesystem)
     if run.local:
         check_output_dir(run.root, "--out")  # before anything is played
-    executor = executor or InProcessExecutor()
+    new_dir = run.local and not os.path.isdir(run.root)
+    run.lock()  # as simulate's: a second driver on this folder is refused in one line
+    try:
+        return _run_locked(config, run, executor or InProcessExecutor(), on_progress)
+    finally:
+        run.unlock()
+        if new_dir:  # made by the lock and left empty (nothing played): removed
+            with contextlib.suppress(OSError):
+                os.rmdir(run.root)
+
+
+def _run_locked(
+    config: TournamentConfig,
+    run: RunDir,
+    executor: Executor,
+    on_progress: Callable[[MatchStatus], None] | None,
+) -> TournamentResult:
+    """:func:`run_tournament` once the output folder is locked."""
     manifest = open_tournament(run, config)
     states = [
         MatchState(m, config.entries[a].name, config.entries[b].name)

@@ -76,6 +76,43 @@ def test_the_second_driver_is_refused_and_only_one_of_racing_drivers_wins(s3: st
     won[0].release()
 
 
+TOURNAMENT = """name = "lock"
+seed = 1
+stop = { rule = "fixed", pairs = 2 }
+
+[[entries]]
+name = "a"
+strategy = "random"
+
+[[entries]]
+name = "b"
+strategy = "random"
+"""
+
+
+@pytest.mark.slow
+def test_a_second_tournament_driver_is_refused(s3: str, tmp_path) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text(TOURNAMENT)
+    run = f"{s3}/tournament"
+    args = ["tournament", str(config), "--out", run, "--workers", "0"]
+    t = target(run)
+    assert isinstance(t, Target)
+    holder = StoreLock(t, run)
+    holder.acquire()
+    try:
+        status, _, err = in_process(args)
+        assert status == 2 and err.count("\n") == 1, err
+        assert err.startswith(f"error: {run}: another driver is writing this run (host ")
+    finally:
+        holder.release()
+    status, _, err = in_process(args)
+    assert status == 0, err
+    from fivehundred.pipelines.storelock import _send
+
+    assert _send(t, "GET").status == 404  # the finished driver let go of its lease
+
+
 def _put_lease(t: Target, info: dict) -> None:
     from fivehundred.pipelines.storelock import _send
 

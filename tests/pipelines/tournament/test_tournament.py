@@ -10,12 +10,14 @@ import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
+from fivehundred.pipelines.rundir import RunDir
 from fivehundred.pipelines.schema import CORE_COLUMNS
 from fivehundred.pipelines.tournament import InProcessExecutor, load_config, run_tournament
 from fivehundred.pipelines.tournament.config import TournamentConfig, parse_config
 from fivehundred.pipelines.tournament.files import TournamentDirError
 from fivehundred.pipelines.tournament.schedule import Chunk
 from fivehundred.pipelines.tournament.stats import gsprt_llr, penta_counts
+from tests.cli.helpers import in_process
 
 
 def config(entries: list[tuple[str, str]], stop: dict, seed: int = 1, **extra: object) -> TournamentConfig:
@@ -228,3 +230,36 @@ def test_log_is_a_valid_deal_log(tmp_path: Path) -> None:
     assert tables["overview"]["deals"].to_list() == [manifest["totals"]["deals"]]
     assert tables["overview"]["games"].to_list() == [manifest["totals"]["games"]]
     assert tables["strategies"]["strategy"].to_list() == ["random.v1"]
+
+
+LOCK_CONFIG = """name = "lock"
+seed = 1
+stop = { rule = "fixed", pairs = 2 }
+
+[[entries]]
+name = "a"
+strategy = "random"
+
+[[entries]]
+name = "b"
+strategy = "random"
+"""
+
+
+def test_a_second_driver_on_the_folder_is_refused_in_one_line(tmp_path: Path) -> None:
+    cfg = tmp_path / "lock.toml"
+    cfg.write_text(LOCK_CONFIG)
+    out = tmp_path / "o"
+    args = ["tournament", str(cfg), f"--out={out}", "--workers=0"]
+    holder = RunDir(str(out))
+    holder.lock()  # the first driver, still writing
+    try:
+        status, _, err = in_process(args)
+        assert status == 2 and err.count("\n") == 1, err
+        assert err.startswith(f"error: {out}: another process is using this run directory")
+        assert [p.name for p in out.iterdir()] == [".lock"], "nothing written"
+    finally:
+        holder.unlock()
+    status, _, err = in_process(args)
+    assert status == 0, err
+    assert (out / "manifest.json").exists() and not (out / ".lock").exists()
