@@ -457,11 +457,12 @@ static int rel(const S *s, int m) {
 }
 
 /* The order of a lead that neither wins nor reaches a partner's winner (higher first): from the
- * leader's shorter blocks first, towards a partner who can ruff, away from an opponent who can. */
+ * leader's shorter blocks first in a trump contract, its longer ones without (to set them up),
+ * towards a partner who can ruff, away from an opponent who can. */
 static int lead_weight(const S *s, int leader, int c) {
     int b = s->block_of[c], side = s->maxer[leader];
     u64 cards = s->block_mask[b];
-    int w = -2 * popc(s->hands[leader] & cards), mate_ruff = 0, opp_ruff = 0;
+    int w = (s->trump < 0 ? 2 : -2) * popc(s->hands[leader] & cards), mate_ruff = 0, opp_ruff = 0;
     if (b != s->trump)
         for (int q = 0; q < s->n; q++) {
             if (!s->hands[q] || (s->hands[q] & cards) || !(s->hands[q] & s->power_mask)) continue;
@@ -491,8 +492,9 @@ static int lead_moves(const S *s, int leader, int hint, int *out) {
             if (!(s->hands[__builtin_ctzll(rq)] & s->block_mask[b])) ruff = 1;
         if (!s->misere && !higher && (b == s->trump || !ruff))
             win[nw++] = c;
-        else if (!s->misere && higher && (partners >> msb(higher) & 1))
-            part[np++] = c;
+        else if (!s->misere && higher && (partners >> msb(higher) & 1) &&
+                 (b == s->trump || s->trump < 0 || !ruff))
+            part[np++] = c; /* to a partner's top card (in a trump contract: that no opponent can ruff) */
         else
             rest[nr++] = c;
     }
@@ -526,7 +528,10 @@ static int lead_moves(const S *s, int leader, int hint, int *out) {
     /* winners, leads to a partner's winner, suitless jokers (a sure trick that keeps), the rest;
      * in misère the jokers last */
     int n = 0;
-    for (int i = 0; i < nw; i++) out[n++] = win[i];
+    for (int i = 0; i < nw; i++) /* side-suit winners before top trumps */
+        if (s->block_of[win[i]] != s->trump) out[n++] = win[i];
+    for (int i = 0; i < nw; i++)
+        if (s->block_of[win[i]] == s->trump) out[n++] = win[i];
     for (int i = 0; i < np; i++) out[n++] = part[i];
     if (!s->misere)
         for (int i = 0; i < nj; i++) out[n++] = jm[i];
