@@ -88,3 +88,20 @@ def test_the_check_sees_what_it_looks_for(tmp_path: Path, text: str, found: list
     doc = tmp_path / "docs" / "x.md"
     doc.write_text(text)
     assert problems(doc, tmp_path) == found
+
+
+def test_the_engine_docs_name_every_module_of_sim_and_every_shipped_variant() -> None:
+    """docs/engine.md's module table lists exactly the engine's modules; its variant list names
+    every variant file shipped."""
+    text = (ROOT / "docs" / "engine.md").read_text()
+    table = {
+        name
+        for line in text.splitlines()
+        if line.startswith("| `sim/")
+        for name in re.findall(r"`(sim/[\w.]+)`", line.split("|")[1])
+    }
+    modules = {f"sim/{p.name}" for p in (ROOT / "sim").iterdir() if p.suffix in (".py", ".c")}
+    assert table == modules - {"sim/__init__.py"}
+    shipped = text.split("Shipped variants", 1)[1].split("##", 1)[0]
+    for variant in sorted((ROOT / "configs" / "variants").glob("*.toml")):
+        assert f"`{variant.stem}`" in shipped, variant.stem
