@@ -9,6 +9,20 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+#: A two-entry tournament of random bots, two game pairs (the lock tests: a second driver refused).
+LOCK_TOURNAMENT = """name = "lock"
+seed = 1
+stop = { rule = "fixed", pairs = 2 }
+
+[[entries]]
+name = "a"
+strategy = "random"
+
+[[entries]]
+name = "b"
+strategy = "random"
+"""
+
 
 def parts(run_dir: Path) -> dict[str, bytes]:
     """Every part file's bytes by name."""

@@ -12,6 +12,7 @@ import pytest
 
 from fivehundred.pipelines.storelock import LockHeld, StoreLock, Target, lock_note, target
 from tests.cli.helpers import in_process
+from tests.pipelines.runs import LOCK_TOURNAMENT
 
 SIM = ["simulate", "--games", "3", "--seed", "2", "--strategies", "random", "--workers", "0"]
 
@@ -76,24 +77,10 @@ def test_the_second_driver_is_refused_and_only_one_of_racing_drivers_wins(s3: st
     won[0].release()
 
 
-TOURNAMENT = """name = "lock"
-seed = 1
-stop = { rule = "fixed", pairs = 2 }
-
-[[entries]]
-name = "a"
-strategy = "random"
-
-[[entries]]
-name = "b"
-strategy = "random"
-"""
-
-
 @pytest.mark.slow
 def test_a_second_tournament_driver_is_refused(s3: str, tmp_path) -> None:
     config = tmp_path / "t.toml"
-    config.write_text(TOURNAMENT)
+    config.write_text(LOCK_TOURNAMENT)
     run = f"{s3}/tournament"
     args = ["tournament", str(config), "--out", run, "--workers", "0"]
     t = target(run)

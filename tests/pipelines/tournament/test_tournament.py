@@ -18,6 +18,7 @@ from fivehundred.pipelines.tournament.files import TournamentDirError
 from fivehundred.pipelines.tournament.schedule import Chunk
 from fivehundred.pipelines.tournament.stats import gsprt_llr, penta_counts
 from tests.cli.helpers import in_process
+from tests.pipelines.runs import LOCK_TOURNAMENT
 
 
 def config(entries: list[tuple[str, str]], stop: dict, seed: int = 1, **extra: object) -> TournamentConfig:
@@ -232,23 +233,9 @@ def test_log_is_a_valid_deal_log(tmp_path: Path) -> None:
     assert tables["strategies"]["strategy"].to_list() == ["random.v1"]
 
 
-LOCK_CONFIG = """name = "lock"
-seed = 1
-stop = { rule = "fixed", pairs = 2 }
-
-[[entries]]
-name = "a"
-strategy = "random"
-
-[[entries]]
-name = "b"
-strategy = "random"
-"""
-
-
 def test_a_second_driver_on_the_folder_is_refused_in_one_line(tmp_path: Path) -> None:
     cfg = tmp_path / "lock.toml"
-    cfg.write_text(LOCK_CONFIG)
+    cfg.write_text(LOCK_TOURNAMENT)
     out = tmp_path / "o"
     args = ["tournament", str(cfg), f"--out={out}", "--workers=0"]
     holder = RunDir(str(out))
