@@ -42,7 +42,7 @@ typedef uint64_t u64;
 #define NAMING 64
 #define JOKERS 4
 #define TT_POOL_BITS 18  /* entries */
-#define TT_CLASS_BITS 16 /* class slots (at most half used) */
+#define TT_CLASS_BITS 15 /* class slots (at most half used) */
 #define MAXMOVES 80
 #define QUICK_PHASES 4 /* the leader's side's quick tricks cross between two seats at most 3 times */
 
