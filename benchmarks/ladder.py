@@ -42,8 +42,10 @@ LADDER = (
     "random.v1",
     "heuristic.v1",
     "heuristic.v2",
+    "heuristic.v3",
     "montecarlo.v2",
     "expert.v1",
+    "expert.v2",
 )
 #: Bots whose matches get ``--search-pairs`` deal pairs (they play a few deals a second).
 SEARCH = ("montecarlo", "expert")
