@@ -457,12 +457,14 @@ static int rel(const S *s, int m) {
 }
 
 /* The order of a lead that neither wins nor reaches a partner's winner (higher first): from the
- * leader's shorter blocks first in a trump contract, its longer ones without (to set them up),
- * towards a partner who can ruff, away from an opponent who can. */
+ * leader's shorter blocks first in a trump contract and in misère, its longer ones in no trumps (to
+ * set them up), towards a partner who can ruff, away from an opponent who can. */
 static int lead_weight(const S *s, int leader, int c) {
     int b = s->block_of[c], side = s->maxer[leader];
     u64 cards = s->block_mask[b];
-    int w = (s->trump < 0 ? 2 : -2) * popc(s->hands[leader] & cards), mate_ruff = 0, opp_ruff = 0;
+    int w = (s->trump < 0 && !s->misere ? 2 : -2) * popc(s->hands[leader] & cards);
+    int mate_ruff = 0, opp_ruff = 0;
+    if (s->misere) return w;
     if (b != s->trump)
         for (int q = 0; q < s->n; q++) {
             if (!s->hands[q] || (s->hands[q] & cards) || !(s->hands[q] & s->power_mask)) continue;
@@ -513,7 +515,7 @@ static int lead_moves(const S *s, int leader, int hint, int *out) {
             }
         }
     }
-    if (!s->misere && nr > 1 && (techniques & T_ORDER)) { /* insertion sort by lead_weight, stable */
+    if (nr > 1 && (techniques & T_ORDER)) { /* insertion sort by lead_weight, stable */
         int w[MAXMOVES];
         for (int i = 0; i < nr; i++) {
             int c = rest[i], x = lead_weight(s, leader, c), j = i;
