@@ -22,7 +22,7 @@ from fivehundred.sim.engine import AUCTION, PLAY, State
 from fivehundred.sim.notation import BID, JOKER_LEAD, NAME_NONE, NAME_SUIT, PASS, action_name, split_play
 from fivehundred.sim.view import SeatView
 from fivehundred.tools.play import StopPlay, make_play_config, play_session
-from tests.cli.helpers import Terminal
+from tests.cli.helpers import Terminal, in_process
 from tests.tools.helpers import nt_joker_policy
 
 REPO = Path(__file__).resolve().parents[2]
@@ -261,20 +261,22 @@ def test_end_of_input_mid_game_keeps_the_finished_games(tmp_path: Path) -> None:
 
 
 def test_bad_arguments_exit_2_with_one_line(tmp_path: Path) -> None:
+    """One real process (nothing but the line reaches the terminal), then the entry point in-process."""
+    bad = subprocess.run(
+        [sys.executable, "-m", "fivehundred.cli.main", "play", "--out", str(tmp_path / "x"), "--seat", "5"],
+        cwd=REPO,
+        input="",
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 2 and bad.stderr == "error: seat 5: pagat-au has seats 0..3\n", bad.stderr
     for args, message in (
-        (["--seat", "5"], "error: seat 5: pagat-au has seats 0..3\n"),
         (["--variant", "three-player", "--strategies", "a,b,c"], "error: strategies: 3 given"),
         (["--variant", "nosuch"], "error: unknown variant 'nosuch'"),
     ):
-        bad = subprocess.run(
-            [sys.executable, "-m", "fivehundred.cli.main", "play", "--out", str(tmp_path / "x"), *args],
-            cwd=REPO,
-            input="",
-            capture_output=True,
-            text=True,
-        )
-        assert bad.returncode == 2 and bad.stderr.startswith(message), bad.stderr
-        assert bad.stderr.count("\n") == 1
+        status, _, err = in_process(["play", "--out", str(tmp_path / "x"), *args])
+        assert status == 2 and err.startswith(message) and err.count("\n") == 1, err
+    assert not (tmp_path / "x").exists()
 
 
 # ------------------------------------------------------------------------------------------ input

@@ -58,7 +58,7 @@ def segments(draw: list[tuple[int, int]]) -> tuple[tuple[int, int, pa.Table], ..
     return tuple(out)
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.integers(0, 8), st.integers(1, 9)), max_size=6), st.integers(1, 17))
 @example([], 40)  # nothing played before, one piece: the plain chunk
 @example([(0, 40)], 7)  # every game played before: the rows are the kept ones, nothing is played

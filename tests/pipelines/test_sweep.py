@@ -186,6 +186,7 @@ def test_resume_reuses_finished_runs(swept) -> None:
     assert {p.name: p.read_bytes() for p in (plan.out / "stats").glob("*.parquet")} == stats
 
 
+@pytest.mark.slow  # a second whole sweep
 def test_same_sweep_elsewhere_gives_identical_stats(swept, tmp_path: Path) -> None:
     plan, result = swept
     other = run_sweep(_plan(tmp_path / "again"))

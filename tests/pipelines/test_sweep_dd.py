@@ -100,6 +100,7 @@ def test_dd_effects_are_the_paired_differences_of_the_sampled_deals(swept) -> No
     assert result.tables["dd_sample"]["sampled"][0] == SAMPLE
 
 
+@pytest.mark.slow  # a whole report of the sweep
 def test_report_gives_each_variant_its_dd_view(swept, tmp_path: Path) -> None:
     plan, result = swept
     build_sweep_report(result.tables, tmp_path / "r.html")

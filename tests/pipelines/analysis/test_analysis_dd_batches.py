@@ -42,7 +42,7 @@ def _dd_tables(tables: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
     "kw",
     [
         {"dd": "par", "dd_sample": 9},
-        {"dd": "contract"},
+        pytest.param({"dd": "contract"}, marks=pytest.mark.slow),
         pytest.param({"dd": "par"}, marks=pytest.mark.slow),
     ],
 )

@@ -73,6 +73,7 @@ def test_tables_never_read_a_whole_per_deal_frame(runs: list[Path]) -> None:
     assert tables["overview"]["deals"].to_list() == [f.count("deals") for f in frames]
 
 
+@pytest.mark.slow  # every table built twice over the golden runs
 def test_frames_built_one_by_one_are_paired_when_compared(runs: list[Path]) -> None:
     """``build_tables`` of frames read apart reads them again together for the pairing."""
     from fivehundred.pipelines.analysis import build_tables

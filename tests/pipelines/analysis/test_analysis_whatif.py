@@ -70,6 +70,7 @@ def _same(
         assert_frame_equal(again[name], first[name], check_exact=True)
 
 
+@pytest.mark.slow  # the what-if replayed again in parts of every size
 def test_any_part_size_gives_the_golden_tables(
     runs: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
