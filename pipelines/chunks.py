@@ -171,8 +171,9 @@ Plan = Callable[[Any, list[int]], PartPlan | None]
 
 #: Fewest games in one piece of a chunk played in this process while a deals target is near.
 LOCAL_PIECE_GAMES = 8
-#: Deals per game assumed when sizing those pieces (too high only makes pieces smaller).
-LOCAL_DEALS_PER_GAME = 8
+#: Deals per game assumed to size Ray tasks and in-process pieces when a run asks for deals
+#: (heuristic bots play 7-9, random about 1; too high only makes them smaller).
+DEALS_PER_GAME_GUESS = 8
 
 
 class LocalParts:
@@ -197,11 +198,11 @@ class LocalParts:
         self.tasks = 0
         self._left: list[Unfinished] = []
 
-    def _pieces(self, chunk: GameChunk) -> list[GameChunk]:
-        want = self.wanted()
+    @staticmethod
+    def _pieces(chunk: GameChunk, want: int | None) -> list[GameChunk]:
         if want is None:
             return [chunk]
-        return chunk.split(max(LOCAL_PIECE_GAMES, -(-want // LOCAL_DEALS_PER_GAME)))
+        return chunk.split(max(LOCAL_PIECE_GAMES, -(-want // DEALS_PER_GAME_GUESS)))
 
     def __iter__(self) -> Iterator[PartResult]:
         for chunk in self.chunks:
@@ -211,7 +212,7 @@ class LocalParts:
             want = self.wanted()
             counts: list[int] = []
             tables: list[pa.Table] = []
-            for piece in self._pieces(chunk):
+            for piece in self._pieces(chunk, want):
                 got, table = play_chunk_counted(piece)
                 counts += got
                 tables.append(table)

@@ -34,7 +34,14 @@ from typing import Any
 
 import pyarrow.fs as pafs
 
-from fivehundred.pipelines.chunks import GameChunk, LocalParts, PartPlan, PartResult, local_parts
+from fivehundred.pipelines.chunks import (
+    DEALS_PER_GAME_GUESS,
+    GameChunk,
+    LocalParts,
+    PartPlan,
+    PartResult,
+    local_parts,
+)
 from fivehundred.pipelines.live import LiveCounter, Unfinished
 from fivehundred.pipelines.raypool import RayPool
 from fivehundred.pipelines.runconfig import RunConfig, jsonable
@@ -334,9 +341,6 @@ def _chunks(
 TASKS_PER_WORKER = 4
 #: Fewest games in one task (Ray's cost per task, about 6 ms, stays small next to the games').
 MIN_TASK_GAMES = 50
-#: Deals per game assumed to size tasks when a run asks for deals (heuristic bots play 7-9, random
-#: about 1; too high only makes tasks smaller).
-DEALS_PER_GAME_GUESS = 8
 
 
 def task_games(config: RunConfig, cpus: int) -> int:
