@@ -145,12 +145,17 @@ class BatchCache:
         self.analysis = analysis_key(runs, paired, rows)
         self.folder = f"{CACHE_DIR}/{self.analysis}"
 
-    def name(self, batch: Batch) -> str | None:
-        """The file of ``batch`` (relative to the run), or ``None`` when it is never cached."""
+    def _entry(self, batch: Batch) -> tuple[str, str] | None:
+        """The file of ``batch`` (relative to the run) and its key, or ``None`` when it is never cached."""
         key = batch_key(self.analysis, batch)
         if self.folder is None or key is None:
             return None
-        return f"{self.folder}/batch-{batch.key:05d}-{key}.parquet"
+        return f"{self.folder}/batch-{batch.key:05d}-{key}.parquet", key
+
+    def name(self, batch: Batch) -> str | None:
+        """The file of ``batch`` (relative to the run), or ``None`` when it is never cached."""
+        entry = self._entry(batch)
+        return None if entry is None else entry[0]
 
     def present(self) -> set[str]:
         """The files the folder holds now (none when it cannot be listed)."""
@@ -163,22 +168,22 @@ class BatchCache:
 
     def read(self, batch: Batch, runs: int) -> Result | None:
         """The cached result of ``batch`` (``None``: absent, unreadable or not this batch's)."""
-        rel = self.name(batch)
-        if rel is None:
+        entry = self._entry(batch)
+        if entry is None:
             return None
+        rel, key = entry
         try:
             data = self.rundir.read(rel)
         except OSError:
             return None
-        key = rel.rsplit("-", 1)[-1].removesuffix(".parquet")
         return None if data is None else decode_result(data, key, runs)
 
     def write(self, batch: Batch, result: Result) -> None:
         """Keep a finished batch's result (nothing more is tried once a write fails)."""
-        rel = self.name(batch)
-        if rel is None or not self.writable:
+        entry = self._entry(batch)
+        if entry is None or not self.writable:
             return
-        key = rel.rsplit("-", 1)[-1].removesuffix(".parquet")
+        rel, key = entry
         try:
             if self.had_tmp is None:
                 self.had_tmp = self.rundir.exists(TMP_DIR)
