@@ -105,6 +105,9 @@ class FeatureMasks:
             cards = nat[s]
             for i, c in enumerate(cards):
                 self.under[c] = sum(1 << d for d in cards[i + 1 :])
+        #: The suit masks alone: the side suits per trump suit, the natural suits (for the shape).
+        self.side_masks: list[list[int]] = [[side[0] for side in sides] for sides in self.sides]
+        self.natural_masks: list[int] = [suit[0] for suit in self.natural]
         self.joker_mask = info.joker_mask
         self.trump_masks = info.trump_masks
 
@@ -133,7 +136,7 @@ def suit_features(info: RulesInfo, hand: int, t: int, estimate: float) -> list[f
     trick estimate for it, partners and kitty included): :data:`FEATURES` ``["suit"]``."""
     fm = feature_masks(info)
     trumps = (hand & fm.trump_masks[t]).bit_count()
-    voids, singles, longest = shape_counts(hand, [side[0] for side in fm.sides[t]])
+    voids, singles, longest = shape_counts(hand, fm.side_masks[t])
     aces = kings = 0
     for mask, ace, king in fm.sides[t]:
         aces += hand >> ace & 1
@@ -156,7 +159,7 @@ def suit_features(info: RulesInfo, hand: int, t: int, estimate: float) -> list[f
 def nt_features(info: RulesInfo, hand: int, estimate: float, stoppers: int) -> list[float]:
     """The features of ``hand`` for a no-trump contract: :data:`FEATURES` ``["nt"]``."""
     fm = feature_masks(info)
-    voids, short, longest = shape_counts(hand, [suit[0] for suit in fm.natural])
+    voids, short, longest = shape_counts(hand, fm.natural_masks)
     aces = kings = queens = 0
     for _, ace, king, queen, _, _ in fm.natural:
         aces += hand >> ace & 1
@@ -182,7 +185,7 @@ def misere_features(info: RulesInfo, hand: int, risk: float) -> list[float]:
     than two of the hand's cards of its suit under it; low cards are the bottom three of a suit."""
     fm = feature_masks(info)
     under = fm.under
-    voids, singles, longest = shape_counts(hand, [suit[0] for suit in fm.natural])
+    voids, singles, longest = shape_counts(hand, fm.natural_masks)
     high = bare = low = 0
     for _, _, _, _, top3, low3 in fm.natural:
         tops = hand & top3
