@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 import fivehundred.cli.main  # noqa: F401  (registers every command)
 from fivehundred.cli.app import app
+from tests.cli.helpers import in_process
 
 REPO = Path(__file__).resolve().parents[2]
 runner = CliRunner()
@@ -55,12 +56,22 @@ def test_mistakes_are_one_line_with_exit_status_2(tmp_path: Path) -> None:
     bad = _cli("--games", "0", "--seed", "1", "--strategies", "random", "--out", str(tmp_path / "x"))
     assert bad.returncode == 2
     assert bad.stderr == "error: command line: key 'games' = 0: must be at least 1\n"
-    run = ("--games", "5", "--strategies", "random", "--workers", "0", "--out", str(tmp_path / "r"))
-    ok = _cli(*run, "--seed", "1")
-    assert ok.returncode == 0, ok.stderr
-    other = _cli(*run, "--seed", "2")
-    assert other.returncode == 2 and other.stderr.count("\n") == 1
-    assert "seed: 1 in the run, 2 now" in other.stderr and "--overwrite" in other.stderr
+    run = [
+        "simulate",
+        "--games",
+        "5",
+        "--strategies",
+        "random",
+        "--workers",
+        "0",
+        "--out",
+        str(tmp_path / "r"),
+    ]
+    status, _, err = in_process([*run, "--seed", "1"])
+    assert status == 0, err
+    status, _, err = in_process([*run, "--seed", "2"])
+    assert status == 2 and err.count("\n") == 1
+    assert "seed: 1 in the run, 2 now" in err and "--overwrite" in err
 
 
 def test_progress_bar_shows_rate_and_time_left() -> None:

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.strategies.isolated_bots import entries_toml
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -27,6 +29,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow  # the command twice in real processes (the resume itself: test_tournament.py)
 def test_tournament_command_runs_and_resumes(tmp_path: Path) -> None:
     cfg = tmp_path / "cli.toml"
     cfg.write_text(CONFIG)
