@@ -48,6 +48,7 @@ CORE = (
     "strategies/heuristic.py",
     "strategies/heuristic2.py",
     "strategies/heuristic3.py",
+    "strategies/heuristic4.py",
 )
 #: The packages whose sources mypy reads while compiling (copied into the staging tree).
 STAGED = ("sim", "strategies")

@@ -43,6 +43,7 @@ LADDER = (
     "heuristic.v1",
     "heuristic.v2",
     "heuristic.v3",
+    "heuristic.v4",
     "montecarlo.v2",
     "expert.v1",
     "expert.v2",

@@ -180,6 +180,7 @@ BUILTIN_MODULES = (
     "fivehundred.strategies.heuristic",
     "fivehundred.strategies.heuristic2",
     "fivehundred.strategies.heuristic3",
+    "fivehundred.strategies.heuristic4",
     "fivehundred.strategies.montecarlo",
     "fivehundred.strategies.expert",
 )

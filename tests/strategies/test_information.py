@@ -18,6 +18,7 @@ BOTS = [
     "heuristic",
     "heuristic.v2",
     "heuristic.v3",
+    "heuristic.v4",
     "montecarlo(samples=4)",
     "montecarlo.v2(samples=4)",
     "expert(worlds=3, pool=2, search_tricks=4)",

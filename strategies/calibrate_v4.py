@@ -1,0 +1,167 @@
+"""Calibration of ``heuristic.v4``: card-play decisions in trump contracts, valued by rollouts.
+
+- :func:`simulate_leads` plays deals with ``heuristic.v3``'s partnership against ``heuristic.v1``'s
+  (the seats alternate from deal to deal) and, at every decision of a ``heuristic.v3`` seat of the
+  asked roles (:data:`ROLES`: the declarer's, its partner's or a defender's leads and follows) in a
+  trump contract with two or more distinct candidates, values each candidate on ``worlds``
+  placements of the cards the seat cannot see (:func:`strategies.sampling.sample_hidden`, drawn from
+  a generator seeded by the deal), each played out by ``heuristic.v3`` in every seat: the seat's
+  side's points minus the other side's.  It records the candidates' features
+  (:func:`~strategies.heuristic4.lead_features` or :func:`~strategies.heuristic4.follow_features`,
+  heuristic.v3's own card marked) with their values;
+- :func:`fit_leads` fits, per role, ridge least squares of the values on the features, both taken
+  relative to the decision's mean (only the differences between the candidates count).
+
+Deterministic: the same (rules, deals, master seed, worlds, roles) give the same observations and
+weights.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+from fivehundred.sim.engine import JOKER_LEAD
+from fivehundred.sim.game import decide, new_deal, play_out
+from fivehundred.sim.phases import DONE, PLAY
+from fivehundred.sim.rng import Rng
+from fivehundred.sim.rules import Rules
+from fivehundred.strategies.heuristic import HeuristicStrategy
+from fivehundred.strategies.heuristic3 import Heuristic3Strategy
+from fivehundred.strategies.heuristic4 import ROLES as HEURISTIC4_ROLES
+from fivehundred.strategies.heuristic4 import FollowContext, LeadContext, follow_features, lead_features
+from fivehundred.strategies.montecarlo import rollout
+from fivehundred.strategies.sampling import distinct_actions, rebuild_state, sample_hidden
+from fivehundred.strategies.tables import card_info
+
+#: The ridge penalty of the fit (on the raw features; values in points).
+RIDGE: Final = 10.0
+#: The roles: the declarer's, its partner's and a defender's leads, then their follows (the order of
+#: :data:`strategies.heuristic4.ROLES`).
+ROLES: Final = HEURISTIC4_ROLES
+#: The roles whose weights are shipped (the others measured no gain: docs/experiments/bots.md).
+SHIPPED_ROLES: Final = ("partner", "partner_follow")
+
+#: One lead decision: its role, per distinct candidate its features, and its mean value.
+LeadRow = tuple[str, list[list[float]], list[float]]
+
+
+def simulate_leads(
+    rules: Rules,
+    deals: int,
+    master_seed: int,
+    worlds: int,
+    progress: Callable[[int], None] | None = None,
+    roles: Sequence[str] = ROLES,
+) -> list[LeadRow]:
+    """The decisions of ``deals`` deals in the given ``roles`` (:data:`ROLES`), each candidate valued
+    (see the module)."""
+    v3 = Heuristic3Strategy()
+    v1 = HeuristicStrategy()
+    quiet = Rng(0)
+    policy = rollout(v3.play, quiet)
+    full = v3._rules_info(rules).full
+    out: list[LeadRow] = []
+    for d in range(deals):
+        state, seed = new_deal(rules, master_seed, d, d % rules.players)
+        ours = d % 2
+        bots = [v3 if s % 2 == ours else v1 for s in range(rules.players)]
+        rng = Rng(seed)
+        while state.phase != DONE:
+            legal = state.legal_actions()
+            if len(legal) == 1:
+                state.apply(legal[0])
+                continue
+            seat = state.turn
+            bot = bots[seat]
+            if state.phase == PLAY and bot is v3:
+                view = state.view(seat)
+                contract = view.contract
+                if (
+                    contract is not None
+                    and not contract.misere
+                    and contract.trump < 4
+                    and _role(view) in roles
+                ):
+                    row = _value_lead(view, legal, v3, policy, full, rng, worlds)
+                    if row is not None:
+                        out.append(row)
+            state.apply(decide(bot, state, quiet))
+        if progress is not None and (d + 1) % 1000 == 0:
+            progress(d + 1)
+    return out
+
+
+def _value_lead(
+    view: Any, legal: Sequence[int], v3: Heuristic3Strategy, policy: Any, full: int, rng: Rng, worlds: int
+) -> LeadRow | None:
+    """One decision's row: each distinct candidate (and heuristic.v3's lead) valued on ``worlds``
+    placements, or None with fewer than two candidates."""
+    cands = [a for a in distinct_actions(view, legal) if a < JOKER_LEAD]
+    if len(cands) < 2:
+        return None
+    default = v3.play(view, legal, Rng(0))
+    if default not in cands:
+        cands.append(default)
+    placed = []
+    for _ in range(worlds):
+        sample = sample_hidden(view, rng)
+        if sample is not None:
+            placed.append(rebuild_state(view, sample[0], sample[1]))
+    if not placed:
+        return None
+    team = view.seat % view.rules.teams
+    values = []
+    for a in cands:
+        total = 0.0
+        for w in placed:
+            st = w.clone()
+            st.apply(a)
+            play_out(st, policy)
+            delta = st.score_delta
+            assert delta is not None
+            total += delta[team] - max(x for t, x in enumerate(delta) if t != team)
+        values.append(total / len(placed))
+    tables = view.tables
+    ctx = LeadContext(view, card_info(tables), full)
+    if view.led_suit < 0:
+        feats = [lead_features(ctx, a, default) for a in cands]
+    else:
+        fc = FollowContext(ctx, view, legal)
+        feats = [follow_features(ctx, fc, a, default) for a in cands]
+    return (_role(view), feats, values)
+
+
+def _role(view: Any) -> str:
+    """The role of a play decision in a suit contract: one of :data:`ROLES`."""
+    teams = view.rules.teams
+    if view.seat == view.declarer:
+        role = "declarer"
+    elif view.seat % teams == view.declarer % teams:
+        role = "partner"
+    else:
+        role = "defender"
+    return role if view.led_suit < 0 else role + "_follow"
+
+
+def fit_leads(rows: Sequence[LeadRow], ridge: float = RIDGE) -> dict[str, Any]:
+    """Per role, the lead weights (see the module), rounded to 6 decimals."""
+    import numpy as np
+
+    out: dict[str, Any] = {}
+    for role in ROLES:
+        xs, ys = [], []
+        for r, feats, values in rows:
+            if r != role:
+                continue
+            f = np.array(feats, dtype=float)
+            v = np.array(values, dtype=float)
+            xs.append(f - f.mean(axis=0))
+            ys.append(v - v.mean())
+        if len(xs) < 50:
+            continue
+        x = np.vstack(xs)
+        y = np.concatenate(ys)
+        w = np.linalg.solve(x.T @ x + ridge * np.eye(x.shape[1]), x.T @ y)
+        out[role] = {"weights": [round(float(v), 6) for v in w], "decisions": len(xs)}
+    return out
