@@ -405,7 +405,9 @@ class Heuristic3Strategy(Heuristic2Strategy):
     def play(self, view: SeatView, legal: Sequence[int], rng: Rng | random.Random) -> int:
         """heuristic.v2's card, but the misère declarer's lead to the first trick (its only lead: it
         never wins a trick) is the first-lead model's pick where one is fitted."""
-        if len(legal) > 1 and not view.plays and view.seat == view.declarer:
+        # No card played yet: the played mask is empty (reading ``view.plays`` would build the
+        # whole history's tuple at every decision).
+        if len(legal) > 1 and view.seat == view.declarer and view.played == 0:
             contract = view.contract
             if contract is not None and contract.misere:
                 m = models(view.rules)

@@ -335,16 +335,26 @@ class Heuristic4Strategy(Heuristic3Strategy):
     PARAM_HELP: ClassVar[dict[str, str]] = {k: v[2] for k, v in V4_PARAMETERS.items()}
     DEFAULTS: ClassVar[dict[str, Any]] = {k: v[0] for k, v in V4_PARAMETERS.items()}
 
+    def _configure(self, p: dict[str, Any]) -> None:
+        """heuristic.v3's parameters; the weights are looked up once per rule set."""
+        super()._configure(p)
+        self._w_rules: Rules | None = None
+        self._w: Weights | None = None
+
     def play(self, view: SeatView, legal: Sequence[int], rng: Rng | random.Random) -> int:
         """heuristic.v3's card, but in a trump contract the best-scored card of a role with weights."""
         if len(legal) > 1:
             contract = view.contract
-            if contract is not None and not contract.misere and contract.trump < 4:
-                m = weights(view.rules)
+            if contract is not None and contract.trump < 4 and not contract.misere:
+                rules = view.rules
+                if rules is not self._w_rules:
+                    self._w_rules = rules
+                    self._w = weights(rules)
+                m = self._w
                 if m is not None:
                     seat = view.seat
                     declarer = view.declarer
-                    teams = view.rules.teams
+                    teams = rules.teams
                     follow = view.led_suit >= 0
                     if seat % teams != declarer % teams:
                         role = 5 if follow else 4
