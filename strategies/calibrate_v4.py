@@ -40,7 +40,7 @@ RIDGE: Final = 10.0
 #: :data:`strategies.heuristic4.ROLES`).
 ROLES: Final = HEURISTIC4_ROLES
 #: The roles whose weights are shipped (the others measured no gain: docs/experiments/bots.md).
-SHIPPED_ROLES: Final = ("partner", "partner_follow")
+SHIPPED_ROLES: Final = ("partner", "partner_follow", "defender_follow")
 
 #: One lead decision: its role, per distinct candidate its features, and its mean value.
 LeadRow = tuple[str, list[list[float]], list[float]]

@@ -1,20 +1,21 @@
-"""``heuristic.v4``: ``heuristic.v3`` whose declarer's partner chooses its cards in a trump contract by
-fitted linear scores.
+"""``heuristic.v4``: ``heuristic.v3`` whose declarer's partner (leading and following) and defenders
+(following) choose their cards in a trump contract by fitted linear scores.
 
-Where ``heuristic.v3``'s card play loses most against a rollout search is the declaring side's play
-in trump contracts.  ``heuristic.v4`` scores each distinct candidate card of the declarer's partner,
-leading (:func:`lead_features`: whether it is a trump and a sure winner, how many trumps the
-opponents may still hold, how many higher and lower cards of its suit are unseen, the hand's length
-in the suit, whether an opponent or the partner has shown out of it, whether the contract is made)
-and following (:func:`follow_features`: whether it beats the trick's winner, is the cheapest card
-that does, is sure to hold, overtakes the partner, ruffs, can be overruffed, what a discard throws),
-each feature set with whether it is the card ``heuristic.v3`` would play, and plays the best
-score.  The weights are fitted by ridge least squares on the candidates' values over sampled
-placements of the unseen cards, each played out by ``heuristic.v3``
-(:mod:`strategies.calibrate_v4`; ``strategies/data/heuristic_v4.json``, written and checked by
-``scripts/fit_heuristic_v4.py``).  The declarer's own cards and the defence measured no gain from
-such weights and stay ``heuristic.v3``'s, as does everything else (bidding, discard, naming, misère
-and no-trump play).  At a table shape without weights it plays as ``heuristic.v3``.
+Where ``heuristic.v3``'s card play loses most against a rollout search is the play of trump
+contracts.  ``heuristic.v4`` scores each distinct candidate card of a role with weights, leading
+(:func:`lead_features`: whether it is a trump and a sure winner, how many trumps the opponents may
+still hold, how many higher and lower cards of its suit are unseen, the hand's length in the suit,
+whether an opponent or the partner has shown out of it, whether the contract is made) or following
+(:func:`follow_features`: whether it beats the trick's winner, is the cheapest card that does, is
+sure to hold, overtakes the partner, ruffs, can be overruffed, what a discard throws), each feature
+set with whether it is the card ``heuristic.v3`` would play, and plays the best score.  The weights
+are fitted by ridge least squares on the candidates' values over sampled placements of the unseen
+cards, each played out by ``heuristic.v3`` (:mod:`strategies.calibrate_v4`;
+``strategies/data/heuristic_v4.json``, written and checked by ``scripts/fit_heuristic_v4.py``).  The
+shipped roles are the declarer's partner's leads and follows and the defenders' follows; the
+declarer's own cards and the defenders' leads measured no gain from such weights and stay
+``heuristic.v3``'s, as does everything else (bidding, discard, naming, misère and no-trump play).  At
+a table shape without weights it plays as ``heuristic.v3``.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from fivehundred.strategies.base import register
 from fivehundred.strategies.heuristic import _shown_out
 from fivehundred.strategies.heuristic2 import table_shape
 from fivehundred.strategies.heuristic3 import V3_PARAMETERS, Heuristic3Strategy
-from fivehundred.strategies.sampling import distinct_actions, shown_voids
+from fivehundred.strategies.sampling import shown_voids, touching
 from fivehundred.strategies.tables import card_info
 
 if TYPE_CHECKING:
@@ -254,6 +255,34 @@ def follow_features(ctx: LeadContext, fc: FollowContext, card: int, default: int
     return f
 
 
+def distinct_cards(ci: CardInfo, outside: int, legal: Sequence[int]) -> list[int]:
+    """:func:`strategies.sampling.distinct_actions` for a play without joker leads, the same list in
+    the same order (``outside``: the cards neither in the hand nor played), without its sort key."""
+    eff, strength = ci.eff, ci.strength
+    cards: list[int] = []
+    for a in legal:  # insertion sort by (effective suit, strength), stable as sorted() is
+        ea, sa = eff[a], strength[a]
+        i = len(cards)
+        cards.append(a)
+        while i > 0:
+            b = cards[i - 1]
+            eb = eff[b]
+            if eb < ea or (eb == ea and strength[b] <= sa):
+                break
+            cards[i] = b
+            i -= 1
+        cards[i] = a
+    out: list[int] = []
+    prev = -1
+    for c in cards:
+        if prev >= 0 and touching(ci, outside, prev, c):
+            prev = c
+            continue
+        out.append(c)
+        prev = c
+    return out
+
+
 def _dot(w: list[float], f: list[float]) -> float:
     total = 0.0
     for i in range(len(f)):
@@ -370,13 +399,19 @@ class Heuristic4Strategy(Heuristic3Strategy):
     ) -> int:
         """The distinct candidate of best score (heuristic.v3's card on ties)."""
         default = super().play(view, legal, rng)
-        cands = distinct_actions(view, legal)
-        if len(cands) < 2 or default >= JOKER_LEAD:
+        if default >= JOKER_LEAD:
             return default
         tables = view.tables
         assert tables is not None
         ci = card_info(tables)
-        ctx = LeadContext(view, ci, self._rules_info(view.rules).full, not follow)
+        full = self._rules_info(view.rules).full
+        for a in legal:
+            if a >= JOKER_LEAD:
+                return default  # a joker lead (never in a trump contract): heuristic.v3's card
+        cands = distinct_cards(ci, full & ~view.hand & ~view.played, legal)
+        if len(cands) < 2:
+            return default
+        ctx = LeadContext(view, ci, full, not follow)
         ws = w.weights
         best = default
         if follow:

@@ -21,6 +21,7 @@ from fivehundred.strategies.heuristic4 import (
     FollowContext,
     Heuristic4Strategy,
     LeadContext,
+    distinct_cards,
     follow_features,
     lead_features,
     load_models,
@@ -28,6 +29,7 @@ from fivehundred.strategies.heuristic4 import (
 )
 from fivehundred.strategies.sampling import distinct_actions
 from fivehundred.strategies.tables import card_info, rules_info
+from tests.strategies.helpers import decision_points
 
 PAGAT = load_rules("pagat-au")
 DECK = PAGAT.deck
@@ -208,3 +210,16 @@ def test_without_weights_it_plays_as_heuristic_v3() -> None:
     v4 = play_game(rules, [make("heuristic.v4") for _ in range(3)], 4, 0)
     v3 = play_game(rules, [make("heuristic.v3") for _ in range(3)], 4, 0)
     assert [r["plays"] for r in v4] == [r["plays"] for r in v3]
+
+
+def test_distinct_cards_are_the_samplers_distinct_actions() -> None:
+    """The bot's own merge of touching cards gives distinct_actions's list, in its order."""
+    checked = 0
+    for state in decision_points(PAGAT, 13, deals=8):
+        if state.phase != PLAY or state.contract is None or state.contract.trump >= 4:
+            continue
+        view, legal = state.view(state.turn), state.legal_actions()
+        outside = rules_info(PAGAT).full & ~view.hand & ~view.played
+        assert distinct_cards(card_info(view.tables), outside, legal) == distinct_actions(view, legal)
+        checked += len(legal) > 2
+    assert checked > 20
