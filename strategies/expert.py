@@ -290,8 +290,12 @@ class ExpertStrategy(AuctionOf):
         drawn.sort(key=lambda x: (-x[0], x[1]))
         return [(w, st) for w, _, st in drawn[:worlds]]
 
-    def dd_limit(self, contract: Bid) -> int:
-        """The tricks left from which the play is searched double-dummy (earlier: rollouts):
+    def rollout_worlds_at(self, view: SeatView) -> int:
+        """Worlds on which the seat rolls each card out (before the DD search): ``rollout_worlds``."""
+        return self.rollout_worlds
+
+    def dd_limit(self, view: SeatView, contract: Bid) -> int:
+        """The tricks left from which the seat's play is searched double-dummy (earlier: rollouts):
         ``dd_tricks`` in every contract."""
         return self.dd_tricks
 
@@ -473,7 +477,7 @@ class ExpertStrategy(AuctionOf):
             return default  # touching cards only: every choice is the same
         contract = view.contract
         assert contract is not None
-        if left > self.dd_limit(contract):
+        if left > self.dd_limit(view, contract):
             return rollout_play(self, view, legal, rng, default)
         teams = rules.teams
         declaring = view.seat % teams == view.declarer % teams
@@ -499,24 +503,75 @@ class ExpertStrategy(AuctionOf):
 
 @register("expert.v2")
 class Expert2Strategy(ExpertStrategy):
-    """``expert.v1`` with the misère play searched double-dummy from the first trick
-    (``misere_dd_tricks``): a misère's DD solve is cheap, and against an exposed hand the defenders'
-    worlds differ only in the partner's cards, so the search is nearly exact where the rollouts of
-    ``heuristic.v2``'s misère defence are weakest."""
+    """``expert.v1`` with its misère play searched on more worlds.
+
+    Every double-dummy search of a misère's play is over ``misere_worlds`` (40) sampled worlds from
+    the first trick (v1: 6 in the first trick, rising to 20), and every misère rollout over
+    ``misere_rollout_worlds`` (60; v1: 20).  A defender of an open misère solves double-dummy from
+    the first trick (``misere_dd_tricks``): once the hand is down its worlds differ only in its
+    partner's cards.  A closed misère's defenders (``closed_dd_tricks``) and the declarer roll the
+    early tricks out as v1 does (a DD declarer from the first trick made fewer misères).  A misère's
+    DD solve is cheap, so this spends little of the speed v1 leaves over the target.  Every seat of
+    a suit or NT contract plays as v1, and the bidding, discard and naming are v1's.  (Until
+    2026-12-05 expert.v2 searched every misère decision, the declarer's too, DD from the first trick
+    on v1's worlds.)
+    """
 
     SETTINGS: ClassVar[dict[str, tuple[Any, Any, str]]] = {
         **ExpertStrategy.SETTINGS,
         "misere_dd_tricks": (
             whole(0, 20),
             20,
-            "in a misère, solve double-dummy with at most this many tricks left (earlier: rollouts)",
+            "a defender of an open misère solves double-dummy with at most this many tricks left "
+            "(earlier: rollouts)",
+        ),
+        "closed_dd_tricks": (
+            whole(0, 20),
+            6,
+            "a defender of a closed (or blind) misère solves double-dummy with at most this many "
+            "tricks left (earlier: rollouts)",
+        ),
+        "misere_worlds": (
+            whole(1, 1_000),
+            40,
+            "worlds of every double-dummy search of a misère's play (the declarer's and the defenders')",
+        ),
+        "misere_rollout_worlds": (
+            whole(1, 1_000),
+            60,
+            "worlds on which each card of a misère is rolled out (the declarer's early tricks and a "
+            "closed misère's defenders'), before the DD search",
         ),
     }
     PARAMS: ClassVar[dict[str, Any]] = {k: v[0] for k, v in SETTINGS.items()}
     PARAM_HELP: ClassVar[dict[str, str]] = {k: v[2] for k, v in SETTINGS.items()}
 
     misere_dd_tricks: int
+    closed_dd_tricks: int
+    misere_worlds: int
+    misere_rollout_worlds: int
 
-    def dd_limit(self, contract: Bid) -> int:
-        """``misere_dd_tricks`` in a misère, ``dd_tricks`` otherwise."""
-        return self.misere_dd_tricks if contract.misere else self.dd_tricks
+    def rollout_worlds_at(self, view: SeatView) -> int:
+        """``misere_rollout_worlds`` in a misère, ``rollout_worlds`` otherwise."""
+        contract = view.contract
+        return self.misere_rollout_worlds if contract is not None and contract.misere else self.rollout_worlds
+
+    @staticmethod
+    def misere_defender(view: SeatView) -> bool:
+        """Whether the seat defends a misère."""
+        contract = view.contract
+        return contract is not None and contract.misere and view.seat != view.declarer
+
+    def dd_limit(self, view: SeatView, contract: Bid) -> int:
+        """For a misère's defender ``misere_dd_tricks`` (open) or ``closed_dd_tricks``;
+        ``dd_tricks`` otherwise."""
+        if self.misere_defender(view):
+            return self.misere_dd_tricks if contract.open else self.closed_dd_tricks
+        return self.dd_tricks
+
+    def sample_worlds(self, view: SeatView, rng: Rng, worlds: int = 0) -> list[tuple[float, State]]:
+        """v1's worlds; a DD search in a misère (``worlds`` 0) draws ``misere_worlds``."""
+        contract = view.contract
+        if worlds == 0 and contract is not None and contract.misere:
+            worlds = self.misere_worlds
+        return super().sample_worlds(view, rng, worlds)

@@ -43,7 +43,7 @@ def rollout_play(
     rng: Rng,
     default: int,
 ) -> int:
-    """The candidate of best weighted mean rollout result over ``bot.rollout_worlds`` of its worlds
+    """The candidate of best weighted mean rollout result over ``bot.rollout_worlds_at(view)`` of its worlds
     (see the module); ``default`` (``heuristic.v2``'s card) when no candidate beats it or no world
     could be drawn.  ``bot.roller`` plays the rollouts; ``rng`` draws the worlds, then seeds the
     rollouts' own stream."""
@@ -52,7 +52,7 @@ def rollout_play(
     declarer_team = view.declarer % teams
     declaring = view.seat % teams == declarer_team
     sign = 1.0 if declaring else -1.0
-    worlds = bot.sample_worlds(view, rng, bot.rollout_worlds)
+    worlds = bot.sample_worlds(view, rng, bot.rollout_worlds_at(view))
     if not worlds:
         return default
     cands = distinct_actions(view, legal)

@@ -1,11 +1,14 @@
-"""expert.v2: expert.v1 with the misère play searched double-dummy from the first trick; registered with
-its parameter, DD (never a rollout) in a misère, expert.v1's play in the other contracts."""
+"""expert.v2: expert.v1 with the misère play searched on more worlds; registered with its parameters, DD
+(never a rollout) for an open misère's defenders, rollouts for its declarer and the closed misère's
+early tricks, ``misere_worlds`` and ``misere_rollout_worlds`` in a misère only, expert.v1's play in the
+other contracts."""
 
 from __future__ import annotations
 
 import pytest
 
 from fivehundred.sim import load_rules, play_deal
+from fivehundred.sim.engine import PLAY
 from fivehundred.sim.game import new_deal
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies import expert as expert_mod
@@ -16,8 +19,9 @@ SMALL = "worlds=3, pool=2, rollout_worlds=3, early_worlds=2"
 
 
 def test_registered_and_a_bare_expert_is_still_v1() -> None:
-    bot = make("expert.v2(misere_dd_tricks=8)")
+    bot = make("expert.v2(misere_dd_tricks=8, misere_worlds=9, closed_dd_tricks=3)")
     assert isinstance(bot, Expert2Strategy) and bot.misere_dd_tricks == 8
+    assert bot.misere_worlds == 9 and bot.closed_dd_tricks == 3
     assert label("expert") == "expert.v1"
     with pytest.raises(StrategyConfigError, match="misere_dd_tricks"):
         make("expert.v2(misere_dd_tricks=21)")
@@ -25,45 +29,79 @@ def test_registered_and_a_bare_expert_is_still_v1() -> None:
         make("expert(misere_dd_tricks=5)")  # v1 has no such parameter
 
 
-def _forced(code: str, spec: str, deal: int) -> tuple[list[int], list[bool]]:
+def _forced(code: str, spec: str, deal: int) -> tuple[list[int], list[tuple[int, bool]]]:
     """The plays of a deal with ``code`` forced on seat 0 and ``spec`` in every seat, and for each
-    search of the play whether it rolled out (True) or solved DD (False)."""
+    search of the play the seat and whether it rolled out (True) or solved DD (False)."""
     rules = load_rules("pagat-au")
     state, _ = new_deal(rules, 5, deal, 3)
     state.force_contract(code, 0)
-    rolled: list[bool] = []
+    rolled: list[tuple[int, bool]] = []
     real = expert_mod.rollout_play
+    seat = [0]
 
     def spy(bot, view, legal, rng, default):  # type: ignore[no-untyped-def]
-        rolled.append(True)
+        rolled.append((view.seat, True))
         return real(bot, view, legal, rng, default)
+
+    real_play = Expert2Strategy.play
+
+    def play(bot, view, legal, rng):  # type: ignore[no-untyped-def]
+        seat[0] = view.seat
+        return real_play(bot, view, legal, rng)
 
     with pytest.MonkeyPatch.context() as m:
         m.setattr(expert_mod, "rollout_play", spy)
-        m.setattr(expert_mod, "move_values", _counting(rolled))
+        m.setattr(expert_mod, "move_values", _counting(rolled, seat))
+        m.setattr(expert_mod.ExpertStrategy, "play", play)
         play_deal(state, [make(spec) for _ in range(4)], [Rng(s) for s in range(4)])
     return list(state.plays), rolled
 
 
-def _counting(log: list[bool]):  # type: ignore[no-untyped-def]
+def _counting(log: list[tuple[int, bool]], seat: list[int]):  # type: ignore[no-untyped-def]
     real = expert_mod.move_values
 
     def solve(position):  # type: ignore[no-untyped-def]
-        log.append(False)
+        log.append((seat[0], False))
         return real(position)
 
     return solve
 
 
-def test_a_misere_is_searched_double_dummy_from_the_first_trick() -> None:
-    for code in ("OMIS", "MIS"):
-        _, v2 = _forced(code, f"expert.v2({SMALL})", 1)
-        assert v2 and not any(v2)  # every search of the misère solved DD
-        _, v1 = _forced(code, f"expert.v1({SMALL})", 1)
-        assert any(v1)  # expert.v1 rolled out the early tricks
+def test_the_open_misere_defence_is_searched_double_dummy_from_the_first_trick() -> None:
+    _, v2 = _forced("OMIS", f"expert.v2({SMALL})", 1)
+    defence = [rolled for seat, rolled in v2 if seat != 0]
+    assert defence and not any(defence)  # every search of the defenders solved DD
+    assert any(rolled for seat, rolled in v2 if seat == 0)  # the declarer rolled out its early tricks
+    _, v1 = _forced("OMIS", f"expert.v1({SMALL})", 1)
+    assert any(rolled for seat, rolled in v1 if seat != 0)  # expert.v1's defenders rolled out
 
 
-def test_the_other_contracts_are_played_as_expert_v1() -> None:
-    v2, how = _forced("7H", f"expert.v2({SMALL})", 2)
-    v1, _ = _forced("7H", f"expert.v1({SMALL})", 2)
-    assert v2 == v1 and any(how)  # rollouts early, as v1
+def test_the_closed_misere_defence_rolls_out_early_and_the_other_contracts_play_as_expert_v1() -> None:
+    _, v2 = _forced("MIS", f"expert.v2({SMALL})", 1)
+    assert any(rolled for seat, rolled in v2 if seat != 0)  # closed_dd_tricks 6: rollouts early
+    assert any(not rolled for seat, rolled in v2 if seat != 0)
+    v2_plays, how = _forced("7H", f"expert.v2({SMALL})", 2)
+    v1_plays, _ = _forced("7H", f"expert.v1({SMALL})", 2)
+    assert v2_plays == v1_plays and any(rolled for _, rolled in how)  # rollouts early, as v1
+
+
+def test_a_misere_is_searched_on_misere_worlds_and_rolled_out_on_misere_rollout_worlds() -> None:
+    rules = load_rules("pagat-au")
+    state, _ = new_deal(rules, 5, 1, 3)
+    state.force_contract("OMIS", 0)
+    bot = make(f"expert.v2({SMALL}, misere_worlds=5, misere_rollout_worlds=4)")
+    while state.phase != PLAY:  # the declarer's exchange
+        state.apply(state.legal_actions()[0])
+    assert state.turn == 0  # the declarer leads
+    assert len(bot.sample_worlds(state.view(0), Rng(1))) == 5
+    assert bot.rollout_worlds_at(state.view(0)) == 4
+    state.apply(state.legal_actions()[0])
+    assert state.turn != 0
+    assert len(bot.sample_worlds(state.view(state.turn), Rng(1))) == 5
+    assert len(bot.sample_worlds(state.view(state.turn), Rng(1), 3)) == 3  # a rollout's count
+    suit, _ = new_deal(rules, 5, 1, 3)
+    suit.force_contract("7H", 0)
+    while suit.phase != PLAY:
+        suit.apply(suit.legal_actions()[0])
+    assert len(bot.sample_worlds(suit.view(0), Rng(1))) == bot.worlds_at(0)  # v1's worlds
+    assert bot.rollout_worlds_at(suit.view(0)) == bot.rollout_worlds
