@@ -53,13 +53,14 @@ def simulate_leads(
     worlds: int,
     progress: Callable[[int], None] | None = None,
     roles: Sequence[str] = ROLES,
+    rollout_bot: Any = None,
 ) -> list[LeadRow]:
     """The decisions of ``deals`` deals in the given ``roles`` (:data:`ROLES`), each candidate valued
-    (see the module)."""
+    (see the module) by rollouts of ``rollout_bot`` (default: heuristic.v3)."""
     v3 = Heuristic3Strategy()
     v1 = HeuristicStrategy()
     quiet = Rng(0)
-    policy = rollout(v3.play, quiet)
+    policy = rollout((rollout_bot or v3).play, quiet)
     full = v3._rules_info(rules).full
     out: list[LeadRow] = []
     for d in range(deals):

@@ -76,19 +76,25 @@ class LeadContext:
 
     def __init__(self, view: SeatView, ci: CardInfo, full: int, lead: bool = True) -> None:
         hand = view.hand
+        self.view = view
         self.hand = hand
         self.ci = ci
         self.unseen = full & ~hand & ~(view.discards or 0) & ~view.played
         t = ci.trump
         self.trump = t
-        tm = ci.suit_mask[t]
-        n = view.rules.players
-        teams = view.rules.teams
+        rules = view.rules
+        n = rules.players
+        teams = rules.teams
+        self.teams = teams
         seat = view.seat
         side = seat % teams
         opp_voids = 0
         partner_voids = 0
-        opp_trumps = True
+        #: Whether the opponents may still hold trumps (not all of them have shown out of trumps),
+        #: and the unseen trumps while they may (0 when not); a follow works them out only when a
+        #: feature asks (:meth:`trumps_out`).
+        self._opp_trumps = -1
+        self._trumps_out = -1
         if lead:
             voids = shown_voids(view)
             opp_all = -1
@@ -100,18 +106,9 @@ class LeadContext:
                 else:
                     opp_voids |= voids[s]
                     opp_all &= voids[s]
-            opp_trumps = not (opp_all >> t & 1)
-        elif view.led_suits >> t & 1:  # only a trump lead shows a seat out of trumps
-            shown = _shown_out(view.plays, ci.eff, t, n)
-            opp_trumps = False
-            for s in range(n):
-                if s % teams != side and not shown >> s & 1:
-                    opp_trumps = True
+            self._set_trumps(not (opp_all >> t & 1))
         self.opp_voids = opp_voids
         self.partner_voids = partner_voids
-        #: Opponents that may still hold trumps: not all of them have shown out of trumps.
-        self.opp_trumps = opp_trumps
-        self.trumps_out = (self.unseen & tm).bit_count() if opp_trumps else 0
         declarer = view.declarer
         won = 0
         for w in view.trick_winners:
@@ -119,6 +116,32 @@ class LeadContext:
                 won += 1
         contract = view.contract
         self.made = contract is not None and won >= contract.tricks
+
+    def _set_trumps(self, opp_trumps: bool) -> None:
+        self._opp_trumps = 1 if opp_trumps else 0
+        self._trumps_out = (self.unseen & self.ci.suit_mask[self.trump]).bit_count() if opp_trumps else 0
+
+    def opp_trumps(self) -> bool:
+        """Whether the opponents may still hold trumps (not all of them have shown out of trumps)."""
+        if self._opp_trumps < 0:
+            view, t = self.view, self.trump
+            opp = True
+            if view.led_suits >> t & 1:  # only a trump lead shows a seat out of trumps
+                n = view.rules.players
+                shown = _shown_out(view.plays, self.ci.eff, t, n)
+                side = view.seat % self.teams
+                opp = False
+                for s in range(n):
+                    if s % self.teams != side and not shown >> s & 1:
+                        opp = True
+            self._set_trumps(opp)
+        return self._opp_trumps == 1
+
+    def trumps_out(self) -> int:
+        """The unseen trumps while the opponents may hold trumps, else 0."""
+        if self._trumps_out < 0:
+            self.opp_trumps()
+        return self._trumps_out
 
 
 def lead_features(ctx: LeadContext, card: int, default: int) -> list[float]:
@@ -132,21 +155,21 @@ def lead_features(ctx: LeadContext, card: int, default: int) -> list[float]:
     is_trump = s == ctx.trump
     f = [0.0] * 21
     f[0] = 1.0 if card == default else 0.0
-    out = 1.0 if ctx.opp_trumps else 0.0
+    out = 1.0 if ctx.opp_trumps() else 0.0
     if is_trump:
         f[1] = 1.0
         f[2] = 1.0 if top else 0.0
         f[3] = out if top else 0.0
         f[4] = 0.0 if top else out
-        f[5] = float(ctx.trumps_out)
-        f[6] = 1.0 if top and ctx.trumps_out == 0 else 0.0
+        f[5] = float(ctx.trumps_out())
+        f[6] = 1.0 if top and ctx.trumps_out() == 0 else 0.0
     else:
         bit = 1 << s
         lower = (ci.lower[card] & unseen).bit_count()
         length = (hand & sm).bit_count()
         f[7] = 1.0 if top else 0.0
         f[8] = out if top else 0.0
-        f[9] = 1.0 if top and ctx.opp_voids & bit and ctx.opp_trumps else 0.0
+        f[9] = 1.0 if top and ctx.opp_voids & bit and ctx.opp_trumps() else 0.0
         f[10] = float(higher)
         f[11] = float(lower)
         f[12] = float(length)
@@ -241,7 +264,7 @@ def follow_features(ctx: LeadContext, fc: FollowContext, card: int, default: int
     if ruff:
         f[6] = 1.0
         f[7] = 1.0 if not sure else 0.0
-        f[19] = float(ctx.trumps_out)
+        f[19] = float(ctx.trumps_out())
     if s == fc.led and not beats:
         f[8] = float((ci.higher[card] & unseen & sm).bit_count())
     if s != fc.led and not is_trump:
@@ -351,7 +374,12 @@ def weights(rules: Rules) -> Weights | None:
     return built
 
 
-V4_PARAMETERS: Final[dict[str, tuple[Any, Any, str]]] = {**V3_PARAMETERS}
+#: heuristic.v4's parameters: heuristic.v3's, with ``reach`` 0.5 by default (v3: 0): with the better
+#: card play, denominations half a trick under v2's gate are worth valuing by the models.
+V4_PARAMETERS: Final[dict[str, tuple[Any, Any, str]]] = {
+    **V3_PARAMETERS,
+    "reach": (0.5, V3_PARAMETERS["reach"][1], V3_PARAMETERS["reach"][2]),
+}
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -397,38 +425,38 @@ class Heuristic4Strategy(Heuristic3Strategy):
     def _scored(
         self, view: SeatView, legal: Sequence[int], rng: Rng | random.Random, w: LeadWeights, follow: bool
     ) -> int:
-        """The distinct candidate of best score (heuristic.v3's card on ties)."""
-        default = super().play(view, legal, rng)
-        if default >= JOKER_LEAD:
-            return default
+        """The distinct candidate of best score (the first in the order of
+        :func:`distinct_cards` on ties); heuristic.v3's card when every legal card is the same
+        choice.  heuristic.v3's own card is not asked for (the weights hardly mark it: its feature
+        is read as 0 for every candidate)."""
         tables = view.tables
         assert tables is not None
         ci = card_info(tables)
         full = self._rules_info(view.rules).full
         for a in legal:
             if a >= JOKER_LEAD:
-                return default  # a joker lead (never in a trump contract): heuristic.v3's card
+                return super().play(view, legal, rng)  # a joker lead (never in a trump contract)
         cands = distinct_cards(ci, full & ~view.hand & ~view.played, legal)
         if len(cands) < 2:
-            return default
+            return super().play(view, legal, rng)
         ctx = LeadContext(view, ci, full, not follow)
         ws = w.weights
-        best = default
+        best = cands[0]
         if follow:
             fc = FollowContext(ctx, view, legal)
-            best_score = _dot(ws, follow_features(ctx, fc, default, default))
-            for a in cands:
-                if a < JOKER_LEAD and a != default:
-                    sc = _dot(ws, follow_features(ctx, fc, a, default))
-                    if sc > best_score:
-                        best, best_score = a, sc
+            best_score = _dot(ws, follow_features(ctx, fc, best, -1))
+            for i in range(1, len(cands)):
+                a = cands[i]
+                sc = _dot(ws, follow_features(ctx, fc, a, -1))
+                if sc > best_score:
+                    best, best_score = a, sc
         else:
-            best_score = _dot(ws, lead_features(ctx, default, default))
-            for a in cands:
-                if a < JOKER_LEAD and a != default:
-                    sc = _dot(ws, lead_features(ctx, a, default))
-                    if sc > best_score:
-                        best, best_score = a, sc
+            best_score = _dot(ws, lead_features(ctx, best, -1))
+            for i in range(1, len(cands)):
+                a = cands[i]
+                sc = _dot(ws, lead_features(ctx, a, -1))
+                if sc > best_score:
+                    best, best_score = a, sc
         return best
 
 

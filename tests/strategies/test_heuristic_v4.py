@@ -10,7 +10,7 @@ import math
 import pytest
 
 from fivehundred.sim import PLAY, load_rules, play_game
-from fivehundred.sim.engine import JOKER_LEAD, KITTY, State
+from fivehundred.sim.engine import KITTY, State
 from fivehundred.sim.game import decide, new_deal
 from fivehundred.strategies.base import make
 from fivehundred.strategies.calibrate_v4 import SHIPPED_ROLES, fit_leads, simulate_leads
@@ -38,6 +38,8 @@ DECK = PAGAT.deck
 def test_registered() -> None:
     bot = make("heuristic.v4(aggression=0.25)")
     assert isinstance(bot, Heuristic4Strategy) and bot.aggression == 0.25
+    assert bot.reach == 0.5 and make("heuristic.v4(reach=0)").reach == 0.0  # v3's default is 0
+    assert make("heuristic.v3").reach == 0.0
     assert make("heuristic").name == "heuristic.v1"  # a bare name keeps its first version
 
 
@@ -161,9 +163,13 @@ def _role(state: State) -> str:
 
 
 def test_the_weights_choose_their_roles_cards_and_v3_the_rest() -> None:
-    bot, v3, v1 = Heuristic4Strategy(), make("heuristic.v3"), make("heuristic.v1")
+    """A decision of a role with weights plays the first distinct card of best score (heuristic.v3's
+    card when every legal card is the same choice); every other decision is heuristic.v3's with
+    v4's reach."""
+    bot, v3, v1 = Heuristic4Strategy(), make("heuristic.v3(reach=0.5)"), make("heuristic.v1")
     w = weights(PAGAT)
     assert w is not None
+    full = rules_info(PAGAT).full
     scored = same = 0
     for d in range(6):
         state, _ = new_deal(PAGAT, 9, d, d % 4)
@@ -173,22 +179,20 @@ def test_the_weights_choose_their_roles_cards_and_v3_the_rest() -> None:
             got = decide(bots[seat], state, None)
             if bots[seat] is bot:
                 view, legal = state.view(seat), state.legal_actions()
-                base = v3.play(view, legal, None) if state.phase == PLAY else decide(v3, state, None)
+                base = decide(v3, state, None)
                 contract = view.contract
                 role = _role(state) if state.phase == PLAY and contract and not contract.misere else ""
-                if role in SHIPPED_ROLES and contract.trump < 4 and len(legal) > 1 and base < JOKER_LEAD:
+                cands = distinct_actions(view, legal) if role else []
+                if role in SHIPPED_ROLES and contract.trump < 4 and len(cands) > 1:
                     weights_ = w.by_role[ROLES.index(role)]
                     assert weights_ is not None
-                    ctx = LeadContext(view, card_info(view.tables), rules_info(PAGAT).full)
+                    ctx = LeadContext(view, card_info(view.tables), full, view.led_suit < 0)
                     fc = FollowContext(ctx, view, legal) if view.led_suit >= 0 else None
-
-                    def score(a: int, ctx=ctx, fc=fc, base=base, weights_=weights_) -> float:
-                        return weights_.score(
-                            follow_features(ctx, fc, a, base) if fc else lead_features(ctx, a, base)
-                        )
-
-                    best = max(score(a) for a in distinct_actions(view, legal))
-                    assert score(got) == best or (got == base and score(base) >= best)
+                    scores = [
+                        weights_.score(follow_features(ctx, fc, a, -1) if fc else lead_features(ctx, a, -1))
+                        for a in cands
+                    ]
+                    assert got == cands[scores.index(max(scores))]
                     scored += got != base
                 else:
                     assert got == base
@@ -208,7 +212,7 @@ def test_plays_whole_reproducible_games(variant: str) -> None:
 def test_without_weights_it_plays_as_heuristic_v3() -> None:
     rules = load_rules("three-player")
     v4 = play_game(rules, [make("heuristic.v4") for _ in range(3)], 4, 0)
-    v3 = play_game(rules, [make("heuristic.v3") for _ in range(3)], 4, 0)
+    v3 = play_game(rules, [make("heuristic.v3(reach=0.5)") for _ in range(3)], 4, 0)
     assert [r["plays"] for r in v4] == [r["plays"] for r in v3]
 
 
