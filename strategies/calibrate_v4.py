@@ -29,7 +29,13 @@ from fivehundred.sim.rules import Rules
 from fivehundred.strategies.heuristic import HeuristicStrategy
 from fivehundred.strategies.heuristic3 import Heuristic3Strategy
 from fivehundred.strategies.heuristic4 import ROLES as HEURISTIC4_ROLES
-from fivehundred.strategies.heuristic4 import FollowContext, LeadContext, follow_features, lead_features
+from fivehundred.strategies.heuristic4 import (
+    FollowContext,
+    LeadContext,
+    follow_features,
+    lead_features,
+    role_index,
+)
 from fivehundred.strategies.montecarlo import rollout
 from fivehundred.strategies.sampling import distinct_actions, rebuild_state, sample_hidden
 from fivehundred.strategies.tables import card_info
@@ -40,7 +46,15 @@ RIDGE: Final = 10.0
 #: :data:`strategies.heuristic4.ROLES`).
 ROLES: Final = HEURISTIC4_ROLES
 #: The roles whose weights are shipped (the others measured no gain: docs/experiments/bots.md).
-SHIPPED_ROLES: Final = ("partner", "partner_follow", "defender_follow")
+SHIPPED_ROLES: Final = (
+    "partner",
+    "partner_follow1",
+    "partner_follow2",
+    "partner_follow3",
+    "defender_follow1",
+    "defender_follow2",
+    "defender_follow3",
+)
 
 #: One lead decision: its role, per distinct candidate its features, and its mean value.
 LeadRow = tuple[str, list[list[float]], list[float]]
@@ -135,14 +149,7 @@ def _value_lead(
 
 def _role(view: Any) -> str:
     """The role of a play decision in a suit contract: one of :data:`ROLES`."""
-    teams = view.rules.teams
-    if view.seat == view.declarer:
-        role = "declarer"
-    elif view.seat % teams == view.declarer % teams:
-        role = "partner"
-    else:
-        role = "defender"
-    return role if view.led_suit < 0 else role + "_follow"
+    return ROLES[role_index(view.seat, view.declarer, view.rules.teams, len(view.trick))]
 
 
 def fit_leads(rows: Sequence[LeadRow], ridge: float = RIDGE) -> dict[str, Any]:

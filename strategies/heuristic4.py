@@ -213,9 +213,16 @@ FOLLOW_FEATURES: Final = (
 class FollowContext:
     """What a follow's features read that does not depend on the candidate (computed once)."""
 
-    def __init__(self, ctx: LeadContext, view: SeatView, legal: Sequence[int]) -> None:
+    def __init__(
+        self,
+        ctx: LeadContext,
+        view: SeatView,
+        legal: Sequence[int],
+        trick: tuple[tuple[int, int], ...] | None = None,
+    ) -> None:
         ci = ctx.ci
-        trick = view.trick
+        if trick is None:
+            trick = view.trick
         led = view.led_suit
         self.led = led
         win_seat, win_card = trick[trick_winner(ci.tables, [c for _, c in trick], led)]
@@ -331,8 +338,31 @@ class LeadWeights:
 
 
 _LOADED: dict[str, Any] = {}
-#: The roles of the weights: the declarer's, its partner's and a defender's leads, then their follows.
-ROLES: Final = ("declarer", "partner", "declarer_follow", "partner_follow", "defender", "defender_follow")
+#: The roles of the weights: the declarer's, its partner's and a defender's leads, then their follows
+#: as the second, third and fourth card of the trick.
+ROLES: Final = (
+    "declarer",
+    "partner",
+    "defender",
+    "declarer_follow1",
+    "declarer_follow2",
+    "declarer_follow3",
+    "partner_follow1",
+    "partner_follow2",
+    "partner_follow3",
+    "defender_follow1",
+    "defender_follow2",
+    "defender_follow3",
+)
+
+
+def role_index(seat: int, declarer: int, teams: int, cards_in_trick: int) -> int:
+    """The index in :data:`ROLES` of a play decision of ``seat`` with ``cards_in_trick`` cards
+    already in the trick (0: a lead; 1 to 3 at a 4-player table)."""
+    who = 0 if seat == declarer else 1 if seat % teams == declarer % teams else 2
+    if cards_in_trick == 0:
+        return who
+    return 3 + 3 * who + min(cards_in_trick, 3) - 1
 
 
 class Weights:
@@ -409,21 +439,20 @@ class Heuristic4Strategy(Heuristic3Strategy):
                     self._w = weights(rules)
                 m = self._w
                 if m is not None:
-                    seat = view.seat
-                    declarer = view.declarer
-                    teams = rules.teams
                     follow = view.led_suit >= 0
-                    if seat % teams != declarer % teams:
-                        role = 5 if follow else 4
-                    else:
-                        role = (0 if seat == declarer else 1) + (2 if follow else 0)
-                    w = m.by_role[role]
+                    trick = view.trick if follow else ()
+                    w = m.by_role[role_index(view.seat, view.declarer, rules.teams, len(trick))]
                     if w is not None:
-                        return self._scored(view, legal, rng, w, follow)
+                        return self._scored(view, legal, rng, w, trick)
         return super().play(view, legal, rng)
 
     def _scored(
-        self, view: SeatView, legal: Sequence[int], rng: Rng | random.Random, w: LeadWeights, follow: bool
+        self,
+        view: SeatView,
+        legal: Sequence[int],
+        rng: Rng | random.Random,
+        w: LeadWeights,
+        trick: tuple[tuple[int, int], ...],
     ) -> int:
         """The distinct candidate of best score (the first in the order of
         :func:`distinct_cards` on ties); heuristic.v3's card when every legal card is the same
@@ -439,11 +468,12 @@ class Heuristic4Strategy(Heuristic3Strategy):
         cands = distinct_cards(ci, full & ~view.hand & ~view.played, legal)
         if len(cands) < 2:
             return super().play(view, legal, rng)
+        follow = len(trick) > 0
         ctx = LeadContext(view, ci, full, not follow)
         ws = w.weights
         best = cands[0]
         if follow:
-            fc = FollowContext(ctx, view, legal)
+            fc = FollowContext(ctx, view, legal, trick)
             best_score = _dot(ws, follow_features(ctx, fc, best, -1))
             for i in range(1, len(cands)):
                 a = cands[i]
@@ -471,5 +501,6 @@ __all__ = [
     "LeadContext",
     "follow_features",
     "lead_features",
+    "role_index",
     "weights",
 ]

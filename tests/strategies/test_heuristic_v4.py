@@ -25,6 +25,7 @@ from fivehundred.strategies.heuristic4 import (
     follow_features,
     lead_features,
     load_models,
+    role_index,
     weights,
 )
 from fivehundred.strategies.sampling import distinct_actions
@@ -133,7 +134,7 @@ def test_the_shipped_weights_are_whole() -> None:
     shape = load_models()["shapes"]["p4j1"]
     assert set(shape) == set(SHIPPED_ROLES) and set(SHIPPED_ROLES) <= set(ROLES)
     for role in SHIPPED_ROLES:
-        n = len(FOLLOW_FEATURES if role.endswith("_follow") else LEAD_FEATURES)
+        n = len(FOLLOW_FEATURES if "_follow" in role else LEAD_FEATURES)
         assert len(shape[role]["weights"]) == n and all(math.isfinite(w) for w in shape[role]["weights"])
         assert shape[role]["decisions"] >= 5000  # fitted on a real run, not on a test input
     w = weights(PAGAT)
@@ -150,16 +151,30 @@ def test_the_fit_finds_the_effect_and_is_deterministic() -> None:
         rows.append(("partner", feats, [10 * f[0] - 4 * f[2] + 7 * k for f in feats]))
     w = fit_leads(rows, ridge=0.0)["partner"]["weights"]
     assert w == pytest.approx([10.0, 0.0, -4.0], abs=1e-6)
-    sim = simulate_leads(PAGAT, 16, 5, 2, roles=("partner", "partner_follow"))
-    assert sim and {r for r, _, _ in sim} <= {"partner", "partner_follow"}
-    assert json.dumps(sim) == json.dumps(simulate_leads(PAGAT, 16, 5, 2, roles=("partner", "partner_follow")))
+    sim = simulate_leads(PAGAT, 16, 5, 2, roles=("partner", "partner_follow2"))
+    assert sim and {r for r, _, _ in sim} == {"partner", "partner_follow2"}
+    assert json.dumps(sim) == json.dumps(
+        simulate_leads(PAGAT, 16, 5, 2, roles=("partner", "partner_follow2"))
+    )
 
 
 def _role(state: State) -> str:
     view = state.view(state.turn)
-    side = state.turn % 2 == view.declarer % 2
-    role = ("declarer" if state.turn == view.declarer else "partner") if side else "defender"
-    return role if view.led_suit < 0 else role + "_follow"
+    return ROLES[role_index(state.turn, view.declarer, 2, len(view.trick))]
+
+
+def test_role_index() -> None:
+    assert [ROLES[role_index(s, 1, 2, 0)] for s in range(4)] == [
+        "defender",
+        "declarer",
+        "defender",
+        "partner",
+    ]
+    assert (
+        ROLES[role_index(3, 1, 2, 1)] == "partner_follow1"
+        and ROLES[role_index(1, 2, 2, 3)] == "defender_follow3"
+    )
+    assert ROLES[role_index(1, 1, 2, 2)] == "declarer_follow2"
 
 
 def test_the_weights_choose_their_roles_cards_and_v3_the_rest() -> None:
