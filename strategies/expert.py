@@ -503,7 +503,7 @@ class ExpertStrategy(AuctionOf):
 
 @register("expert.v2")
 class Expert2Strategy(ExpertStrategy):
-    """``expert.v1`` with its misère play searched on more worlds.
+    """``expert.v1`` with its misère play and its defence searched on more worlds.
 
     Every double-dummy search of a misère's play is over ``misere_worlds`` (40) sampled worlds from
     the first trick (v1: 6 in the first trick, rising to 20), and every misère rollout over
@@ -511,10 +511,12 @@ class Expert2Strategy(ExpertStrategy):
     the first trick (``misere_dd_tricks``): once the hand is down its worlds differ only in its
     partner's cards.  A closed misère's defenders (``closed_dd_tricks``) and the declarer roll the
     early tricks out as v1 does (a DD declarer from the first trick made fewer misères).  A misère's
-    DD solve is cheap, so this spends little of the speed v1 leaves over the target.  Every seat of
-    a suit or NT contract plays as v1, and the bidding, discard and naming are v1's.  (Until
-    2026-12-05 expert.v2 searched every misère decision, the declarer's too, DD from the first trick
-    on v1's worlds.)
+    DD solve is cheap, so this spends little of the speed v1 leaves over the target.  A defender of
+    a suit or NT contract rolls out on ``defence_rollout_worlds`` (60) and solves DD on
+    ``defence_early_worlds`` (12) rising to ``defence_worlds`` (40) (v1: 20, and 6 to 20); the
+    declaring side plays as v1, and the bidding, discard and naming are v1's.  (Until 2026-12-05
+    expert.v2 searched every misère decision, the declarer's too, DD from the first trick on v1's
+    worlds.)
     """
 
     SETTINGS: ClassVar[dict[str, tuple[Any, Any, str]]] = {
@@ -536,6 +538,21 @@ class Expert2Strategy(ExpertStrategy):
             40,
             "worlds of every double-dummy search of a misère's play (the declarer's and the defenders')",
         ),
+        "defence_worlds": (
+            whole(0, 1_000),
+            40,
+            "worlds of a suit or NT contract's defender's DD search from the fourth trick on (0: worlds)",
+        ),
+        "defence_early_worlds": (
+            whole(0, 1_000),
+            12,
+            "the same in the first trick, rising to defence_worlds (0: early_worlds)",
+        ),
+        "defence_rollout_worlds": (
+            whole(0, 1_000),
+            60,
+            "worlds on which a suit or NT contract's defender rolls each card out (0: rollout_worlds)",
+        ),
         "misere_rollout_worlds": (
             whole(1, 1_000),
             60,
@@ -550,11 +567,29 @@ class Expert2Strategy(ExpertStrategy):
     closed_dd_tricks: int
     misere_worlds: int
     misere_rollout_worlds: int
+    defence_worlds: int
+    defence_early_worlds: int
+    defence_rollout_worlds: int
+
+    @staticmethod
+    def suit_defender(view: SeatView) -> bool:
+        """Whether the seat defends a suit or NT contract (in the 3-player game: is not the declarer)."""
+        contract = view.contract
+        if contract is None or contract.misere:
+            return False
+        rules = view.rules
+        if rules.teams == rules.players:
+            return view.seat != view.declarer
+        return view.seat % rules.teams != view.declarer % rules.teams
 
     def rollout_worlds_at(self, view: SeatView) -> int:
         """``misere_rollout_worlds`` in a misère, ``rollout_worlds`` otherwise."""
         contract = view.contract
-        return self.misere_rollout_worlds if contract is not None and contract.misere else self.rollout_worlds
+        if contract is not None and contract.misere:
+            return self.misere_rollout_worlds
+        if self.defence_rollout_worlds and self.suit_defender(view):
+            return self.defence_rollout_worlds
+        return self.rollout_worlds
 
     @staticmethod
     def misere_defender(view: SeatView) -> bool:
@@ -570,8 +605,13 @@ class Expert2Strategy(ExpertStrategy):
         return self.dd_tricks
 
     def sample_worlds(self, view: SeatView, rng: Rng, worlds: int = 0) -> list[tuple[float, State]]:
-        """v1's worlds; a DD search in a misère (``worlds`` 0) draws ``misere_worlds``."""
+        """v1's worlds; a DD search (``worlds`` 0) draws ``misere_worlds`` in a misère, and a suit
+        or NT contract's defender's ``defence_worlds`` (from ``defence_early_worlds``) when set."""
         contract = view.contract
         if worlds == 0 and contract is not None and contract.misere:
             worlds = self.misere_worlds
+        elif worlds == 0 and self.defence_worlds and self.suit_defender(view):
+            top = self.defence_worlds
+            early = min(self.defence_early_worlds or self.early_worlds, top)
+            worlds = min(top, early + (top - early) * len(view.trick_winners) // RAMP_TRICKS)
         return super().sample_worlds(view, rng, worlds)

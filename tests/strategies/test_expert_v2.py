@@ -1,7 +1,7 @@
 """expert.v2: expert.v1 with the misère play searched on more worlds; registered with its parameters, DD
 (never a rollout) for an open misère's defenders, rollouts for its declarer and the closed misère's
-early tricks, ``misere_worlds`` and ``misere_rollout_worlds`` in a misère only, expert.v1's play in the
-other contracts."""
+early tricks, ``misere_worlds`` and ``misere_rollout_worlds`` in a misère only, the ``defence_*`` worlds
+for a suit contract's defenders only, expert.v1's play otherwise."""
 
 from __future__ import annotations
 
@@ -76,11 +76,12 @@ def test_the_open_misere_defence_is_searched_double_dummy_from_the_first_trick()
     assert any(rolled for seat, rolled in v1 if seat != 0)  # expert.v1's defenders rolled out
 
 
-def test_the_closed_misere_defence_rolls_out_early_and_the_other_contracts_play_as_expert_v1() -> None:
+def test_the_closed_misere_defence_rolls_out_early_and_the_suit_play_is_v1s_with_v1s_worlds() -> None:
     _, v2 = _forced("MIS", f"expert.v2({SMALL})", 1)
     assert any(rolled for seat, rolled in v2 if seat != 0)  # closed_dd_tricks 6: rollouts early
     assert any(not rolled for seat, rolled in v2 if seat != 0)
-    v2_plays, how = _forced("7H", f"expert.v2({SMALL})", 2)
+    off = "defence_worlds=0, defence_rollout_worlds=0"  # the suit defence on v1's worlds
+    v2_plays, how = _forced("7H", f"expert.v2({SMALL}, {off})", 2)
     v1_plays, _ = _forced("7H", f"expert.v1({SMALL})", 2)
     assert v2_plays == v1_plays and any(rolled for _, rolled in how)  # rollouts early, as v1
 
@@ -105,3 +106,21 @@ def test_a_misere_is_searched_on_misere_worlds_and_rolled_out_on_misere_rollout_
         suit.apply(suit.legal_actions()[0])
     assert len(bot.sample_worlds(suit.view(0), Rng(1))) == bot.worlds_at(0)  # v1's worlds
     assert bot.rollout_worlds_at(suit.view(0)) == bot.rollout_worlds
+
+
+def test_a_suit_contracts_defenders_search_defence_worlds_when_set() -> None:
+    rules = load_rules("pagat-au")
+    state, _ = new_deal(rules, 5, 1, 3)
+    state.force_contract("7H", 0)
+    while state.phase != PLAY:
+        state.apply(state.legal_actions()[0])
+    state.apply(state.legal_actions()[0])  # the declarer's lead: seat 1 defends
+    defender, declarer = state.view(1), state.view(0)
+    bot = make(f"expert.v2({SMALL}, defence_worlds=7, defence_early_worlds=4, defence_rollout_worlds=5)")
+    assert len(bot.sample_worlds(defender, Rng(1))) == 4  # the first trick: defence_early_worlds
+    assert bot.rollout_worlds_at(defender) == 5
+    assert len(bot.sample_worlds(declarer, Rng(1))) == bot.worlds_at(0)  # v1's worlds
+    assert bot.rollout_worlds_at(declarer) == bot.rollout_worlds
+    plain = make(f"expert.v2({SMALL}, defence_worlds=0, defence_rollout_worlds=0)")  # 0: v1's counts
+    assert len(plain.sample_worlds(defender, Rng(1))) == plain.worlds_at(0)
+    assert plain.rollout_worlds_at(defender) == plain.rollout_worlds
