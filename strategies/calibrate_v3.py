@@ -25,7 +25,7 @@ by :class:`strategies.heuristic3.Models` (compiled with the bots: a dot product 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from fivehundred.sim.game import new_deal, play_deal
 from fivehundred.sim.rng import Rng
@@ -40,6 +40,9 @@ from fivehundred.strategies.heuristic3 import (
     suit_features,
 )
 from fivehundred.strategies.tables import RulesInfo
+
+if TYPE_CHECKING:
+    from fivehundred.sim.view import SeatView
 
 #: Suit or no-trump contracts forced in the simulation when the seat's estimate reaches this far
 #: under 6 tricks (hands that could never bid them are left out).
@@ -196,11 +199,10 @@ def simulate_misere_leads(
     of the cards the declarer cannot see (:func:`strategies.sampling.sample_hidden`, drawn from a
     generator seeded by the deal)."""
     from fivehundred.sim.engine import JOKER_LEAD, KITTY, PLAY
-    from fivehundred.sim.game import play_out
     from fivehundred.strategies.heuristic2 import Heuristic2Strategy
     from fivehundred.strategies.heuristic3 import lead_features
     from fivehundred.strategies.montecarlo import rollout
-    from fivehundred.strategies.sampling import distinct_actions, rebuild_state, sample_hidden
+    from fivehundred.strategies.sampling import distinct_actions
     from fivehundred.strategies.tables import card_info
 
     probe = bot_factory()
@@ -230,31 +232,47 @@ def simulate_misere_leads(
         assert tables is not None
         ci = card_info(tables)
         unseen = info.full & ~view.hand & ~(view.discards or 0) & ~view.played
-        rng = Rng(seed)
-        placed = []
-        for _ in range(worlds):
-            sample = sample_hidden(view, rng)
-            if sample is not None:
-                placed.append(rebuild_state(view, sample[0], sample[1]))
-        if not placed:
+        values = candidate_values(view, cands, policy, Rng(seed), worlds)
+        if values is None:
             continue
-        team = seat % rules.teams
-        values = []
-        for a in cands:
-            total = 0.0
-            for w in placed:
-                st = w.clone()
-                st.apply(a)
-                play_out(st, policy)
-                delta = st.score_delta
-                assert delta is not None
-                total += delta[team] - max(x for t, x in enumerate(delta) if t != team)
-            values.append(total / len(placed))
         feats = [lead_features(info, ci, view.hand, unseen, a) for a in cands]
         out.append((feats, values, cands.index(default)))
         if progress is not None and (d + 1) % 1000 == 0:
             progress(d + 1)
     return out
+
+
+def candidate_values(
+    view: SeatView, cands: Sequence[int], policy: Any, rng: Rng, worlds: int
+) -> list[float] | None:
+    """Each candidate action's mean value for the seat's side (its deal score minus the best other
+    side's) over ``worlds`` placements of the cards the seat cannot see (drawn with ``rng``; the same
+    placements for every candidate), each played out from the candidate by ``policy``; None when no
+    placement could be drawn.  The fitting scripts' rollout valuation (heuristic.v3's misère lead,
+    heuristic.v4's leads and follows)."""
+    from fivehundred.sim.game import play_out
+    from fivehundred.strategies.sampling import rebuild_state, sample_hidden
+
+    placed = []
+    for _ in range(worlds):
+        sample = sample_hidden(view, rng)
+        if sample is not None:
+            placed.append(rebuild_state(view, sample[0], sample[1]))
+    if not placed:
+        return None
+    team = view.seat % view.rules.teams
+    values = []
+    for a in cands:
+        total = 0.0
+        for w in placed:
+            st = w.clone()
+            st.apply(a)
+            play_out(st, policy)
+            delta = st.score_delta
+            assert delta is not None
+            total += delta[team] - max(x for t, x in enumerate(delta) if t != team)
+        values.append(total / len(placed))
+    return values
 
 
 def fit_lead(rows: Sequence[LeadRow], margin: float = 0.0) -> dict[str, Any]:

@@ -22,10 +22,11 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from fivehundred.sim.engine import JOKER_LEAD
-from fivehundred.sim.game import decide, new_deal, play_out
+from fivehundred.sim.game import decide, new_deal
 from fivehundred.sim.phases import DONE, PLAY
 from fivehundred.sim.rng import Rng
 from fivehundred.sim.rules import Rules
+from fivehundred.strategies.calibrate_v3 import candidate_values
 from fivehundred.strategies.heuristic import HeuristicStrategy
 from fivehundred.strategies.heuristic3 import Heuristic3Strategy
 from fivehundred.strategies.heuristic4 import ROLES as HEURISTIC4_ROLES
@@ -37,7 +38,7 @@ from fivehundred.strategies.heuristic4 import (
     role_index,
 )
 from fivehundred.strategies.montecarlo import rollout
-from fivehundred.strategies.sampling import distinct_actions, rebuild_state, sample_hidden
+from fivehundred.strategies.sampling import distinct_actions
 from fivehundred.strategies.tables import card_info
 
 #: The ridge penalty of the fit (on the raw features; values in points).
@@ -118,25 +119,9 @@ def _value_lead(
     default = v3.play(view, legal, Rng(0))
     if default not in cands:
         cands.append(default)
-    placed = []
-    for _ in range(worlds):
-        sample = sample_hidden(view, rng)
-        if sample is not None:
-            placed.append(rebuild_state(view, sample[0], sample[1]))
-    if not placed:
+    values = candidate_values(view, cands, policy, rng, worlds)
+    if values is None:
         return None
-    team = view.seat % view.rules.teams
-    values = []
-    for a in cands:
-        total = 0.0
-        for w in placed:
-            st = w.clone()
-            st.apply(a)
-            play_out(st, policy)
-            delta = st.score_delta
-            assert delta is not None
-            total += delta[team] - max(x for t, x in enumerate(delta) if t != team)
-        values.append(total / len(placed))
     tables = view.tables
     ctx = LeadContext(view, card_info(tables), full)
     if view.led_suit < 0:

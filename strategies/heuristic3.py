@@ -346,39 +346,62 @@ V3_PARAMETERS: Final[dict[str, tuple[Any, Any, str]]] = {
     ),
 }
 
-_LOADED: dict[str, Any] = {}
+
+class ShippedModels:
+    """A file of fitted numbers shipped in the package (``data_file``, inside ``fivehundred.strategies``):
+    read once, each table shape's part built once by ``build`` (None where the shape has none), and
+    replaceable by the fitting scripts (:meth:`use`).  heuristic.v3's models and heuristic.v4's
+    weights are each one of these."""
+
+    def __init__(self, data_file: str, build: Any) -> None:
+        self.data_file = data_file
+        self.build = build
+        self.loaded: dict[str, Any] | None = None
+        self.built: dict[str, Any] = {}
+
+    def load(self, text: str | None = None) -> dict[str, Any]:
+        """The shipped file as a dict (read once), or ``text`` parsed."""
+        if text is not None:
+            return json.loads(text)
+        hit = self.loaded
+        if hit is None:
+            path = resources.files("fivehundred.strategies").joinpath(self.data_file)
+            hit = self.loaded = json.loads(path.read_text()) if path.is_file() else {"shapes": {}}
+        return hit
+
+    def of(self, rules: Rules) -> Any:
+        """The built part of a rule set's table shape, or None when the shape has none."""
+        key = table_shape(rules)
+        if key in self.built:
+            return self.built[key]
+        shape = self.load()["shapes"].get(key)
+        built = self.built[key] = self.build(shape) if shape else None
+        return built
+
+    def use(self, data: dict[str, Any]) -> None:
+        """Play with ``data`` (the layout of the shipped file) instead of the shipped file."""
+        self.loaded = data
+        self.built.clear()
+
+
+_MODELS: Final = ShippedModels(DATA_FILE, lambda shape: Models(shape))
 
 
 def load_models(text: str | None = None) -> dict[str, Any]:
     """The shipped models as a dict (read once), or ``text`` parsed."""
-    if text is not None:
-        return json.loads(text)
-    hit = _LOADED.get("models")
-    if hit is None:
-        path = resources.files("fivehundred.strategies").joinpath(DATA_FILE)
-        hit = _LOADED["models"] = json.loads(path.read_text()) if path.is_file() else {"shapes": {}}
-    return hit
-
-
-_BUILT: dict[str, Models | None] = {}
+    return _MODELS.load(text)
 
 
 def models(rules: Rules) -> Models | None:
     """The :class:`Models` of a rule set's table shape, or None when the shape has none (built once
     per shape)."""
-    key = table_shape(rules)
-    if key in _BUILT:
-        return _BUILT[key]
-    shape = load_models()["shapes"].get(key)
-    built = _BUILT[key] = Models(shape) if shape else None
-    return built
+    return _MODELS.of(rules)
 
 
 def use_models(data: dict[str, Any]) -> None:
     """Play with ``data`` (the layout of the shipped file) instead of the shipped models: the fitting
     script's way to play forced contracts with the models fitted so far."""
-    _LOADED["models"] = data
-    _BUILT.clear()
+    _MODELS.use(data)
 
 
 # Compiled with mypyc (a class decorator would make it a Python class): registered at the end.
@@ -497,4 +520,4 @@ class Heuristic3Strategy(Heuristic2Strategy):
 
 register(Heuristic3Strategy.name)(Heuristic3Strategy)
 
-__all__ = ["Heuristic3Strategy", "load_models", "models"]
+__all__ = ["Heuristic3Strategy", "ShippedModels", "load_models", "models", "use_models"]

@@ -20,9 +20,7 @@ a table shape without weights it plays as ``heuristic.v3``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from importlib import resources
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from fivehundred.sim._mypyc import mypyc_attr
@@ -30,9 +28,8 @@ from fivehundred.sim.engine import JOKER_LEAD, trick_winner
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import register
 from fivehundred.strategies.heuristic import _shown_out
-from fivehundred.strategies.heuristic2 import table_shape
-from fivehundred.strategies.heuristic3 import V3_PARAMETERS, Heuristic3Strategy
-from fivehundred.strategies.sampling import shown_voids, touching
+from fivehundred.strategies.heuristic3 import V3_PARAMETERS, Heuristic3Strategy, ShippedModels
+from fivehundred.strategies.sampling import distinct_cards, shown_voids
 from fivehundred.strategies.tables import card_info
 
 if TYPE_CHECKING:
@@ -285,34 +282,6 @@ def follow_features(ctx: LeadContext, fc: FollowContext, card: int, default: int
     return f
 
 
-def distinct_cards(ci: CardInfo, outside: int, legal: Sequence[int]) -> list[int]:
-    """:func:`strategies.sampling.distinct_actions` for a play without joker leads, the same list in
-    the same order (``outside``: the cards neither in the hand nor played), without its sort key."""
-    eff, strength = ci.eff, ci.strength
-    cards: list[int] = []
-    for a in legal:  # insertion sort by (effective suit, strength), stable as sorted() is
-        ea, sa = eff[a], strength[a]
-        i = len(cards)
-        cards.append(a)
-        while i > 0:
-            b = cards[i - 1]
-            eb = eff[b]
-            if eb < ea or (eb == ea and strength[b] <= sa):
-                break
-            cards[i] = b
-            i -= 1
-        cards[i] = a
-    out: list[int] = []
-    prev = -1
-    for c in cards:
-        if prev >= 0 and touching(ci, outside, prev, c):
-            prev = c
-            continue
-        out.append(c)
-        prev = c
-    return out
-
-
 def _dot(w: list[float], f: list[float]) -> float:
     total = 0.0
     for i in range(len(f)):
@@ -337,7 +306,6 @@ class LeadWeights:
         return total
 
 
-_LOADED: dict[str, Any] = {}
 #: The roles of the weights: the declarer's, its partner's and a defender's leads, then their follows
 #: as the second, third and fourth card of the trick.
 ROLES: Final = (
@@ -374,34 +342,22 @@ class Weights:
         ]
 
 
-_BUILT: dict[str, Weights | None] = {}
+_WEIGHTS: Final = ShippedModels(DATA_FILE, lambda shape: Weights(shape))
 
 
 def load_models(text: str | None = None) -> dict[str, Any]:
     """The shipped weights as a dict (read once), or ``text`` parsed."""
-    if text is not None:
-        return json.loads(text)
-    hit = _LOADED.get("models")
-    if hit is None:
-        path = resources.files("fivehundred.strategies").joinpath(DATA_FILE)
-        hit = _LOADED["models"] = json.loads(path.read_text()) if path.is_file() else {"shapes": {}}
-    return hit
+    return _WEIGHTS.load(text)
 
 
 def use_models(data: dict[str, Any]) -> None:
     """Play with ``data`` (the layout of the shipped file) instead of the shipped weights."""
-    _LOADED["models"] = data
-    _BUILT.clear()
+    _WEIGHTS.use(data)
 
 
 def weights(rules: Rules) -> Weights | None:
     """The :class:`Weights` of a rule set's table shape, or None (built once per shape)."""
-    key = table_shape(rules)
-    if key in _BUILT:
-        return _BUILT[key]
-    shape = load_models()["shapes"].get(key)
-    built = _BUILT[key] = Weights(shape) if shape else None
-    return built
+    return _WEIGHTS.of(rules)
 
 
 #: heuristic.v4's parameters: heuristic.v3's, with ``reach`` 0.5 by default (v3: 0): with the better

@@ -246,18 +246,24 @@ def touching(ci: CardInfo, outside: int, a: int, b: int) -> bool:
     return not ci.higher[lo] & ci.lower[hi] & outside
 
 
-def distinct_actions(view: SeatView, legal: Sequence[int]) -> list[int]:
-    """The legal actions with touching cards merged (:func:`touching`: cards of one effective suit
-    with no card between them that the seat cannot see; played cards and its own do not separate
-    them) are the same choice, and the weakest of each run stands for it; joker leads are kept as
-    they are."""
-    tables = view.tables
-    assert tables is not None  # asked in the play
-    ci = card_info(tables)
-    info = rules_info(view.rules)
-    outside = info.full & ~view.hand & ~view.played
+def distinct_cards(ci: CardInfo, outside: int, legal: Sequence[int]) -> list[int]:
+    """The cards of ``legal`` (no joker leads) with touching cards merged (:func:`touching`;
+    ``outside``: the cards neither in the seat's hand nor played), the weakest of each run standing for
+    it, in order of effective suit and strength."""
     eff, strength = ci.eff, ci.strength
-    cards = sorted((a for a in legal if a < JOKER_LEAD), key=lambda c: (eff[c], strength[c]))
+    cards: list[int] = []
+    for a in legal:  # insertion sort by (effective suit, strength), stable as sorted() is
+        ea, sa = eff[a], strength[a]
+        i = len(cards)
+        cards.append(a)
+        while i > 0:
+            b = cards[i - 1]
+            eb = eff[b]
+            if eb < ea or (eb == ea and strength[b] <= sa):
+                break
+            cards[i] = b
+            i -= 1
+        cards[i] = a
     out: list[int] = []
     prev = -1
     for c in cards:
@@ -266,6 +272,20 @@ def distinct_actions(view: SeatView, legal: Sequence[int]) -> list[int]:
             continue
         out.append(c)
         prev = c
+    return out
+
+
+def distinct_actions(view: SeatView, legal: Sequence[int]) -> list[int]:
+    """The legal actions with touching cards merged (:func:`touching`: cards of one effective suit
+    with no card between them that the seat cannot see; played cards and its own do not separate
+    them) are the same choice, and the weakest of each run stands for it; joker leads are kept as
+    they are (:func:`distinct_cards`, then the joker leads)."""
+    tables = view.tables
+    assert tables is not None  # asked in the play
+    info = rules_info(view.rules)
+    out = distinct_cards(
+        card_info(tables), info.full & ~view.hand & ~view.played, [a for a in legal if a < JOKER_LEAD]
+    )
     out.extend(a for a in legal if a >= JOKER_LEAD)
     return out
 

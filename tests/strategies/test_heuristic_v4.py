@@ -21,14 +21,13 @@ from fivehundred.strategies.heuristic4 import (
     FollowContext,
     Heuristic4Strategy,
     LeadContext,
-    distinct_cards,
     follow_features,
     lead_features,
     load_models,
     role_index,
     weights,
 )
-from fivehundred.strategies.sampling import distinct_actions
+from fivehundred.strategies.sampling import distinct_actions, distinct_cards
 from fivehundred.strategies.tables import card_info, rules_info
 from tests.strategies.helpers import decision_points
 
