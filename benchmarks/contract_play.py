@@ -21,13 +21,15 @@ import datetime
 import sys
 import time
 
+from misere_play import play_configs  # this script's folder: run as python benchmarks/contract_play.py
+
 from fivehundred.pipelines.analysis.intervals import cluster_mean
 from fivehundred.sim.engine import AUCTION, State
 from fivehundred.sim.errors import UserError
 from fivehundred.sim.game import decide, new_deal, play_deal
 from fivehundred.sim.rng import Rng
 from fivehundred.sim.rules import Rules, load_rules
-from fivehundred.strategies.base import check_spec, label, make
+from fivehundred.strategies.base import label, make
 
 
 def contract_deals(rules: Rules, deals: int, seed: int) -> list[tuple[int, State]]:
@@ -86,14 +88,7 @@ def main(argv: list[str] | None = None) -> int:
             raise UserError("--deals must be at least 1")
         if rules.teams != 2 or rules.players != 4:
             raise UserError("this benchmark needs the four-seat table of two partnerships")
-        configs: list[tuple[str, str]] = []
-        for p in plays:
-            parts = p.split("/")
-            if len(parts) != 2:
-                raise UserError(f"--play {p!r}: expected DECLARER/DEFENDERS")
-            for spec in parts:
-                check_spec(spec)
-            configs.append((parts[0], parts[1]))
+        configs = play_configs(plays)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -115,6 +110,9 @@ def main(argv: list[str] | None = None) -> int:
             parts = []
             for name, keep in (("all", lambda t: True), ("7", lambda t: t == 7), ("8+", lambda t: t >= 8)):
                 idx = [i for i in range(n) if keep(got[i][2])]
+                if not idx:
+                    parts.append(f"{name} (0)")
+                    continue
                 diff = [got[i][0] - base[i][0] for i in idx]
                 m, lo, hi, _, _ = cluster_mean(diff, [1] * len(diff))
                 parts.append(f"{name} ({len(idx)}) {m:+.1f} [{lo:+.1f}, {hi:+.1f}]")

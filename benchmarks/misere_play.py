@@ -31,6 +31,20 @@ from fivehundred.strategies.base import check_spec, label, make
 from fivehundred.strategies.heuristic import HeuristicStrategy
 
 
+def play_configs(plays: list[str]) -> list[tuple[str, str]]:
+    """The ``--play DECLARER/DEFENDERS`` options as (declarer's bot, defenders' bot), each spec checked
+    (:class:`UserError` on a bad one); ``contract_play.py`` reads its options the same way."""
+    configs: list[tuple[str, str]] = []
+    for p in plays:
+        parts = p.split("/")
+        if len(parts) != 2:
+            raise UserError(f"--play {p!r}: expected DECLARER/DEFENDERS")
+        for spec in parts:
+            check_spec(spec)
+        configs.append((parts[0], parts[1]))
+    return configs
+
+
 def misere_deals(rules: Rules, deals: int, seed: int, reach: float) -> list[tuple[int, int]]:
     """The (deal index, declarer seat) of the first ``deals`` deals of the master seed that have a
     hand of misère risk at most ``reach`` (the seat of lowest risk, the first on ties)."""
@@ -87,14 +101,7 @@ def main(argv: list[str] | None = None) -> int:
             raise UserError("--deals must be at least 1")
         if rules.teams != 2 or rules.players != 4:
             raise UserError("forced misère deals need the four-seat table of two partnerships")
-        configs: list[tuple[str, str]] = []
-        for p in plays:
-            parts = p.split("/")
-            if len(parts) != 2:
-                raise UserError(f"--play {p!r}: expected DECLARER/DEFENDERS")
-            for spec in parts:
-                check_spec(spec)
-            configs.append((parts[0], parts[1]))
+        configs = play_configs(plays)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
