@@ -83,6 +83,12 @@ BID_DENOMINATIONS = 2
 RAMP_TRICKS = 3
 
 
+def ramp_worlds(early: int, top: int, tricks_played: int) -> int:
+    """Worlds at a decision after ``tricks_played`` tricks: ``early`` (at most ``top``) in the first
+    trick, rising evenly to ``top`` by the fourth (:data:`RAMP_TRICKS` after the first)."""
+    return min(top, early + (top - early) * tricks_played // RAMP_TRICKS)
+
+
 def side_points(rules: Rules, contract: Bid, tricks: int) -> float:
     """Points of the declaring side minus the defenders' when it takes ``tricks`` (DD value).
 
@@ -267,8 +273,7 @@ class ExpertStrategy(AuctionOf):
     def worlds_at(self, tricks_played: int) -> int:
         """Worlds solved at a decision: ``early_worlds`` in the first trick, where a solve costs most,
         rising evenly to ``worlds`` by the fourth trick (:data:`RAMP_TRICKS` after the first)."""
-        extra = (self.worlds - self.early_worlds) * tricks_played // RAMP_TRICKS
-        return min(self.worlds, self.early_worlds + extra)
+        return ramp_worlds(self.early_worlds, self.worlds, tricks_played)
 
     def sample_worlds(self, view: SeatView, rng: Rng, worlds: int = 0) -> list[tuple[float, State]]:
         """Up to ``worlds`` (default :meth:`worlds_at`) (weight, state at this decision) pairs, the
@@ -577,10 +582,8 @@ class Expert2Strategy(ExpertStrategy):
         contract = view.contract
         if contract is None or contract.misere:
             return False
-        rules = view.rules
-        if rules.teams == rules.players:
-            return view.seat != view.declarer
-        return view.seat % rules.teams != view.declarer % rules.teams
+        teams = view.rules.teams  # one seat a side in the 3-player game: seat % teams is the seat
+        return view.seat % teams != view.declarer % teams
 
     def rollout_worlds_at(self, view: SeatView) -> int:
         """``misere_rollout_worlds`` in a misère, ``rollout_worlds`` otherwise."""
@@ -613,5 +616,5 @@ class Expert2Strategy(ExpertStrategy):
         elif worlds == 0 and self.defence_worlds and self.suit_defender(view):
             top = self.defence_worlds
             early = min(self.defence_early_worlds or self.early_worlds, top)
-            worlds = min(top, early + (top - early) * len(view.trick_winners) // RAMP_TRICKS)
+            worlds = ramp_worlds(early, top, len(view.trick_winners))
         return super().sample_worlds(view, rng, worlds)
