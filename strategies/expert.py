@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from fivehundred.sim.dd import Position, dd_tricks, move_values
 from fivehundred.sim.engine import AUCTION, BID, NAME_NONE, NAME_SUIT, PASS
+from fivehundred.sim.notation import played_card
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import AuctionOf, boolean, number, register, whole
 from fivehundred.strategies.expert_bidding import BidWorlds, bid_value, deal_key, deal_state
@@ -482,8 +483,24 @@ class ExpertStrategy(AuctionOf):
             return default  # touching cards only: every choice is the same
         contract = view.contract
         assert contract is not None
-        if left > self.dd_limit(view, contract):
-            return rollout_play(self, view, legal, rng, default)
+        if left <= self.dd_limit(view, contract):
+            return self.dd_play(view, legal, rng, default)
+        early = self.early_dd_worlds(view, legal, left)
+        if early:
+            return self.dd_play(view, legal, rng, default, early)
+        return rollout_play(self, view, legal, rng, default)
+
+    def early_dd_worlds(self, view: SeatView, legal: Sequence[int], left: int) -> int:
+        """Worlds of a double-dummy search of a decision with more than :meth:`dd_limit` tricks
+        ``left`` (0: the cards are rolled out; v1 always)."""
+        return 0
+
+    def dd_play(self, view: SeatView, legal: Sequence[int], rng: Rng, default: int, worlds: int = 0) -> int:
+        """The action of best weighted mean DD points over :meth:`sample_worlds` (``worlds`` of them
+        when given; ``default``, ``heuristic.v2``'s card, wins ties)."""
+        rules = view.rules
+        contract = view.contract
+        assert contract is not None
         teams = rules.teams
         declaring = view.seat % teams == view.declarer % teams
         if teams == rules.players and rules.players > 2:  # the 3-player game: defenders defend together
@@ -491,7 +508,7 @@ class ExpertStrategy(AuctionOf):
         sign = 1.0 if declaring else -1.0
         totals = dict.fromkeys(legal, 0.0)
         weight = 0.0
-        for w, st in self.sample_worlds(view, rng):
+        for w, st in self.sample_worlds(view, rng, worlds):
             values = move_values(Position.from_state(st))
             for a in legal:
                 totals[a] += w * sign * side_points(rules, contract, values[a])
@@ -519,7 +536,9 @@ class Expert2Strategy(ExpertStrategy):
     DD solve is cheap, so this spends little of the speed v1 leaves over the target.  A defender of
     a suit or NT contract rolls out on ``defence_rollout_worlds`` (60) and solves DD on
     ``defence_early_worlds`` (12) rising to ``defence_worlds`` (40) (v1: 20, and 6 to 20); the
-    declaring side plays as v1, and the bidding, discard and naming are v1's.  (Until 2026-12-05
+    declaring side plays as v1, and the bidding, discard and naming are v1's.  ``joker_dd_tricks``
+    (off by default) searches a joker decision (the joker and another card to play) of a suit or NT
+    contract double-dummy on ``joker_worlds`` before ``dd_tricks``.  (Until 2026-12-05
     expert.v2 searched every misère decision, the declarer's too, DD from the first trick on v1's
     worlds.)
     """
@@ -564,6 +583,17 @@ class Expert2Strategy(ExpertStrategy):
             "worlds on which each card of a misère is rolled out (the declarer's early tricks and a "
             "closed misère's defenders'), before the DD search",
         ),
+        "joker_dd_tricks": (
+            whole(0, 20),
+            0,
+            "a joker decision of a suit or NT contract (the joker and another card to play) is searched "
+            "double-dummy with at most this many tricks left, before dd_tricks (0: rolled out as v1)",
+        ),
+        "joker_worlds": (
+            whole(1, 1_000),
+            20,
+            "worlds of such an early joker search",
+        ),
     }
     PARAMS: ClassVar[dict[str, Any]] = {k: v[0] for k, v in SETTINGS.items()}
     PARAM_HELP: ClassVar[dict[str, str]] = {k: v[2] for k, v in SETTINGS.items()}
@@ -575,6 +605,8 @@ class Expert2Strategy(ExpertStrategy):
     defence_worlds: int
     defence_early_worlds: int
     defence_rollout_worlds: int
+    joker_dd_tricks: int
+    joker_worlds: int
 
     @staticmethod
     def suit_defender(view: SeatView) -> bool:
@@ -584,6 +616,18 @@ class Expert2Strategy(ExpertStrategy):
             return False
         teams = view.rules.teams  # one seat a side in the 3-player game: seat % teams is the seat
         return view.seat % teams != view.declarer % teams
+
+    def early_dd_worlds(self, view: SeatView, legal: Sequence[int], left: int) -> int:
+        """``joker_worlds`` for a joker decision of a suit or NT contract (the joker and another card
+        legal) with at most ``joker_dd_tricks`` tricks left; else 0 (rollouts)."""
+        contract = view.contract
+        if left > self.joker_dd_tricks or contract is None or contract.misere:
+            return 0
+        jokers = view.rules.deck.jokers
+        if not any(view.hand >> c & 1 for c in jokers):
+            return 0
+        joker = [played_card(view.rules.deck, a) in jokers for a in legal]
+        return self.joker_worlds if any(joker) and not all(joker) else 0
 
     def rollout_worlds_at(self, view: SeatView) -> int:
         """``misere_rollout_worlds`` in a misère, ``rollout_worlds`` otherwise."""

@@ -124,3 +124,23 @@ def test_a_suit_contracts_defenders_search_defence_worlds_when_set() -> None:
     plain = make(f"expert.v2({SMALL}, defence_worlds=0, defence_rollout_worlds=0)")  # 0: v1's counts
     assert len(plain.sample_worlds(defender, Rng(1))) == plain.worlds_at(0)
     assert plain.rollout_worlds_at(defender) == plain.rollout_worlds
+
+
+def test_a_joker_decision_is_searched_double_dummy_from_joker_dd_tricks() -> None:
+    rules = load_rules("pagat-au")
+    state, _ = new_deal(rules, 5, 2, 3)  # seat 0 holds the joker
+    state.force_contract("7H", 0)
+    while state.phase != PLAY:
+        state.apply(state.legal_actions()[0])
+    view, legal = state.view(0), state.legal_actions()
+    joker = rules.deck.jokers[0]
+    assert joker in legal and len(legal) > 1  # the declarer's lead: the joker or another card
+    bot = make(f"expert.v2({SMALL}, joker_dd_tricks=10, joker_worlds=7)")
+    assert bot.early_dd_worlds(view, legal, 10) == 7
+    assert bot.early_dd_worlds(view, [a for a in legal if a != joker], 10) == 0  # no joker to play
+    assert bot.early_dd_worlds(view, [joker], 10) == 0  # nothing else to play
+    assert make(f"expert.v2({SMALL}, joker_dd_tricks=8)").early_dd_worlds(view, legal, 10) == 0
+    assert make(f"expert.v2({SMALL})").early_dd_worlds(view, legal, 10) == 0  # the default: v1's rollouts
+    state.apply(legal[0])
+    other = state.turn  # a defender without the joker
+    assert bot.early_dd_worlds(state.view(other), state.legal_actions(), 10) == 0
