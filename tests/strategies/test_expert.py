@@ -155,7 +155,7 @@ def test_plays_the_best_dd_action_over_its_worlds(monkeypatch: pytest.MonkeyPatc
         if len(legal) < 2 or state.tricks_played < 4 or k % 2:
             continue
         checked += 1
-        monkeypatch.setattr(bot, "sample_worlds", lambda view, rng, st=state: [(1.0, st.clone())])
+        monkeypatch.setattr(bot, "sample_worlds", lambda view, rng, worlds=0, st=state: [(1.0, st.clone())])
         view = state.view(state.turn)
         action = bot.play(view, legal, Rng(k))
         values = move_values(Position.from_state(state))
