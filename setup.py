@@ -49,6 +49,7 @@ CORE = (
     "strategies/heuristic2.py",
     "strategies/heuristic3.py",
     "strategies/heuristic4.py",
+    "strategies/heuristic5.py",
 )
 #: The packages whose sources mypy reads while compiling (copied into the staging tree).
 STAGED = ("sim", "strategies")

@@ -181,6 +181,7 @@ BUILTIN_MODULES = (
     "fivehundred.strategies.heuristic2",
     "fivehundred.strategies.heuristic3",
     "fivehundred.strategies.heuristic4",
+    "fivehundred.strategies.heuristic5",
     "fivehundred.strategies.montecarlo",
     "fivehundred.strategies.expert",
 )

@@ -137,12 +137,13 @@ def _role(view: Any) -> str:
     return ROLES[role_index(view.seat, view.declarer, view.rules.teams, len(view.trick))]
 
 
-def fit_leads(rows: Sequence[LeadRow], ridge: float = RIDGE) -> dict[str, Any]:
-    """Per role, the lead weights (see the module), rounded to 6 decimals."""
+def fit_leads(rows: Sequence[LeadRow], ridge: float = RIDGE, roles: Sequence[str] = ROLES) -> dict[str, Any]:
+    """Per role of ``roles`` with 50 decisions or more, the lead weights (see the module), rounded to
+    6 decimals (heuristic.v5's no-trump leads are fitted by the same function)."""
     import numpy as np
 
     out: dict[str, Any] = {}
-    for role in ROLES:
+    for role in roles:
         xs, ys = [], []
         for r, feats, values in rows:
             if r != role:

@@ -19,6 +19,7 @@ BOTS = [
     "heuristic.v2",
     "heuristic.v3",
     "heuristic.v4",
+    "heuristic.v5",
     "montecarlo(samples=4)",
     "montecarlo.v2(samples=4)",
     "expert(worlds=3, pool=2, search_tricks=4)",
