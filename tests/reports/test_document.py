@@ -84,7 +84,7 @@ def test_no_internal_names_and_no_empty_sections(fresh_run: FreshRun, stats: dic
 
 def test_every_figure_and_table_names_its_run(fresh_run: FreshRun, stats: dict) -> None:
     html = fresh_run.html
-    main = "pagat-au · heuristic.v4, heuristic.v4(aggression=1.0) ×2"  # configs/runs/default.toml
+    main = "pagat-au · heuristic.v5, heuristic.v5(aggression=1.0) ×2"  # configs/runs/default.toml
     for key in ("trumps", "misere", "trajectories"):
         caption = re.search(rf'data-figure="{key}">.*?<figcaption><b>([^<]+)</b>', html, re.S)
         assert caption and caption.group(1).endswith(f"— {main}."), (key, caption and caption.group(1))
