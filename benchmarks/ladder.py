@@ -12,6 +12,8 @@ measured in this one run, and the share of contracts that are misère, open and 
     python benchmarks/ladder.py --bots random,heuristic.v1 --pairs 500 --speed-games 20
     python benchmarks/ladder.py --match expert heuristic.v1 --pairs 2000 --breakdown --workers 2
     python benchmarks/ladder.py --speed-only --speed-seconds 20
+    python benchmarks/ladder.py --speed-only --bots heuristic.v1,heuristic.v5 --speed-games 10000 \
+        --speed-seconds 60 --speed-rounds 10                         # ratios on a busy machine
     python benchmarks/ladder.py --pair-speed expert.v1,expert.v2    # two seats against heuristic.v2
     python benchmarks/ladder.py --misere-only --variant club-004
 """
@@ -44,6 +46,7 @@ LADDER = (
     "heuristic.v2",
     "heuristic.v3",
     "heuristic.v4",
+    "heuristic.v5",
     "montecarlo.v2",
     "expert.v1",
     "expert.v2",
@@ -73,6 +76,33 @@ def misere_line(variant: str, spec: str, p: SelfPlay) -> str:
         f"misère ({label(spec)} self-play, {variant}, {p.games} games): {total}/{p.contracts} contracts = "
         f"{total / (p.contracts or 1):.1%}; " + ("; ".join(parts) or "none")
     )
+
+
+def interleaved_self_play(
+    variant: str, specs: list[str], games: int, seed: int, seconds: float, rounds: int
+) -> list[SelfPlay]:
+    """Each bot's self-play over ``rounds`` rounds: in each, every bot plays the round's games (the
+    same games for every bot, up to ``seconds / rounds`` CPU seconds), the bots' order reversed from
+    one round to the next, so a change of the machine's load during the run falls on every bot alike.
+    One round is :func:`self_play` of each bot in turn."""
+    per = max(1, games // rounds)
+    out = [SelfPlay(0, 0, 0.0, 0, {}, [0, 0]) for _ in specs]
+    for r in range(rounds):
+        order = range(len(specs)) if r % 2 == 0 else reversed(range(len(specs)))
+        for i in order:
+            p = self_play(variant, [specs[i]], per, seed, seconds / rounds, first_game=10_000 + r * per)
+            t = out[i]
+            t.games += p.games
+            t.deals += p.deals
+            t.cpu_seconds += p.cpu_seconds
+            t.contracts += p.contracts
+            for code, (k, made) in p.misere.items():
+                row = t.misere.setdefault(code, [0, 0])
+                row[0] += k
+                row[1] += made
+            t.nt[0] += p.nt[0]
+            t.nt[1] += p.nt[1]
+    return out
 
 
 def commit() -> str:
@@ -110,6 +140,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=1, help="processes for the matches (2+: Ray, default 1)")
     ap.add_argument("--speed-games", type=int, default=300, help="self-play games per bot for the bot table")
     ap.add_argument("--speed-seconds", type=float, default=30.0, help="CPU seconds per bot for the bot table")
+    ap.add_argument(
+        "--speed-rounds",
+        type=int,
+        default=1,
+        help="split each bot's games into this many rounds, the bots alternating (steadier ratios on "
+        "a busy machine; default 1)",
+    )
     ap.add_argument("--speed-only", action="store_true", help="only the bot table")
     ap.add_argument("--no-speed", action="store_true", help="no bot table")
     ap.add_argument(
@@ -124,6 +161,8 @@ def main(argv: list[str] | None = None) -> int:
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
     pair_specs = [b.strip() for b in (args.pair_speed or "").split(",") if b.strip()]
     try:
+        if args.speed_rounds < 1 or args.speed_games < 1:
+            raise UserError("--speed-rounds and --speed-games must be at least 1")
         load_rules(args.variant)
         for spec in [*bots, *(args.match or []), *pair_specs]:
             check_spec(spec)
@@ -165,9 +204,21 @@ def main(argv: list[str] | None = None) -> int:
             "| bot | deals/s | deals | misère | open misère | blind misère | NT contracts naming the joker |"
         )
         print("|---|---:|---:|---:|---:|---:|---:|")
-        for spec in bots:
-            p = self_play(args.variant, [spec], args.speed_games, args.seed, args.speed_seconds)
-            print(profile_row(spec, p), flush=True)
+        if args.speed_rounds == 1:
+            for spec in bots:
+                p = self_play(args.variant, [spec], args.speed_games, args.seed, args.speed_seconds)
+                print(profile_row(spec, p), flush=True)
+        else:
+            runs = interleaved_self_play(
+                args.variant, bots, args.speed_games, args.seed, args.speed_seconds, args.speed_rounds
+            )
+            for spec, p in zip(bots, runs, strict=True):
+                print(profile_row(spec, p), flush=True)
+            first = runs[0].deals_per_second
+            ratios = ", ".join(
+                f"{label(s)} {p.deals_per_second / first:.1%}" for s, p in zip(bots, runs, strict=True)
+            )
+            print(f"deals/s against {label(bots[0])}'s, {args.speed_rounds} rounds alternated: {ratios}")
     return 0
 
 
