@@ -490,6 +490,10 @@ class ExpertStrategy(AuctionOf):
             return self.dd_play(view, legal, rng, default, early)
         return rollout_play(self, view, legal, rng, default)
 
+    def rollout_handicap(self, view: SeatView, action: int) -> float:
+        """Points a rollout candidate's mean result is lowered by before the best is chosen (v1: 0)."""
+        return 0.0
+
     def early_dd_worlds(self, view: SeatView, legal: Sequence[int], left: int) -> int:
         """Worlds of a double-dummy search of a decision with more than :meth:`dd_limit` tricks
         ``left`` (0: the cards are rolled out; v1 always)."""
@@ -594,6 +598,11 @@ class Expert2Strategy(ExpertStrategy):
             20,
             "worlds of such an early joker search",
         ),
+        "joker_margin": (
+            number(0.0, 500.0),
+            0.0,
+            "points by which the joker's rollout value (suit and NT) must beat another card's to be played",
+        ),
     }
     PARAMS: ClassVar[dict[str, Any]] = {k: v[0] for k, v in SETTINGS.items()}
     PARAM_HELP: ClassVar[dict[str, str]] = {k: v[2] for k, v in SETTINGS.items()}
@@ -607,6 +616,7 @@ class Expert2Strategy(ExpertStrategy):
     defence_rollout_worlds: int
     joker_dd_tricks: int
     joker_worlds: int
+    joker_margin: float
 
     @staticmethod
     def suit_defender(view: SeatView) -> bool:
@@ -628,6 +638,15 @@ class Expert2Strategy(ExpertStrategy):
             return 0
         joker = [played_card(view.rules.deck, a) in jokers for a in legal]
         return self.joker_worlds if any(joker) and not all(joker) else 0
+
+    def rollout_handicap(self, view: SeatView, action: int) -> float:
+        """``joker_margin`` for a joker played in a suit or NT contract; else 0."""
+        if not self.joker_margin:
+            return 0.0
+        contract = view.contract
+        if contract is None or contract.misere:
+            return 0.0
+        return self.joker_margin if played_card(view.rules.deck, action) in view.rules.deck.jokers else 0.0
 
     def rollout_worlds_at(self, view: SeatView) -> int:
         """``misere_rollout_worlds`` in a misère, ``rollout_worlds`` otherwise."""

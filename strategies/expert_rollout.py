@@ -43,10 +43,10 @@ def rollout_play(
     rng: Rng,
     default: int,
 ) -> int:
-    """The candidate of best weighted mean rollout result over ``bot.rollout_worlds_at(view)`` of its worlds
-    (see the module); ``default`` (``heuristic.v2``'s card) when no candidate beats it or no world
-    could be drawn.  ``bot.roller`` plays the rollouts; ``rng`` draws the worlds, then seeds the
-    rollouts' own stream."""
+    """The candidate of best weighted mean rollout result, less ``bot.rollout_handicap`` of it, over
+    ``bot.rollout_worlds_at(view)`` of its worlds (see the module); ``default`` (``heuristic.v2``'s
+    card) when no candidate beats it or no world could be drawn.  ``bot.roller`` plays the rollouts;
+    ``rng`` draws the worlds, then seeds the rollouts' own stream."""
     rules = view.rules
     teams = rules.teams
     declarer_team = view.declarer % teams
@@ -70,7 +70,7 @@ def rollout_play(
             if w <= 0.0:
                 continue
             total += w * sign * side_margin(play_out(st, a, policy, roll_rng), declarer_team)
-        totals[a] = total
+        totals[a] = total - bot.rollout_handicap(view, a) * weight
     best = default
     best_v = totals[default]
     for a in cands:  # the first candidate that beats heuristic.v2's card by more than rounding

@@ -144,3 +144,21 @@ def test_a_joker_decision_is_searched_double_dummy_from_joker_dd_tricks() -> Non
     state.apply(legal[0])
     other = state.turn  # a defender without the joker
     assert bot.early_dd_worlds(state.view(other), state.legal_actions(), 10) == 0
+
+
+def test_joker_margin_handicaps_the_jokers_rollout_value_in_suit_and_nt_only() -> None:
+    rules = load_rules("pagat-au")
+    joker = rules.deck.jokers[0]
+    bot = make(f"expert.v2({SMALL}, joker_margin=30)")
+    for code, want in (("7H", 30.0), ("7NT", 30.0), ("MIS", 0.0)):
+        state, _ = new_deal(rules, 5, 2, 3)  # seat 0 holds the joker
+        state.force_contract(code, 0)
+        while state.phase != PLAY:
+            state.apply(state.legal_actions()[0])
+        view = state.view(0)
+        others = [a for a in state.legal_actions() if a != joker and a < 64]
+        assert bot.rollout_handicap(view, others[0]) == 0.0
+        jokers = [a for a in state.legal_actions() if a == joker or a >= 64]  # a card or a joker lead
+        assert jokers and all(bot.rollout_handicap(view, a) == want for a in jokers), code
+        for plain in (f"expert.v2({SMALL})", f"expert.v1({SMALL})"):  # the default: no handicap
+            assert make(plain).rollout_handicap(view, jokers[0]) == 0.0
