@@ -61,22 +61,21 @@ SHIPPED_ROLES: Final = (
 LeadRow = tuple[str, list[list[float]], list[float]]
 
 
-def simulate_leads(
+def v3_decisions(
     rules: Rules,
     deals: int,
     master_seed: int,
-    worlds: int,
+    v3: Heuristic3Strategy,
+    value: Callable[[Any, Sequence[int], Rng], LeadRow | None],
     progress: Callable[[int], None] | None = None,
-    roles: Sequence[str] = ROLES,
-    rollout_bot: Any = None,
+    every: int = 1000,
 ) -> list[LeadRow]:
-    """The decisions of ``deals`` deals in the given ``roles`` (:data:`ROLES`), each candidate valued
-    (see the module) by rollouts of ``rollout_bot`` (default: heuristic.v3)."""
-    v3 = Heuristic3Strategy()
+    """The rows of ``deals`` deals of ``v3``'s partnership against ``heuristic.v1``'s (the seats
+    alternate from deal to deal): at every play decision of a ``v3`` seat with two or more legal
+    cards, ``value(view, legal, rng)`` (``rng``: the deal's generator, for the placements) gives its
+    row or None.  ``progress`` is called every ``every`` deals."""
     v1 = HeuristicStrategy()
     quiet = Rng(0)
-    policy = rollout((rollout_bot or v3).play, quiet)
-    full = v3._rules_info(rules).full
     out: list[LeadRow] = []
     for d in range(deals):
         state, seed = new_deal(rules, master_seed, d, d % rules.players)
@@ -91,21 +90,37 @@ def simulate_leads(
             seat = state.turn
             bot = bots[seat]
             if state.phase == PLAY and bot is v3:
-                view = state.view(seat)
-                contract = view.contract
-                if (
-                    contract is not None
-                    and not contract.misere
-                    and contract.trump < 4
-                    and _role(view) in roles
-                ):
-                    row = _value_lead(view, legal, v3, policy, full, rng, worlds)
-                    if row is not None:
-                        out.append(row)
+                row = value(state.view(seat), legal, rng)
+                if row is not None:
+                    out.append(row)
             state.apply(decide(bot, state, quiet))
-        if progress is not None and (d + 1) % 1000 == 0:
+        if progress is not None and (d + 1) % every == 0:
             progress(d + 1)
     return out
+
+
+def simulate_leads(
+    rules: Rules,
+    deals: int,
+    master_seed: int,
+    worlds: int,
+    progress: Callable[[int], None] | None = None,
+    roles: Sequence[str] = ROLES,
+    rollout_bot: Any = None,
+) -> list[LeadRow]:
+    """The decisions of ``deals`` deals in the given ``roles`` (:data:`ROLES`), each candidate valued
+    (see the module) by rollouts of ``rollout_bot`` (default: heuristic.v3)."""
+    v3 = Heuristic3Strategy()
+    policy = rollout((rollout_bot or v3).play, Rng(0))
+    full = v3._rules_info(rules).full
+
+    def value(view: Any, legal: Sequence[int], rng: Rng) -> LeadRow | None:
+        contract = view.contract
+        if contract is None or contract.misere or contract.trump >= 4 or _role(view) not in roles:
+            return None
+        return _value_lead(view, legal, v3, policy, full, rng, worlds)
+
+    return v3_decisions(rules, deals, master_seed, v3, value, progress)
 
 
 def _value_lead(

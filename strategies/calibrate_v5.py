@@ -17,16 +17,13 @@ Deterministic: the same (rules, deals, master seed, worlds) give the same observ
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from fivehundred.sim.game import decide, new_deal
-from fivehundred.sim.phases import DONE, PLAY
 from fivehundred.sim.rng import Rng
 from fivehundred.sim.rules import Rules
 from fivehundred.strategies.calibrate_v3 import candidate_values
-from fivehundred.strategies.calibrate_v4 import LeadRow, fit_leads
-from fivehundred.strategies.heuristic import HeuristicStrategy
+from fivehundred.strategies.calibrate_v4 import LeadRow, fit_leads, v3_decisions
 from fivehundred.strategies.heuristic3 import Heuristic3Strategy
 from fivehundred.strategies.heuristic5 import ROLES, NtLeadContext, lead_role, nt_candidates, nt_lead_features
 from fivehundred.strategies.montecarlo import rollout
@@ -40,34 +37,16 @@ def simulate_nt_leads(
 ) -> list[LeadRow]:
     """The no-trump leads of ``deals`` deals, each candidate valued (see the module)."""
     v3 = Heuristic3Strategy()
-    v1 = HeuristicStrategy()
-    quiet = Rng(0)
-    policy = rollout(v3.play, quiet)
+    policy = rollout(v3.play, Rng(0))
     full = v3._rules_info(rules).full
-    out: list[LeadRow] = []
-    for d in range(deals):
-        state, seed = new_deal(rules, master_seed, d, d % rules.players)
-        ours = d % 2
-        bots = [v3 if s % 2 == ours else v1 for s in range(rules.players)]
-        rng = Rng(seed)
-        while state.phase != DONE:
-            legal = state.legal_actions()
-            if len(legal) == 1:
-                state.apply(legal[0])
-                continue
-            seat = state.turn
-            bot = bots[seat]
-            if state.phase == PLAY and bot is v3:
-                view = state.view(seat)
-                contract = view.contract
-                if contract is not None and contract.trump == 4 and not contract.misere and view.led_suit < 0:
-                    row = _value_lead(view, legal, v3, policy, full, rng, worlds)
-                    if row is not None:
-                        out.append(row)
-            state.apply(decide(bot, state, quiet))
-        if progress is not None and (d + 1) % 10_000 == 0:
-            progress(d + 1)
-    return out
+
+    def value(view: Any, legal: Sequence[int], rng: Rng) -> LeadRow | None:
+        contract = view.contract
+        if contract is None or contract.trump != 4 or contract.misere or view.led_suit >= 0:
+            return None
+        return _value_lead(view, list(legal), v3, policy, full, rng, worlds)
+
+    return v3_decisions(rules, deals, master_seed, v3, value, progress, every=10_000)
 
 
 def _value_lead(
