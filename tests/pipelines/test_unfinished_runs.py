@@ -51,6 +51,7 @@ def test_a_reading_command_refuses_an_unfinished_run_in_one_line(
     assert not (interrupted / "stats").exists() and not (tmp_path / "r.html").exists()
 
 
+@pytest.mark.slow  # end to end: verify, replay, analyze and a whole report of the run
 def test_partial_reads_what_is_there_and_the_report_says_so_first(interrupted: Path, tmp_path: Path) -> None:
     status, out, err = in_process(["verify", str(interrupted), "--partial"])
     assert status == 0 and out.rstrip().endswith(": OK") and "5 games" in out, err

@@ -64,11 +64,17 @@ def _section(html: str, sid: str) -> str:
     return html[start : html.index("</section>", start)]
 
 
+#: The tests that read the main job's own run (``fresh_run``: the whole job, about 10 CPU seconds,
+#: most of it drawing the report): end to end, so outside the quick tier.
+FRESH_RUN = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def stats(fresh_run: FreshRun) -> dict[str, pl.DataFrame]:
     return read_statistics(fresh_run.out / "stats")
 
 
+@FRESH_RUN
 def test_no_internal_names_and_no_empty_sections(fresh_run: FreshRun, stats: dict) -> None:
     html = fresh_run.html
     text = " ".join(visible(html).text)
@@ -82,6 +88,7 @@ def test_no_internal_names_and_no_empty_sections(fresh_run: FreshRun, stats: dic
     assert left == [("tables", "every run is on the same table")]
 
 
+@FRESH_RUN
 def test_every_figure_and_table_names_its_run(fresh_run: FreshRun, stats: dict) -> None:
     html = fresh_run.html
     main = "pagat-au · heuristic.v5, heuristic.v5(aggression=1.0) ×2"  # configs/runs/default.toml
@@ -94,6 +101,7 @@ def test_every_figure_and_table_names_its_run(fresh_run: FreshRun, stats: dict) 
         assert "data-run=" in table or "<th>run</th>" in table, table[:200]
 
 
+@FRESH_RUN
 def test_the_double_dummy_section_shows_every_solved_run(fresh_run: FreshRun, stats: dict) -> None:
     dd = _section(fresh_run.html, "dd")
     runs = run_order(stats)
@@ -131,6 +139,7 @@ def _colours(axes: list) -> set[str]:
     return out
 
 
+@FRESH_RUN
 def test_colours_keep_one_meaning(stats: dict) -> None:
     """A run's colour is its own in every figure; series of one run (made / makeable, as bid /
     forced, winner / runner-up) never borrow a run's colour."""
@@ -145,6 +154,7 @@ def test_colours_keep_one_meaning(stats: dict) -> None:
     assert not _colours(top) & palette
 
 
+@FRESH_RUN
 def test_rates_in_percent_and_no_slams_for_misere(fresh_run: FreshRun) -> None:
     html = fresh_run.html
     effects = _section(html, "effects")
@@ -161,6 +171,7 @@ def test_rates_in_percent_and_no_slams_for_misere(fresh_run: FreshRun) -> None:
         assert re.search(r'data-col="slam_rate" data-value="null"[^>]*>—<', row), row
 
 
+@FRESH_RUN
 def test_long_tables_go_to_the_appendix(fresh_run: FreshRun) -> None:
     html = fresh_run.html
     trumps, appendix = _section(html, "trumps"), _section(html, "appendix")
@@ -176,6 +187,7 @@ def test_long_tables_go_to_the_appendix(fresh_run: FreshRun) -> None:
     assert longest <= 40  # every table of the body is short
 
 
+@FRESH_RUN
 def test_the_strategies_plot_has_no_duplicated_rows(stats: dict) -> None:
     chart = figures.strategies_chart(stats, run_order(stats))
     ax1, ax2 = chart.figure.axes
@@ -187,6 +199,7 @@ def test_the_strategies_plot_has_no_duplicated_rows(stats: dict) -> None:
     assert len(labels) == 4 and all("team" not in lab for lab in labels)
 
 
+@FRESH_RUN
 def test_all_zero_panels_say_no_difference(stats: dict) -> None:
     runs = run_order(stats)
     zero = stats["variant_effects"].with_columns(
@@ -211,12 +224,14 @@ def test_no_pdf_page_holds_a_stray_row(total: int, first: int, per_page: int) ->
         assert all(n >= MIN_ROWS for n in plan if n)
 
 
+@FRESH_RUN
 def test_the_pdf_is_a_document(fresh_run: FreshRun) -> None:
     pdf = fresh_run.pdf
     assert pdf.startswith(b"%PDF") and pdf.count(b"/Type /Page\n") + pdf.count(b"/Type /Page ") >= 10
 
 
-def test_a_one_game_run_draws_every_section_or_says_why(tmp_path: Path) -> None:
+def _one_game_run(tmp_path: Path) -> Path:
+    """A run of one game of ``heuristic`` (seed 3), simulated in-process."""
     run = tmp_path / "one"
     made = runner.invoke(
         app,
@@ -235,6 +250,11 @@ def test_a_one_game_run_draws_every_section_or_says_why(tmp_path: Path) -> None:
         ],
     )
     assert made.exit_code == 0, made.output
+    return run
+
+
+def test_a_one_game_run_draws_every_section_or_says_why(tmp_path: Path) -> None:
+    run = _one_game_run(tmp_path)
     out = runner.invoke(app, ["report", str(run), "-o", str(tmp_path / "r.html")])
     assert out.exit_code == 0, out.output
     html = (tmp_path / "r.html").read_text()
@@ -256,17 +276,14 @@ def test_a_one_game_run_draws_every_section_or_says_why(tmp_path: Path) -> None:
     assert all(reason.strip() for reason in left.values())
 
 
-def test_a_failing_section_is_an_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_run: FreshRun
-) -> None:
+def test_a_failing_section_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(*_args: object) -> None:
         raise ValueError("boom")
 
+    run = _one_game_run(tmp_path)
     monkeypatch.setattr(figures, "contracts_chart", broken)
     out = tmp_path / "r.html"
-    result = runner.invoke(
-        app, ["report", str(fresh_run.out / "main"), "--stats", str(fresh_run.out / "stats"), "-o", str(out)]
-    )
+    result = runner.invoke(app, ["report", str(run), "-o", str(out)])
     assert result.exit_code == 1
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: internal error: ")
     assert "report section 'Contracts', figure 'contracts': ValueError: boom" in result.stderr

@@ -305,6 +305,7 @@ def test_missing_run_is_a_one_line_error(tmp_path: Path) -> None:
     assert not (tmp_path / "r.html").exists()
 
 
+@pytest.mark.slow  # end to end: a tournament played, then its whole report
 def test_report_of_a_tournament(tmp_path: Path) -> None:
     """A tournament directory is a run too: the report adds its entries and matches tables."""
     out = tmp_path / "tour"
