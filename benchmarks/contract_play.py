@@ -53,19 +53,33 @@ def play_contracts(
     rules: Rules, seed: int, chosen: list[tuple[int, State]], declarer: str, defenders: str
 ) -> list[tuple[float, int, int]]:
     """(declaring side's points minus the defenders', made, contract tricks) for each chosen deal."""
-    teams = rules.teams
     out: list[tuple[float, int, int]] = []
     for d, after in chosen:
-        _, deal_seed = new_deal(rules, seed, d, d % rules.players)
-        state = after.clone()
-        dteam = state.declarer % teams
-        bots = [make(declarer if s % teams == dteam else defenders) for s in range(rules.players)]
-        play_deal(state, bots, [Rng(deal_seed + s) for s in range(rules.players)])
-        delta = state.score_delta
-        assert delta is not None and state.contract is not None
-        others = [x for t, x in enumerate(delta) if t != dteam]
-        out.append((delta[dteam] - sum(others) / len(others), int(delta[dteam] > 0), state.contract.tricks))
+        state, bots, rngs = seated(rules, seed, d, after, declarer, defenders)
+        play_deal(state, bots, rngs)
+        out.append(deal_result(state))
     return out
+
+
+def seated(
+    rules: Rules, seed: int, d: int, after: State, declarer: str, defenders: str
+) -> tuple[State, list, list[Rng]]:
+    """Deal ``d`` after its auction (a copy of ``after``), the declarer bot in the declaring
+    partnership's seats and the defender bot in the others, and each seat's generator (the deal's)."""
+    _, deal_seed = new_deal(rules, seed, d, d % rules.players)
+    state = after.clone()
+    dteam = state.declarer % rules.teams
+    bots = [make(declarer if s % rules.teams == dteam else defenders) for s in range(rules.players)]
+    return state, bots, [Rng(deal_seed + s) for s in range(rules.players)]
+
+
+def deal_result(state: State) -> tuple[float, int, int]:
+    """A finished deal's (declaring side's points minus the defenders', made, contract tricks)."""
+    delta = state.score_delta
+    assert delta is not None and state.contract is not None
+    dteam = state.declarer % state.rules.teams
+    others = [x for t, x in enumerate(delta) if t != dteam]
+    return (delta[dteam] - sum(others) / len(others), int(delta[dteam] > 0), state.contract.tricks)
 
 
 def main(argv: list[str] | None = None) -> int:

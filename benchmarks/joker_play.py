@@ -27,7 +27,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from contract_play import contract_deals  # this script's folder: run as python benchmarks/joker_play.py
+from contract_play import contract_deals, deal_result, seated  # beside this script (run it by its path)
 from misere_play import play_configs
 
 from fivehundred.pipelines.analysis.intervals import cluster_mean
@@ -35,11 +35,10 @@ from fivehundred.sim.contract import trick_winner
 from fivehundred.sim.dd import Position, move_values
 from fivehundred.sim.engine import DONE, PLAY, State
 from fivehundred.sim.errors import UserError
-from fivehundred.sim.game import decide, new_deal
+from fivehundred.sim.game import decide
 from fivehundred.sim.notation import played_card
-from fivehundred.sim.rng import Rng
 from fivehundred.sim.rules import Rules, load_rules
-from fivehundred.strategies.base import label, make
+from fivehundred.strategies.base import label
 from fivehundred.strategies.expert import side_points
 
 if TYPE_CHECKING:
@@ -121,16 +120,11 @@ def play_recorded(
 ) -> tuple[list[tuple[float, int, int]], list[JokerDecision]]:
     """``contract_play.play_contracts`` (the same games: each bot asked as :func:`sim.game.play_deal`
     asks it, with its seat's generator), with every joker decision recorded."""
-    teams = rules.teams
     deck = rules.deck
     out: list[tuple[float, int, int]] = []
     decisions: list[JokerDecision] = []
     for d, after in chosen:
-        _, deal_seed = new_deal(rules, seed, d, d % rules.players)
-        state = after.clone()
-        dteam = state.declarer % teams
-        bots = [make(declarer if s % teams == dteam else defenders) for s in range(rules.players)]
-        rngs = [Rng(deal_seed + s) for s in range(rules.players)]
+        state, bots, rngs = seated(rules, seed, d, after, declarer, defenders)
         while state.phase != DONE:
             seat = state.turn
             legal = state.legal_actions()
@@ -145,10 +139,7 @@ def play_recorded(
                 rec.chosen = pts[action]
                 decisions.append(rec)
             state.apply(action)
-        delta = state.score_delta
-        assert delta is not None and state.contract is not None
-        others = [x for t, x in enumerate(delta) if t != dteam]
-        out.append((delta[dteam] - sum(others) / len(others), int(delta[dteam] > 0), state.contract.tricks))
+        out.append(deal_result(state))
     return out, decisions
 
 
