@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from shipped import write_or_check  # beside this script
+from shipped import out_error, write_or_check  # beside this script
 
 from fivehundred.sim import load_rules
 from fivehundred.strategies.calibrate_v3 import fit, fit_lead, simulate, simulate_misere_leads
@@ -50,6 +50,10 @@ def main(argv: list[str] | None = None) -> int:
         if value < 1:
             print(f"error: {flag} must be at least 1", file=sys.stderr)
             return 2
+    bad = out_error(args.out, args.check)
+    if bad:
+        print(bad, file=sys.stderr)
+        return 2
     t0 = time.process_time()
     shapes = {}
     for key, variant in SHAPES.items():

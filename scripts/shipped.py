@@ -19,6 +19,17 @@ from fivehundred.sim.rules import Rules
 SHAPES = {"p4j1": "pagat-au"}
 
 
+def out_error(path: Path, check: bool) -> str | None:
+    """Why ``path`` cannot be written (or, with ``check``, read), before any work; None when it can."""
+    if check:
+        return None if path.is_file() else f"error: --out {path}: no such file to check"
+    if not path.parent.is_dir():
+        return f"error: --out {path}: no folder {path.parent}"
+    if path.is_dir():
+        return f"error: --out {path}: is a folder"
+    return None
+
+
 def write_or_check(path: Path, text: str, what: str, check: bool) -> int:
     """Write ``text`` to ``path`` (exit status 0); with ``check``, write nothing and say whether the
     file already holds exactly ``text`` (0) or differs (1).  ``what`` names the file's contents."""
@@ -55,6 +66,10 @@ def fit_weights_main(
         if value < 1:
             print(f"error: {flag} must be at least 1", file=sys.stderr)
             return 2
+    bad = out_error(args.out, args.check)
+    if bad:
+        print(bad, file=sys.stderr)
+        return 2
     t0 = time.process_time()
     shapes = {}
     for key, variant in SHAPES.items():
