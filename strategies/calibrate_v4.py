@@ -116,7 +116,7 @@ def simulate_leads(
 
     def value(view: Any, legal: Sequence[int], rng: Rng) -> LeadRow | None:
         contract = view.contract
-        if contract is None or contract.misere or contract.trump >= 4 or _role(view) not in roles:
+        if contract is None or contract.no_trump or _role(view) not in roles:
             return None
         return _value_lead(view, legal, v3, policy, full, rng, worlds)
 

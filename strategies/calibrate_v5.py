@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from fivehundred.sim.notation import NT
 from fivehundred.sim.rng import Rng
 from fivehundred.sim.rules import Rules
 from fivehundred.strategies.calibrate_v3 import candidate_values
@@ -42,7 +43,7 @@ def simulate_nt_leads(
 
     def value(view: Any, legal: Sequence[int], rng: Rng) -> LeadRow | None:
         contract = view.contract
-        if contract is None or contract.trump != 4 or contract.misere or view.led_suit >= 0:
+        if contract is None or contract.trump != NT or view.led_suit >= 0:
             return None
         return _value_lead(view, list(legal), v3, policy, full, rng, worlds)
 

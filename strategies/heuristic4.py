@@ -388,7 +388,7 @@ class Heuristic4Strategy(Heuristic3Strategy):
         """heuristic.v3's card, but in a trump contract the best-scored card of a role with weights."""
         if len(legal) > 1:
             contract = view.contract
-            if contract is not None and contract.trump < 4 and not contract.misere:
+            if contract is not None and not contract.no_trump:
                 rules = view.rules
                 if rules is not self._w_rules:
                     self._w_rules = rules

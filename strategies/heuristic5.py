@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from fivehundred.sim._mypyc import mypyc_attr
 from fivehundred.sim.engine import JOKER_LEAD
+from fivehundred.sim.notation import NT
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import register
 from fivehundred.strategies.heuristic import HeuristicStrategy
@@ -257,7 +258,7 @@ class Heuristic5Strategy(Heuristic4Strategy):
         """heuristic.v4's card, but in a no-trump contract the best-scored lead."""
         if len(legal) > 1 and view.led_suit < 0:
             contract = view.contract
-            if contract is not None and contract.trump == 4 and not contract.misere:
+            if contract is not None and contract.trump == NT:
                 rules = view.rules
                 if rules is not self._w5_rules:
                     self._w5_rules = rules
