@@ -16,19 +16,19 @@ over the paired deals, also for the 7s and the 8+ contracts apart.
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import sys
 import time
 
-from misere_play import play_configs  # this script's folder: run as python benchmarks/contract_play.py
+# this script's folder: run as python benchmarks/contract_play.py
+from misere_play import play_arguments, play_configs, table_rules
 
 from fivehundred.pipelines.analysis.intervals import cluster_mean
 from fivehundred.sim.engine import AUCTION, State
 from fivehundred.sim.errors import UserError
 from fivehundred.sim.game import decide, new_deal, play_deal
 from fivehundred.sim.rng import Rng
-from fivehundred.sim.rules import Rules, load_rules
+from fivehundred.sim.rules import Rules
 from fivehundred.strategies.base import label, make
 
 
@@ -84,24 +84,11 @@ def deal_result(state: State) -> tuple[float, int, int]:
 
 def main(argv: list[str] | None = None) -> int:
     """Play each ``--play DECLARER/DEFENDERS`` on the same contracts and print the results."""
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--variant", default="pagat-au")
-    ap.add_argument("--seed", type=int, default=500, help="master seed of the deals (default 500)")
-    ap.add_argument("--deals", type=int, default=400, help="contracts played (default 400)")
-    ap.add_argument(
-        "--play",
-        action="append",
-        metavar="DECLARER/DEFENDERS",
-        help="a configuration: the declaring side's bot and the defenders' (the first is the baseline)",
-    )
+    ap = play_arguments(__doc__.split("\n")[0], "contracts played", "the declaring side's")
     args = ap.parse_args(argv)
     plays = args.play or ["heuristic.v2/heuristic.v2"]
     try:
-        rules = load_rules(args.variant)
-        if args.deals < 1:
-            raise UserError("--deals must be at least 1")
-        if rules.teams != 2 or rules.players != 4:
-            raise UserError("this benchmark needs the four-seat table of two partnerships")
+        rules = table_rules(args.variant, args.deals)
         configs = play_configs(plays)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)

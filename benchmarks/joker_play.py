@@ -19,7 +19,6 @@ achievable score; the configurations' paired points (as in ``contract_play.py``)
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import sys
 import time
@@ -28,7 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from contract_play import contract_deals, deal_result, seated  # beside this script (run it by its path)
-from misere_play import play_configs
+from misere_play import play_arguments, play_configs, table_rules
 
 from fivehundred.pipelines.analysis.intervals import cluster_mean
 from fivehundred.sim.contract import trick_winner
@@ -37,7 +36,7 @@ from fivehundred.sim.engine import DONE, PLAY, State
 from fivehundred.sim.errors import UserError
 from fivehundred.sim.game import decide
 from fivehundred.sim.notation import played_card
-from fivehundred.sim.rules import Rules, load_rules
+from fivehundred.sim.rules import Rules
 from fivehundred.strategies.base import label
 from fivehundred.strategies.expert import side_points
 
@@ -227,24 +226,11 @@ def report(decisions: list[JokerDecision], contracts: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Play each ``--play DECLARER/DEFENDERS`` on the same contracts and print its joker decisions."""
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--variant", default="pagat-au")
-    ap.add_argument("--seed", type=int, default=500, help="master seed of the deals (default 500)")
-    ap.add_argument("--deals", type=int, default=400, help="contracts played (default 400)")
-    ap.add_argument(
-        "--play",
-        action="append",
-        metavar="DECLARER/DEFENDERS",
-        help="a configuration: the declaring side's bot and the defenders' (the first is the baseline)",
-    )
+    ap = play_arguments(__doc__.split("\n")[0], "contracts played", "the declaring side's")
     args = ap.parse_args(argv)
     plays = args.play or ["expert.v1/expert.v1"]
     try:
-        rules = load_rules(args.variant)
-        if args.deals < 1:
-            raise UserError("--deals must be at least 1")
-        if rules.teams != 2 or rules.players != 4 or len(rules.deck.jokers) != 1:
-            raise UserError("this benchmark needs the four-seat table of two partnerships and one joker")
+        rules = table_rules(args.variant, args.deals, one_joker=True)
         configs = play_configs(plays)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -31,6 +31,35 @@ from fivehundred.strategies.base import check_spec, label, make
 from fivehundred.strategies.heuristic import HeuristicStrategy
 
 
+def play_arguments(description: str, deals_help: str, declarer: str) -> argparse.ArgumentParser:
+    """The options every fixed-contract benchmark takes (this one, ``contract_play.py``,
+    ``joker_play.py``): ``--variant``, ``--seed``, ``--deals`` and the repeated ``--play``;
+    ``declarer`` names the declaring seats in ``--play``'s help."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--variant", default="pagat-au")
+    ap.add_argument("--seed", type=int, default=500, help="master seed of the deals (default 500)")
+    ap.add_argument("--deals", type=int, default=400, help=f"{deals_help} (default 400)")
+    ap.add_argument(
+        "--play",
+        action="append",
+        metavar="DECLARER/DEFENDERS",
+        help=f"a configuration: {declarer} bot and the defenders' (the first is the baseline)",
+    )
+    return ap
+
+
+def table_rules(variant: str, deals: int, one_joker: bool = False) -> Rules:
+    """The rules of ``variant`` for a fixed-contract benchmark of ``deals`` deals: the four-seat table
+    of two partnerships (and one joker when ``one_joker``), else :class:`UserError`."""
+    rules = load_rules(variant)
+    if deals < 1:
+        raise UserError("--deals must be at least 1")
+    if rules.teams != 2 or rules.players != 4 or (one_joker and len(rules.deck.jokers) != 1):
+        need = "the four-seat table of two partnerships" + (" and one joker" if one_joker else "")
+        raise UserError(f"this benchmark needs {need}")
+    return rules
+
+
 def play_configs(plays: list[str]) -> list[tuple[str, str]]:
     """The ``--play DECLARER/DEFENDERS`` options as (declarer's bot, defenders' bot), each spec checked
     (:class:`UserError` on a bad one); ``contract_play.py`` reads its options the same way."""
@@ -79,28 +108,15 @@ def play_forced(
 
 def main(argv: list[str] | None = None) -> int:
     """Play each ``--play DECLARER/DEFENDERS`` on the same forced misère deals and print the rates."""
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--variant", default="pagat-au")
-    ap.add_argument("--seed", type=int, default=500, help="master seed of the deals (default 500)")
-    ap.add_argument("--deals", type=int, default=400, help="forced misère deals (default 400)")
+    ap = play_arguments(__doc__.split("\n")[0], "forced misère deals", "the declarer's")
     ap.add_argument("--contract", default="OMIS", help="the misère forced (default OMIS)")
     ap.add_argument("--reach", type=float, default=3.0, help="highest misère risk that declares (default 3)")
-    ap.add_argument(
-        "--play",
-        action="append",
-        metavar="DECLARER/DEFENDERS",
-        help="a configuration: the declarer's bot and the defenders' (the first is the baseline)",
-    )
     args = ap.parse_args(argv)
     plays = args.play or ["heuristic.v2/heuristic.v2"]
     try:
-        rules = load_rules(args.variant)
+        rules = table_rules(args.variant, args.deals)
         if args.contract not in rules.bid_index or not rules.bid(args.contract).misere:
             raise UserError(f"{args.contract!r} is not a misère bid of {args.variant}")
-        if args.deals < 1:
-            raise UserError("--deals must be at least 1")
-        if rules.teams != 2 or rules.players != 4:
-            raise UserError("forced misère deals need the four-seat table of two partnerships")
         configs = play_configs(plays)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
