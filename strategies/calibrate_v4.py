@@ -123,12 +123,18 @@ def simulate_leads(
     return v3_decisions(rules, deals, master_seed, v3, value, progress)
 
 
-def _value_lead(
-    view: Any, legal: Sequence[int], v3: Heuristic3Strategy, policy: Any, full: int, rng: Rng, worlds: int
-) -> LeadRow | None:
-    """One decision's row: each distinct candidate (and heuristic.v3's lead) valued on ``worlds``
-    placements, or None with fewer than two candidates."""
-    cands = [a for a in distinct_actions(view, legal) if a < JOKER_LEAD]
+def valued_candidates(
+    view: Any,
+    legal: Sequence[int],
+    cands: list[int],
+    v3: Heuristic3Strategy,
+    policy: Any,
+    rng: Rng,
+    worlds: int,
+) -> tuple[int, list[float]] | None:
+    """heuristic.v3's card (added to ``cands`` when it is not among them) and the rollout value of each
+    candidate on ``worlds`` placements; None with fewer than two candidates or no placement (the
+    step the v4 and v5 calibrations share)."""
     if len(cands) < 2:
         return None
     default = v3.play(view, legal, Rng(0))
@@ -137,6 +143,19 @@ def _value_lead(
     values = candidate_values(view, cands, policy, rng, worlds)
     if values is None:
         return None
+    return default, values
+
+
+def _value_lead(
+    view: Any, legal: Sequence[int], v3: Heuristic3Strategy, policy: Any, full: int, rng: Rng, worlds: int
+) -> LeadRow | None:
+    """One decision's row: each distinct candidate (and heuristic.v3's lead) valued on ``worlds``
+    placements, or None with fewer than two candidates."""
+    cands = [a for a in distinct_actions(view, legal) if a < JOKER_LEAD]
+    valued = valued_candidates(view, legal, cands, v3, policy, rng, worlds)
+    if valued is None:
+        return None
+    default, values = valued
     tables = view.tables
     ctx = LeadContext(view, card_info(tables), full)
     if view.led_suit < 0:

@@ -23,8 +23,7 @@ from typing import Any
 from fivehundred.sim.notation import NT
 from fivehundred.sim.rng import Rng
 from fivehundred.sim.rules import Rules
-from fivehundred.strategies.calibrate_v3 import candidate_values
-from fivehundred.strategies.calibrate_v4 import LeadRow, fit_leads, v3_decisions
+from fivehundred.strategies.calibrate_v4 import LeadRow, fit_leads, v3_decisions, valued_candidates
 from fivehundred.strategies.heuristic3 import Heuristic3Strategy
 from fivehundred.strategies.heuristic5 import ROLES, NtLeadContext, lead_role, nt_candidates, nt_lead_features
 from fivehundred.strategies.montecarlo import rollout
@@ -57,14 +56,10 @@ def _value_lead(
     None with fewer than two candidates."""
     ci = card_info(view.tables)
     cands = nt_candidates(v3, ci, full & ~view.hand & ~view.played, legal, view.hand)
-    if len(cands) < 2:
+    valued = valued_candidates(view, legal, cands, v3, policy, rng, worlds)
+    if valued is None:
         return None
-    default = v3.play(view, legal, Rng(0))
-    if default not in cands:
-        cands.append(default)
-    values = candidate_values(view, cands, policy, rng, worlds)
-    if values is None:
-        return None
+    values = valued[1]
     nc = NtLeadContext(view, ci, full)
     role = ROLES[lead_role(view.seat, view.declarer, view.rules.teams)]
     return (role, [nt_lead_features(nc, a) for a in cands], values)
