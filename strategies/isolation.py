@@ -2,7 +2,8 @@
 
 :class:`IsolatedStrategy` stands in for a strategy in the game runner: it starts
 ``python -m fivehundred.strategies.isolation`` once (per chunk or per worker, reused for every
-decision), sends it the strategy spec and the rules, then
+decision), sends it the strategy spec and the rules (it answers whether its bot wants forced
+actions: ``asked_when_forced``; when not, the runner takes them without asking, as in-process), then
 one line per decision -- the method, the seat's view as plain data (:func:`sim.engine.view_fields`:
 ints and lists of ints), the legal actions and the state of the seat's RNG -- and reads back one line:
 the action and the RNG's new state.  So the bot draws the very numbers it would draw in-process and
@@ -45,6 +46,8 @@ DEFAULT_TIMEOUT = 30.0
 START_TIMEOUT = 60.0
 _METHODS = ("bid", "discard", "name_joker", "play")
 #: Environment variables a child keeps (everything else -- Ray's token among them -- is dropped).
+#: One compact JSON encoder for every decision's line (``json.dumps`` with separators builds one a call).
+_ENCODE = json.JSONEncoder(separators=(",", ":")).encode
 _KEEP_ENV = ("PATH", "PYTHONPATH", "PYTHONHASHSEED", "HOME", "LANG", "LC_ALL", "TMPDIR", "VIRTUAL_ENV")
 
 
@@ -107,6 +110,9 @@ class IsolatedStrategy:
             raise IsolatedBotError(
                 f"strategy '{label}' (isolated) could not start: {answer.get('error', '?')}"
             )
+        # The child's bot declares whether it wants forced actions (strategies.md): when it does not,
+        # the runner takes them here, without a round trip, as it would in the same process.
+        self.asked_when_forced = answer.get("asked_when_forced") is not False
 
     # -- the strategy's four methods
     def bid(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int:
@@ -127,7 +133,7 @@ class IsolatedStrategy:
 
     def _ask(self, method: int, view: SeatView, legal: Sequence[int], rng: Rng) -> int:
         state = [rng._s0, rng._s1, rng._s2, rng._s3] if not _no_rng(rng) else None
-        self._send(json.dumps([method, view_fields(view), list(legal), state], separators=(",", ":")))
+        self._send(_ENCODE([method, view_fields(view), list(legal), state]))
         answer = self._receive(self.timeout, f"to answer (limit {self.timeout:g} s per decision)")
         if "error" in answer:
             raise IsolatedBotError(str(answer["error"]))
@@ -241,7 +247,8 @@ def _serve() -> None:
         proto.write(json.dumps({"error": f"{type(exc).__name__}: {exc}"}) + "\n")
         proto.flush()
         return
-    proto.write('{"ok": true}\n')
+    forced = bool(getattr(bot, "asked_when_forced", True))
+    proto.write(json.dumps({"ok": True, "asked_when_forced": forced}) + "\n")
     proto.flush()
     methods = [getattr(bot, m) for m in _METHODS]
     no_rng, base = NoRng(), Rng(0)

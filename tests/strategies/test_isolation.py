@@ -158,3 +158,37 @@ def test_an_isolated_strategy_closes_its_process() -> None:
     assert proc.poll() is None
     bot.close()
     assert proc.poll() is not None
+
+
+class _Counted(IsolatedStrategy):
+    """Counts the decisions that cross to the child, and the forced ones among them."""
+
+    asked = forced = 0
+
+    def _ask(self, method, view, legal, rng):  # type: ignore[no-untyped-def]
+        self.asked += 1
+        self.forced += len(legal) == 1
+        return super()._ask(method, view, legal, rng)
+
+
+@pytest.mark.parametrize(("spec", "wants_forced"), [("heuristic.v1", False), ("random.v1", True)])
+def test_a_forced_action_crosses_only_when_the_childs_bot_asks_for_it(spec: str, wants_forced: bool) -> None:
+    """heuristic.v1 declares ``asked_when_forced = False``: isolated, its forced actions are taken by
+    the runner without a round trip, as in the same process; random.v1 is asked them.  The games are
+    the same either way."""
+    from fivehundred.sim import load_rules
+    from fivehundred.sim.game import play_game
+    from fivehundred.strategies.base import make
+
+    rules = load_rules("pagat-au")
+    bots = [_Counted(spec, {}, rules, f"s{s}", 30.0) for s in range(rules.players)]
+    try:
+        assert all(b.asked_when_forced is wants_forced for b in bots)
+        isolated = [play_game(rules, bots, 3, g, labels=[spec] * 4) for g in range(3)]
+    finally:
+        for b in bots:
+            b.close()
+    local = [make(spec) for _ in range(rules.players)]
+    assert isolated == [play_game(rules, local, 3, g, labels=[spec] * 4) for g in range(3)]
+    assert sum(b.asked for b in bots) > 0
+    assert (sum(b.forced for b in bots) > 0) is wants_forced
