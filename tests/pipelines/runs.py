@@ -1,13 +1,22 @@
-"""Helpers shared by the simulation tests: a run directory's part files, and waiting on a live run."""
+"""Helpers shared by the simulation tests: a run directory's part files, a reference run played once
+per test session, and waiting on a live run."""
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
 import os
 import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fivehundred.pipelines.runconfig import make_config
+from fivehundred.pipelines.simulate import run_simulation
 
 #: A two-entry tournament of random bots, two game pairs (the lock tests: a second driver refused).
 LOCK_TOURNAMENT = """name = "lock"
@@ -27,6 +36,26 @@ strategy = "random"
 def parts(run_dir: Path) -> dict[str, bytes]:
     """Every part file's bytes by name."""
     return {p.name: p.read_bytes() for p in sorted((run_dir / "deals").glob("*.parquet"))}
+
+
+def reference_run(tmp_path_factory: pytest.TempPathFactory, **kw: Any) -> Path:
+    """An undisturbed in-process run of ``make_config(None, workers=0, **kw)``, played once per test
+    session: the tests that compare an interrupted run against the same reference share it, across
+    xdist workers too (one plays it under a lock, the others wait and read it).  A run left incomplete
+    is resumed, which gives the same files."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the session's folder, shared by its workers
+    root = base / "reference-runs"
+    root.mkdir(exist_ok=True)
+    key = hashlib.sha256(json.dumps(kw, sort_keys=True).encode()).hexdigest()[:16]
+    out = root / key
+    with open(root / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        manifest = out / "manifest.json"
+        if not manifest.exists() or json.loads(manifest.read_text()).get("status") != "complete":
+            run_simulation(make_config(None, out=str(out), workers=0, **kw))
+    return out
 
 
 def committed(manifest: Path) -> int:

@@ -22,7 +22,7 @@ from fivehundred.pipelines.raypool import ChunkFailed
 from fivehundred.pipelines.runconfig import make_config
 from fivehundred.pipelines.simulate import run_simulation
 from tests.pipelines.faulty_bots import KILL_AT_ENV, KILL_MARKER_ENV
-from tests.pipelines.runs import descendants, parts, wait_for_chunks
+from tests.pipelines.runs import descendants, parts, reference_run, wait_for_chunks
 
 REPO = Path(__file__).resolve().parents[2]
 RAY = str(Path(sys.executable).parent / "ray")
@@ -225,7 +225,7 @@ def _default_sigint() -> None:  # a background child may inherit SIGINT ignored
 
 @pytest.mark.parametrize("twice", [False, True])
 def test_ctrl_c_under_ray_keeps_the_games_in_flight_and_resumes_to_the_same_files(
-    tmp_path: Path, twice: bool
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, twice: bool
 ) -> None:
     """Ctrl-C of simulate on 2 Ray workers: the finished games of the chunks in flight are kept
     (``partial/``, listed in the manifest) and the same command rebuilds the undisturbed run's part
@@ -252,7 +252,8 @@ def test_ctrl_c_under_ray_keeps_the_games_in_flight_and_resumes_to_the_same_file
     assert {f"partial/{p.name}" for p in out.glob("partial/*")} <= listed  # nothing unlisted or half-written
     again = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
-    assert parts(out) == parts(reference(tmp_path, strategies=LONG, seed=6, games=16000, chunk_size=4000))
+    ref = reference_run(tmp_path_factory, strategies=LONG, seed=6, games=16000, chunk_size=4000)
+    assert parts(out) == parts(ref)
 
 
 TOURNAMENT = """

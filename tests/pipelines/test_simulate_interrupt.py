@@ -28,7 +28,7 @@ from fivehundred.pipelines.simulate import (
     task_games,
 )
 from tests.pipelines.faulty_bots import InterruptAt
-from tests.pipelines.runs import parts
+from tests.pipelines.runs import parts, reference_run
 
 BOT = "tests.pipelines.faulty_bots:InterruptAt"
 LONG = "random(pass_probability=0.6, max_raise=2)"
@@ -199,7 +199,9 @@ def test_a_damaged_partial_file_is_dropped_and_its_games_played_again(
 
 
 @pytest.mark.slow
-def test_ctrl_c_on_ray_keeps_the_games_of_every_chunk_in_flight(tmp_path: Path) -> None:
+def test_ctrl_c_on_ray_keeps_the_games_of_every_chunk_in_flight(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     """The driver's Ctrl-C halts the Ray workers' chunks; what they finished is kept; a resumed run
     on 2 workers gives the in-process run's files."""
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -210,7 +212,8 @@ def test_ctrl_c_on_ray_keeps_the_games_of_every_chunk_in_flight(tmp_path: Path) 
             sent.append(p.played_games)
             os.kill(os.getpid(), signal.SIGINT)
 
-    common = {"strategies": LONG, "seed": 9, "games": 16_000, "chunk_size": 4000}
+    # The reference run is the one test_simulate_faults' Ctrl-C tests compare against (played once).
+    common = {"strategies": LONG, "seed": 6, "games": 16000, "chunk_size": 4000}
     out = tmp_path / "run"
     try:
         with pytest.raises(SimulationInterrupted) as info:
@@ -224,5 +227,4 @@ def test_ctrl_c_on_ray_keeps_the_games_of_every_chunk_in_flight(tmp_path: Path) 
     assert all((out / r["file"]).exists() for r in manifest["partial"])
     summary = run_simulation(make_config(None, out=str(out), workers=2, **common))
     assert summary.resumed_partial_games == e.partial_games
-    run_simulation(make_config(None, out=str(tmp_path / "ref"), workers=0, **common))
-    assert parts(out) == parts(tmp_path / "ref")
+    assert parts(out) == parts(reference_run(tmp_path_factory, **common))
