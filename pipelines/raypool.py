@@ -28,6 +28,12 @@ from fivehundred.sim.errors import UserError
 #: Ray's switch for multi-machine clusters (off: the node's IP is 127.0.0.1); set for the embedded instance.
 _LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 
+#: Ray's wait for a joined cluster's GCS to answer (seconds; Ray's own default is about 20, one try a
+#: second).  The head already answered the port probe, so a failure here is nearly always a refused
+#: token, which no retry mends: report it after this many tries.  A value the user sets wins.
+_JOIN_WAIT_ENV = "RAY_gcs_server_port_wait_time_s"
+JOIN_WAIT_SECONDS = 5
+
 #: Object store of the embedded Ray instance (bytes): results stream through it, so it stays modest.
 EMBEDDED_OBJECT_STORE = 256 * 1024**2
 
@@ -143,7 +149,7 @@ class RayPool:
                 )
         elif self.address:
             _probe(self.address)
-            with _CapturedStderr() as log:  # Ray's C++ client logs every failed attempt there
+            with _CapturedStderr() as log, _join_wait():  # Ray's C++ client logs each failed try there
                 try:
                     ray.init(address=self.address, **quiet)
                 except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ValueError...
@@ -261,6 +267,20 @@ class RayPool:
 
         ready, _ = ray.wait(refs, num_returns=1, timeout=timeout, fetch_local=False)
         return ready
+
+
+@contextlib.contextmanager
+def _join_wait() -> Any:
+    """Ray's wait for a joined cluster's GCS set to :data:`JOIN_WAIT_SECONDS` (unless the user set
+    it) while ``ray.init`` joins, then put back."""
+    if _JOIN_WAIT_ENV in os.environ:
+        yield
+        return
+    os.environ[_JOIN_WAIT_ENV] = str(JOIN_WAIT_SECONDS)
+    try:
+        yield
+    finally:
+        os.environ.pop(_JOIN_WAIT_ENV, None)
 
 
 def _probe(address: str) -> None:

@@ -18,7 +18,14 @@ from pathlib import Path
 import pytest
 
 from fivehundred.pipelines.loopback import ray_cluster
-from fivehundred.pipelines.raypool import ClusterError, RayPool, cluster_error
+from fivehundred.pipelines.raypool import (
+    _JOIN_WAIT_ENV,
+    JOIN_WAIT_SECONDS,
+    ClusterError,
+    RayPool,
+    _join_wait,
+    cluster_error,
+)
 from tests.pipelines.runs import descendants
 
 REPO = Path(__file__).resolve().parents[2]
@@ -156,6 +163,25 @@ def test_cluster_errors_are_one_line_and_name_the_token(
     err = cluster_error("127.0.0.1:6379", RuntimeError("Failed to connect"), f"W gcs_client.cc: {raw}\n" * 3)
     assert isinstance(err, ClusterError)
     assert expected in str(err) and "\n" not in str(err) and "'127.0.0.1:6379'" in str(err)
+
+
+def test_joining_a_cluster_tries_a_few_seconds_unless_the_user_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A refused token is reported after JOIN_WAIT_SECONDS tries instead of Ray's 20: the variable is
+    set while ``ray.init`` joins and put back after; a value of the user's is left alone; and Ray
+    still reads that variable when it connects to the GCS (a Ray upgrade that drops it fails here)."""
+    import inspect
+
+    from ray._private.node import Node
+
+    assert _JOIN_WAIT_ENV in inspect.getsource(Node._init_gcs_client)
+    monkeypatch.delenv(_JOIN_WAIT_ENV, raising=False)
+    with _join_wait():
+        assert os.environ[_JOIN_WAIT_ENV] == str(JOIN_WAIT_SECONDS)
+    assert _JOIN_WAIT_ENV not in os.environ
+    monkeypatch.setenv(_JOIN_WAIT_ENV, "30")
+    with _join_wait():
+        assert os.environ[_JOIN_WAIT_ENV] == "30"
+    assert os.environ[_JOIN_WAIT_ENV] == "30"
 
 
 def _simulate(args: list[str], env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
