@@ -90,18 +90,9 @@ def interleaved_self_play(
     for r in range(rounds):
         order = range(len(specs)) if r % 2 == 0 else reversed(range(len(specs)))
         for i in order:
-            p = self_play(variant, [specs[i]], per, seed, seconds / rounds, first_game=10_000 + r * per)
-            t = out[i]
-            t.games += p.games
-            t.deals += p.deals
-            t.cpu_seconds += p.cpu_seconds
-            t.contracts += p.contracts
-            for code, (k, made) in p.misere.items():
-                row = t.misere.setdefault(code, [0, 0])
-                row[0] += k
-                row[1] += made
-            t.nt[0] += p.nt[0]
-            t.nt[1] += p.nt[1]
+            out[i].add(
+                self_play(variant, [specs[i]], per, seed, seconds / rounds, first_game=10_000 + r * per)
+            )
     return out
 
 

@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from shipped import out_error, write_or_check  # beside this script
+from shipped import SHAPES, arguments_error, write_or_check  # beside this script
 
 from fivehundred.sim import load_rules
 from fivehundred.strategies.calibrate_v3 import fit, fit_lead, simulate, simulate_misere_leads
@@ -27,9 +27,6 @@ from fivehundred.strategies.heuristic3 import Heuristic3Strategy, use_models
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "strategies" / "data" / "heuristic_v3.json"
-#: The table shapes fitted and the rule set that stands for each (the 4-player one-joker game: the
-#: main job's); other shapes bid as heuristic.v2.
-SHAPES = {"p4j1": "pagat-au"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,15 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
     ap.add_argument("--check", action="store_true", help="compare with the shipped file, write nothing")
     args = ap.parse_args(argv)
-    for flag, value in (
-        ("--deals", args.deals),
-        ("--lead-deals", args.lead_deals),
-        ("--worlds", args.worlds),
-    ):
-        if value < 1:
-            print(f"error: {flag} must be at least 1", file=sys.stderr)
-            return 2
-    bad = out_error(args.out, args.check)
+    counts = (("--deals", args.deals), ("--lead-deals", args.lead_deals), ("--worlds", args.worlds))
+    bad = arguments_error(counts, args.out, args.check)
     if bad:
         print(bad, file=sys.stderr)
         return 2

@@ -14,9 +14,18 @@ from typing import Any
 from fivehundred.sim import load_rules
 from fivehundred.sim.rules import Rules
 
-#: The table shapes fitted and the rule set that stands for each (other shapes play as the bot
-#: below).
+#: The table shapes fitted and the rule set that stands for each (the 4-player one-joker game: the
+#: main job's); at other shapes a fitted bot plays as the bot it builds on.
 SHAPES = {"p4j1": "pagat-au"}
+
+
+def arguments_error(counts: Sequence[tuple[str, int]], path: Path, check: bool) -> str | None:
+    """The one error line of a fit's options, before any work: a count (flag, value) under 1, or
+    ``--out`` that cannot be written (:func:`out_error`); None when all is well."""
+    for flag, value in counts:
+        if value < 1:
+            return f"error: {flag} must be at least 1"
+    return out_error(path, check)
 
 
 def out_error(path: Path, check: bool) -> str | None:
@@ -62,11 +71,7 @@ def fit_weights_main(
     ap.add_argument("--out", type=Path, default=out)
     ap.add_argument("--check", action="store_true", help="compare with the shipped file, write nothing")
     args = ap.parse_args(argv)
-    for flag, value in (("--deals", args.deals), ("--worlds", args.worlds)):
-        if value < 1:
-            print(f"error: {flag} must be at least 1", file=sys.stderr)
-            return 2
-    bad = out_error(args.out, args.check)
+    bad = arguments_error((("--deals", args.deals), ("--worlds", args.worlds)), args.out, args.check)
     if bad:
         print(bad, file=sys.stderr)
         return 2

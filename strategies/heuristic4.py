@@ -282,7 +282,8 @@ def follow_features(ctx: LeadContext, fc: FollowContext, card: int, default: int
     return f
 
 
-def _dot(w: list[float], f: list[float]) -> float:
+def dot(w: list[float], f: list[float]) -> float:
+    """The score of features ``f`` under weights ``w`` (the zero features skipped)."""
     total = 0.0
     for i in range(len(f)):
         x = f[i]
@@ -430,17 +431,17 @@ class Heuristic4Strategy(Heuristic3Strategy):
         best = cands[0]
         if follow:
             fc = FollowContext(ctx, view, legal, trick)
-            best_score = _dot(ws, follow_features(ctx, fc, best, -1))
+            best_score = dot(ws, follow_features(ctx, fc, best, -1))
             for i in range(1, len(cands)):
                 a = cands[i]
-                sc = _dot(ws, follow_features(ctx, fc, a, -1))
+                sc = dot(ws, follow_features(ctx, fc, a, -1))
                 if sc > best_score:
                     best, best_score = a, sc
         else:
-            best_score = _dot(ws, lead_features(ctx, best, -1))
+            best_score = dot(ws, lead_features(ctx, best, -1))
             for i in range(1, len(cands)):
                 a = cands[i]
-                sc = _dot(ws, lead_features(ctx, a, -1))
+                sc = dot(ws, lead_features(ctx, a, -1))
                 if sc > best_score:
                     best, best_score = a, sc
         return best
@@ -455,6 +456,7 @@ __all__ = [
     "FollowContext",
     "Heuristic4Strategy",
     "LeadContext",
+    "dot",
     "follow_features",
     "lead_features",
     "role_index",

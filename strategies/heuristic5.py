@@ -27,7 +27,7 @@ from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import register
 from fivehundred.strategies.heuristic import HeuristicStrategy
 from fivehundred.strategies.heuristic3 import ShippedModels
-from fivehundred.strategies.heuristic4 import V4_PARAMETERS, Heuristic4Strategy
+from fivehundred.strategies.heuristic4 import V4_PARAMETERS, Heuristic4Strategy, dot, role_index
 from fivehundred.strategies.sampling import distinct_cards, shown_voids
 from fivehundred.strategies.tables import card_info
 
@@ -179,15 +179,6 @@ def nt_lead_features(nc: NtLeadContext, action: int) -> list[float]:
     return f
 
 
-def _dot(w: list[float], f: list[float]) -> float:
-    total = 0.0
-    for i in range(len(f)):
-        x = f[i]
-        if x != 0.0:
-            total += w[i] * x
-    return total
-
-
 #: The roles of v5's weights: the leads in a no-trump contract of the declarer, its partner and a
 #: defender.
 ROLES: Final = ("nt_declarer", "nt_partner", "nt_defender")
@@ -222,8 +213,8 @@ def weights(rules: Rules) -> Weights | None:
 
 def lead_role(seat: int, declarer: int, teams: int) -> int:
     """The index in :data:`ROLES` of a no-trump lead of ``seat``: the declarer's, a partner's or a
-    defender's."""
-    return 0 if seat == declarer else 1 if seat % teams == declarer % teams else 2
+    defender's (the same as heuristic.v4's roles of a lead)."""
+    return role_index(seat, declarer, teams, 0)
 
 
 def nt_candidates(
@@ -284,10 +275,10 @@ class Heuristic5Strategy(Heuristic4Strategy):
             return -1
         nc = NtLeadContext(view, ci, full, self._voids(view))
         best = cands[0]
-        best_score = _dot(w, nt_lead_features(nc, best))
+        best_score = dot(w, nt_lead_features(nc, best))
         for i in range(1, len(cands)):
             a = cands[i]
-            sc = _dot(w, nt_lead_features(nc, a))
+            sc = dot(w, nt_lead_features(nc, a))
             if sc > best_score:
                 best, best_score = a, sc
         return best

@@ -339,6 +339,19 @@ class SelfPlay:
         """Deals per CPU second of this process (one core)."""
         return self.deals / self.cpu_seconds if self.cpu_seconds > 0 else math.nan
 
+    def add(self, other: SelfPlay) -> None:
+        """Count ``other``'s games (of the same bots) in this one's."""
+        self.games += other.games
+        self.deals += other.deals
+        self.cpu_seconds += other.cpu_seconds
+        self.contracts += other.contracts
+        for code, (k, made) in other.misere.items():
+            row = self.misere.setdefault(code, [0, 0])
+            row[0] += k
+            row[1] += made
+        self.nt[0] += other.nt[0]
+        self.nt[1] += other.nt[1]
+
 
 def self_play(
     variant: str,
