@@ -473,6 +473,21 @@ static int lead_weight(const S *s, int leader, int c) {
             else if (q != leader)
                 mate_ruff = 1;
         }
+    if (s->nact == 4) { /* four seats: towards a partner's second best behind the top, not into it */
+        int lho = s->next[leader], pd = s->next[lho], rho = s->next[pd];
+        u64 all = s->rem & cards;
+        if (all && s->maxer[pd] == side && s->maxer[lho] != side) {
+            int top = msb(all);
+            u64 rest = all & ~(1ULL << top);
+            int second = rest ? msb(rest) : -1;
+            if ((s->hands[lho] >> top & 1) && second >= 0 && (s->hands[pd] >> second & 1) &&
+                popc(s->hands[pd] & cards) != 1)
+                w += 10;
+            else if (((s->hands[rho] >> top & 1) || (second >= 0 && (s->hands[rho] >> second & 1))) &&
+                     popc(s->hands[rho] & cards) != 1)
+                w -= 5;
+        }
+    }
     return w + 15 * mate_ruff - 20 * opp_ruff;
 }
 
@@ -560,8 +575,9 @@ static int add_runs(const S *s, u64 cards, int high_first, int *out, int n) {
     return n;
 }
 
-/* A void seat's discards: its longest block first (ties: the lower block), lowest card first. */
-static int add_discards(const S *s, int seat, u64 cards, int *out, int n) {
+/* A void seat's discards by length alone: its longest block first (ties: the lower block), lowest
+ * card first. */
+static int add_discards_by_length(const S *s, int seat, u64 cards, int *out, int n) {
     int ord[5], len[5], nb = 0;
     for (int b = 0; b < 5; b++) {
         if (!(cards & s->block_mask[b])) continue;
@@ -577,42 +593,27 @@ static int add_discards(const S *s, int seat, u64 cards, int *out, int n) {
     return n;
 }
 
-static int follow_moves(const S *s, int k, int seat, u64 legal, int led, int best, int win, int *out) {
-    u64 beat;
-    if (best >= 192)
-        beat = s->suitless & above(best - 192);
-    else if (best >= 128)
-        beat = s->suitless | (s->power_mask & ~s->suitless & above(best - 128));
-    else
-        beat = s->power_mask | (s->block_mask[led] & above(best - 64));
-    u64 win_cards = legal & beat, lose_cards = legal & ~beat;
-    int n = 0;
-    /* who can still beat the current best card after this seat: a later opponent or partner */
-    int later_opp = 0, later_mate = 0;
-    if (!s->misere && (techniques & T_ORDER)) {
-        for (int q = s->next[seat], kk = k + 1; kk < s->nact; q = s->next[q], kk++) {
-            u64 hq = s->hands[q], fq = hq & s->block_mask[led];
-            u64 can = (fq ? fq : hq) & beat;
-            if (!can) continue;
-            if (s->maxer[q] == s->maxer[seat]) later_mate = 1; else later_opp = 1;
+/* A void seat's discards.  At a table of four, highest key first: twice its length of the card's
+ * block minus the cards of the block below it (longer blocks first and low cards first, but a low
+ * card of a block one card shorter before a high one of the longer block; ties keep card order).  At
+ * other tables by length alone (the keyed order made one six-seat solve four times larger). */
+static int add_discards(const S *s, int seat, u64 cards, int *out, int n) {
+    if (s->nact != 4) return add_discards_by_length(s, seat, cards, out, n);
+    int r[64], key[64], nr = runs(s, cards, r);
+    for (int i = 0; i < nr; i++) {
+        int c = r[i], b = s->block_of[c], j = i;
+        u64 block = s->block_mask[b];
+        int x = 2 * popc(s->hands[seat] & block) - popc(s->rem & block & ((1ULL << c) - 1));
+        for (; j > 0 && key[j - 1] < x; j--) {
+            r[j] = r[j - 1];
+            key[j] = key[j - 1];
         }
+        r[j] = c;
+        key[j] = x;
     }
-    int discard = (techniques & T_ORDER) && !(legal & s->block_mask[led]);
-    if (s->misere) {
-        n = add_runs(s, lose_cards, seat == s->declarer || win == s->declarer, out, n);
-        n = add_runs(s, win_cards, 0, out, n);
-    } else if (s->maxer[win] == s->maxer[seat] ? !later_opp : (later_mate && !later_opp)) {
-        /* the side wins the trick anyway, or a partner after this seat can: low first */
-        n = discard ? add_discards(s, seat, lose_cards, out, n) : add_runs(s, lose_cards, 0, out, n);
-        n = add_runs(s, win_cards, 0, out, n);
-    } else { /* the cheapest card that beats the trick first */
-        n = add_runs(s, win_cards, 0, out, n);
-        n = discard ? add_discards(s, seat, lose_cards, out, n) : add_runs(s, lose_cards, 0, out, n);
-    }
+    for (int i = 0; i < nr; i++) out[n++] = r[i];
     return n;
 }
-
-static int lead(S *s, int leader, int alpha, int beta, u64 *rv);
 
 /* The best trick score a seat can give the trick (led block led): its highest power card, else its
  * highest card of the led block, else nothing (0); the card in *card (-1: none). */
@@ -630,6 +631,85 @@ static inline int top_score(const S *s, u64 pl, int led, int *card) {
     *card = -1;
     return 0;
 }
+
+/* A follower's moves in search order.  The trick's fate is read from the later seats' best cards of
+ * the led block (a later seat void in it, ruffing or not, is not counted).  The side holds the trick
+ * (its card is best and above every later opponent's) or a later partner takes it: low cards first.
+ * Else the cheapest card sure to take it (above every later opponent's) first, then low.  Else, with
+ * no later opponent holding the block (the other side winning), the cheapest card that beats the
+ * trick first.  Else a later opponent takes it: a void seat discards first; a seat that follows
+ * tries first the cheapest card that forces that side's top card out, then low.  A void seat's low
+ * cards are its discards (add_discards).  Without T_ORDER: low first when the side wins so far, else
+ * the cheapest winning card first. */
+static int follow_moves(const S *s, int k, int seat, u64 legal, int led, int best, int win, int *out) {
+    u64 beat;
+    if (best >= 192)
+        beat = s->suitless & above(best - 192);
+    else if (best >= 128)
+        beat = s->suitless | (s->power_mask & ~s->suitless & above(best - 128));
+    else
+        beat = s->power_mask | (s->block_mask[led] & above(best - 64));
+    u64 win_cards = legal & beat, lose_cards = legal & ~beat, sure = 0;
+    int n = 0, side_wins = s->maxer[win] == s->maxer[seat];
+    if (s->misere) {
+        n = add_runs(s, lose_cards, seat == s->declarer || win == s->declarer, out, n);
+        return add_runs(s, win_cards, 0, out, n);
+    }
+    if (!(techniques & T_ORDER)) {
+        if (side_wins) {
+            n = add_runs(s, lose_cards, 0, out, n);
+            return add_runs(s, win_cards, 0, out, n);
+        }
+        n = add_runs(s, win_cards, 0, out, n);
+        return add_runs(s, lose_cards, 0, out, n);
+    }
+    int opp_top = 0, mate_top = 0, cx;
+    for (int q = s->next[seat], kk = k + 1; kk < s->nact; q = s->next[q], kk++) {
+        int t = top_score(s, s->hands[q] & s->block_mask[led], led, &cx);
+        if (s->maxer[q] == s->maxer[seat]) {
+            if (t > mate_top) mate_top = t;
+        } else if (t > opp_top)
+            opp_top = t;
+    }
+    for (u64 w = win_cards; w; w &= w - 1) {
+        int c = __builtin_ctzll(w);
+        if (score(s, c, led) > opp_top) sure |= 1ULL << c;
+    }
+    int discard = !(legal & s->block_mask[led]);
+    if ((side_wins && best > opp_top) || (mate_top > best && mate_top > opp_top)) { /* the side holds it */
+        n = discard ? add_discards(s, seat, lose_cards, out, n) : add_runs(s, lose_cards, 0, out, n);
+        return add_runs(s, win_cards, 0, out, n);
+    }
+    if (sure) {
+        n = add_runs(s, sure, 0, out, n);
+        if (!discard) return add_runs(s, legal & ~sure, 0, out, n);
+        n = add_discards(s, seat, lose_cards, out, n);
+        return add_runs(s, win_cards & ~sure, 0, out, n);
+    }
+    if (!opp_top) { /* the other side wins so far and no later opponent holds the led block */
+        n = add_runs(s, win_cards, 0, out, n);
+        return discard ? add_discards(s, seat, lose_cards, out, n) : add_runs(s, lose_cards, 0, out, n);
+    }
+    if (discard) {
+        n = add_discards(s, seat, lose_cards, out, n);
+        return add_runs(s, win_cards, 0, out, n);
+    }
+    /* A later opponent takes it: first the cheapest card above all its side's cards of the block but
+     * the top one (it forces the top card out), then low. */
+    u64 oc = 0;
+    for (int q = s->next[seat], kk = k + 1; kk < s->nact; q = s->next[q], kk++)
+        if (s->maxer[q] != s->maxer[seat]) oc |= s->hands[q] & s->block_mask[led];
+    u64 under = oc & ~(1ULL << msb(oc));
+    int second = under ? score(s, msb(under), led) : 0, r[64], nr = runs(s, legal, r), f = -1;
+    for (int i = 0; i < nr && f < 0; i++)
+        if ((win_cards >> r[i] & 1) && score(s, r[i], led) > second) f = i;
+    if (f >= 0) out[n++] = r[f];
+    for (int i = 0; i < nr; i++)
+        if (i != f) out[n++] = r[i];
+    return n;
+}
+
+static int lead(S *s, int leader, int alpha, int beta, u64 *rv);
 
 /* Quick tricks within a trick (k cards played, seat to play): when the best card the side to move
  * can still put on the trick beats everything the other side can still play (and what is already
