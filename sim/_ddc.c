@@ -34,6 +34,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -450,17 +451,24 @@ static void bounds(const S *s, int leader, int *sure_max, int *sure_min, u64 *rm
     *rmin = ra_min;
 }
 
+/* The lead that last cut off (not the first tried) by tricks left and leader, as rel() gives it
+ * (-1: none); tried first at the next lead node of the same depth and leader, before the table's
+ * hint.  Emptied with the table (tt_reset). */
+static int killer[22][6];
+
 static int rel(const S *s, int m) {
     int c = m & 63, b = s->block_of[c];
     int p = popc(s->rem & s->block_mask[b] & ((1ULL << c) - 1));
     return p | b << 4 | (m >> 6) << 7;
 }
 
-/* The order of a lead that neither wins nor reaches a partner's winner (higher first): from the
- * leader's shorter blocks first in a trump contract and in misère, its longer ones in no trumps (to
- * set them up), towards a partner who can ruff, away from an opponent who can. */
-static int lead_weight(const S *s, int leader, int c) {
-    int b = s->block_of[c], side = s->maxer[leader];
+/* The order of the leads from block b that neither win nor reach a partner's winner (higher first):
+ * from the leader's shorter blocks first in a trump contract and in misère, its longer ones in no
+ * trumps (to set them up), towards a partner who can ruff, away from an opponent who can; towards a
+ * block whose top falls in one round (the side holds the second and third best, or an opponent's
+ * top card is bare); at four seats towards a partner's second best behind the top, not into it. */
+static int lead_weight(const S *s, int leader, int b) {
+    int side = s->maxer[leader];
     u64 cards = s->block_mask[b];
     int w = (s->trump < 0 && !s->misere ? 2 : -2) * popc(s->hands[leader] & cards);
     int mate_ruff = 0, opp_ruff = 0;
@@ -473,19 +481,27 @@ static int lead_weight(const S *s, int leader, int c) {
             else if (q != leader)
                 mate_ruff = 1;
         }
-    if (s->nact == 4) { /* four seats: towards a partner's second best behind the top, not into it */
-        int lho = s->next[leader], pd = s->next[lho], rho = s->next[pd];
-        u64 all = s->rem & cards;
-        if (all && s->maxer[pd] == side && s->maxer[lho] != side) {
-            int top = msb(all);
-            u64 rest = all & ~(1ULL << top);
-            int second = rest ? msb(rest) : -1;
-            if ((s->hands[lho] >> top & 1) && second >= 0 && (s->hands[pd] >> second & 1) &&
-                popc(s->hands[pd] & cards) != 1)
-                w += 10;
-            else if (((s->hands[rho] >> top & 1) || (second >= 0 && (s->hands[rho] >> second & 1))) &&
-                     popc(s->hands[rho] & cards) != 1)
-                w -= 5;
+    u64 all = s->rem & cards, mine = 0; /* the block's cards; the side's */
+    if (all) {
+        for (int q = 0; q < s->n; q++)
+            if (s->maxer[q] == side) mine |= s->hands[q];
+        int top = msb(all);
+        u64 rest = all & ~(1ULL << top), rest2 = rest ? rest & ~(1ULL << msb(rest)) : 0;
+        int second = rest ? msb(rest) : -1, third = rest2 ? msb(rest2) : -1;
+        /* the side holds the second and third best and not the top: after one round it holds the top */
+        if (third >= 0 && !(mine >> top & 1) && (mine >> second & 1) && (mine >> third & 1)) w += 5;
+        for (int q = 0; q < s->n; q++) /* an opponent's bare top card falls */
+            if (s->maxer[q] != side && (s->hands[q] & cards) == (1ULL << top)) w += 5;
+        if (s->nact == 4) { /* four seats: towards a partner's second best behind the top, not into it */
+            int lho = s->next[leader], pd = s->next[lho], rho = s->next[pd];
+            if (s->maxer[pd] == side && s->maxer[lho] != side) {
+                if ((s->hands[lho] >> top & 1) && second >= 0 && (s->hands[pd] >> second & 1) &&
+                    popc(s->hands[pd] & cards) != 1)
+                    w += 10;
+                else if (((s->hands[rho] >> top & 1) || (second >= 0 && (s->hands[rho] >> second & 1))) &&
+                         popc(s->hands[rho] & cards) != 1)
+                    w -= 5;
+            }
         }
     }
     return w + 15 * mate_ruff - 20 * opp_ruff;
@@ -531,9 +547,11 @@ static int lead_moves(const S *s, int leader, int hint, int *out) {
         }
     }
     if (nr > 1 && (techniques & T_ORDER)) { /* insertion sort by lead_weight, stable */
-        int w[MAXMOVES];
+        int w[MAXMOVES], bw[5] = {INT_MIN, INT_MIN, INT_MIN, INT_MIN, INT_MIN}; /* a block's weight */
         for (int i = 0; i < nr; i++) {
-            int c = rest[i], x = lead_weight(s, leader, c), j = i;
+            int c = rest[i], b = s->block_of[c], j = i;
+            if (bw[b] == INT_MIN) bw[b] = lead_weight(s, leader, b);
+            int x = bw[b];
             for (; j > 0 && w[j - 1] < x; j--) {
                 rest[j] = rest[j - 1];
                 w[j] = w[j - 1];
@@ -555,9 +573,12 @@ static int lead_moves(const S *s, int leader, int hint, int *out) {
     for (int i = 0; i < nr; i++) out[n++] = rest[i];
     if (s->misere)
         for (int i = 0; i < nj; i++) out[n++] = jm[i];
-    if (hint >= 0) {
+    /* the table's best lead, then the killer lead before it (each moved to the front) */
+    int first[2] = {hint, killer[s->left][leader]};
+    for (int h = 0; h < 2; h++) {
+        if (first[h] < 0) continue;
         for (int i = 0; i < n; i++) {
-            if (rel(s, out[i]) == hint) {
+            if (rel(s, out[i]) == first[h]) {
                 int m = out[i];
                 for (int j = i; j > 0; j--) out[j] = out[j - 1];
                 out[0] = m;
@@ -632,6 +653,15 @@ static inline int top_score(const S *s, u64 pl, int led, int *card) {
     return 0;
 }
 
+/* The cards whose trick score beats sc (see score; below 64: every card of the led block and every
+ * power card). */
+static inline u64 beat_mask(const S *s, int sc, int led) {
+    if (sc >= 192) return s->suitless & above(sc - 192);
+    if (sc >= 128) return s->suitless | (s->power_mask & ~s->suitless & above(sc - 128));
+    if (sc >= 64) return s->power_mask | (s->block_mask[led] & above(sc - 64));
+    return s->power_mask | s->block_mask[led];
+}
+
 /* A follower's moves in search order.  The trick's fate is read from the later seats' best cards of
  * the led block (a later seat void in it, ruffing or not, is not counted).  The side holds the trick
  * (its card is best and above every later opponent's) or a later partner takes it: low cards first.
@@ -642,14 +672,7 @@ static inline int top_score(const S *s, u64 pl, int led, int *card) {
  * cards are its discards (add_discards).  Without T_ORDER: low first when the side wins so far, else
  * the cheapest winning card first. */
 static int follow_moves(const S *s, int k, int seat, u64 legal, int led, int best, int win, int *out) {
-    u64 beat;
-    if (best >= 192)
-        beat = s->suitless & above(best - 192);
-    else if (best >= 128)
-        beat = s->suitless | (s->power_mask & ~s->suitless & above(best - 128));
-    else
-        beat = s->power_mask | (s->block_mask[led] & above(best - 64));
-    u64 win_cards = legal & beat, lose_cards = legal & ~beat, sure = 0;
+    u64 win_cards = legal & beat_mask(s, best, led), lose_cards = legal & ~win_cards, sure;
     int n = 0, side_wins = s->maxer[win] == s->maxer[seat];
     if (s->misere) {
         n = add_runs(s, lose_cards, seat == s->declarer || win == s->declarer, out, n);
@@ -671,10 +694,7 @@ static int follow_moves(const S *s, int k, int seat, u64 legal, int led, int bes
         } else if (t > opp_top)
             opp_top = t;
     }
-    for (u64 w = win_cards; w; w &= w - 1) {
-        int c = __builtin_ctzll(w);
-        if (score(s, c, led) > opp_top) sure |= 1ULL << c;
-    }
+    sure = win_cards & beat_mask(s, opp_top, led);
     int discard = !(legal & s->block_mask[led]);
     if ((side_wins && best > opp_top) || (mate_top > best && mate_top > opp_top)) { /* the side holds it */
         n = discard ? add_discards(s, seat, lose_cards, out, n) : add_runs(s, lose_cards, 0, out, n);
@@ -863,6 +883,7 @@ static void tt_reset(void) {
     }
     pool_used = 0;
     classes_used = 0;
+    memset(killer, 0xff, sizeof killer);
 }
 
 /* The class slot of (k0, k1), or NULL when it holds no entry (create: a new empty class, NULL when the
@@ -1058,6 +1079,7 @@ static int lead(S *s, int leader, int alpha, int beta, u64 *rv) {
                 best = v;
                 found = m;
                 if (best >= b) {
+                    if (i > 0) killer[left][leader] = rel(s, m);
                     rcut = r1;
                     cut = 1;
                     break;
@@ -1068,6 +1090,7 @@ static int lead(S *s, int leader, int alpha, int beta, u64 *rv) {
             best = v;
             found = m;
             if (best <= a) {
+                if (i > 0) killer[left][leader] = rel(s, m);
                 rcut = r1;
                 cut = 1;
                 break;
