@@ -451,10 +451,19 @@ static void bounds(const S *s, int leader, int *sure_max, int *sure_min, u64 *rm
     *rmin = ra_min;
 }
 
-/* The lead that last cut off (not the first tried) by tricks left and leader, as rel() gives it
- * (-1: none); tried first at the next lead node of the same depth and leader, before the table's
- * hint.  Emptied with the table (tt_reset). */
-static int killer[22][6];
+/* The two leads that last cut off (when not the first tried) by tricks left and leader, the newest
+ * first, as rel() gives them (-1: none); tried first at the next lead node of the same depth and
+ * leader, before the table's hint.  Emptied with the table (tt_reset). */
+static int killer[22][6][2];
+
+/* A lead that cut off (rel() k, not the first tried) becomes the newest killer of its depth and leader. */
+static inline void add_killer(const S *s, int leader, int k) {
+    int *kl = killer[s->left][leader];
+    if (kl[0] != k) {
+        kl[1] = kl[0];
+        kl[0] = k;
+    }
+}
 
 static int rel(const S *s, int m) {
     int c = m & 63, b = s->block_of[c];
@@ -573,9 +582,9 @@ static int lead_moves(const S *s, int leader, int hint, int *out) {
     for (int i = 0; i < nr; i++) out[n++] = rest[i];
     if (s->misere)
         for (int i = 0; i < nj; i++) out[n++] = jm[i];
-    /* the table's best lead, then the killer lead before it (each moved to the front) */
-    int first[2] = {hint, killer[s->left][leader]};
-    for (int h = 0; h < 2; h++) {
+    /* the killer leads, newest first, then the table's best lead (each moved to the front in turn) */
+    int first[3] = {hint, killer[s->left][leader][1], killer[s->left][leader][0]};
+    for (int h = 0; h < 3; h++) {
         if (first[h] < 0) continue;
         for (int i = 0; i < n; i++) {
             if (rel(s, out[i]) == first[h]) {
@@ -1079,7 +1088,7 @@ static int lead(S *s, int leader, int alpha, int beta, u64 *rv) {
                 best = v;
                 found = m;
                 if (best >= b) {
-                    if (i > 0) killer[left][leader] = rel(s, m);
+                    if (i > 0) add_killer(s, leader, rel(s, m));
                     rcut = r1;
                     cut = 1;
                     break;
@@ -1090,7 +1099,7 @@ static int lead(S *s, int leader, int alpha, int beta, u64 *rv) {
             best = v;
             found = m;
             if (best <= a) {
-                if (i > 0) killer[left][leader] = rel(s, m);
+                if (i > 0) add_killer(s, leader, rel(s, m));
                 rcut = r1;
                 cut = 1;
                 break;
