@@ -82,9 +82,10 @@ static unsigned long long node_count = 0; /* lead nodes searched, over all solve
 #define T_PARTITION 8   /* entries shared by positions that differ in irrelevant cards (else: exact) */
 #define T_QUICK 16      /* the leader's side's quick tricks */
 #define T_POWER 32      /* power cards above the other side's, k against m */
-#define T_ORDER 64      /* followers cover or duck by who plays after them; discards by control */
+#define T_ORDER 64      /* move ordering: leads by weights, followers by the trick's fate, keyed discards */
 #define T_SECOND 128   /* the side to follow wins the trick for sure (and cashes after) */
-#define T_ALL 255
+#define T_KILLER 256   /* the leads that last cut off at the same depth and leader tried first */
+#define T_ALL 511
 static int techniques = T_ALL;
 /* What the table holds: the share key of its solves (card numbering, seats), the counted seats. */
 static long tt_share = -1;
@@ -453,7 +454,7 @@ static void bounds(const S *s, int leader, int *sure_max, int *sure_min, u64 *rm
 
 /* The two leads that last cut off (when not the first tried) by tricks left and leader, the newest
  * first, as rel() gives them (-1: none); tried first at the next lead node of the same depth and
- * leader, before the table's hint.  Emptied with the table (tt_reset). */
+ * leader, before the table's hint.  Forgotten when a solve starts (start). */
 static int killer[22][6][2];
 
 /* A lead that cut off (rel() k, not the first tried) becomes the newest killer of its depth and leader. */
@@ -584,7 +585,7 @@ static int lead_moves(const S *s, int leader, int hint, int *out) {
         for (int i = 0; i < nj; i++) out[n++] = jm[i];
     /* the killer leads, newest first, then the table's best lead (each moved to the front in turn) */
     int first[3] = {hint, killer[s->left][leader][1], killer[s->left][leader][0]};
-    for (int h = 0; h < 3; h++) {
+    for (int h = 0; h < ((techniques & T_KILLER) ? 3 : 1); h++) {
         if (first[h] < 0) continue;
         for (int i = 0; i < n; i++) {
             if (rel(s, out[i]) == first[h]) {
@@ -892,7 +893,6 @@ static void tt_reset(void) {
     }
     pool_used = 0;
     classes_used = 0;
-    memset(killer, 0xff, sizeof killer);
 }
 
 /* The class slot of (k0, k1), or NULL when it holds no entry (create: a new empty class, NULL when the
@@ -1398,9 +1398,11 @@ static int ensure_table(void) {
     return 0;
 }
 
-/* Starts a solve: empties the table, unless asked to reuse it and it holds results of the same card
- * numbering and seats (then with the bounds mirrored when the other side is counted). */
+/* Starts a solve: forgets the killer leads; empties the table, unless asked to reuse it and it holds
+ * results of the same card numbering and seats (then with the bounds mirrored when the other side is
+ * counted). */
 static void start(S *s, const Context *ctx, int reuse) {
+    memset(killer, 0xff, sizeof killer);
     int counted = 0, active = 0;
     for (int q = 0; q < s->n; q++) {
         counted |= s->counted[q] << q;
@@ -1536,7 +1538,8 @@ PyMODINIT_FUNC PyInit__ddc(void) {
         PyModule_AddIntConstant(m, "T_TABLE", T_TABLE) < 0 ||
         PyModule_AddIntConstant(m, "T_PARTITION", T_PARTITION) < 0 ||
         PyModule_AddIntConstant(m, "T_QUICK", T_QUICK) < 0 || PyModule_AddIntConstant(m, "T_POWER", T_POWER) < 0 ||
-        PyModule_AddIntConstant(m, "T_ORDER", T_ORDER) < 0 || PyModule_AddIntConstant(m, "T_SECOND", T_SECOND) < 0 || PyModule_AddIntConstant(m, "T_ALL", T_ALL) < 0 ||
+        PyModule_AddIntConstant(m, "T_ORDER", T_ORDER) < 0 || PyModule_AddIntConstant(m, "T_SECOND", T_SECOND) < 0 ||
+        PyModule_AddIntConstant(m, "T_KILLER", T_KILLER) < 0 || PyModule_AddIntConstant(m, "T_ALL", T_ALL) < 0 ||
         PyModule_AddIntConstant(m, "TT_BYTES", (long)(POOL_SIZE * sizeof(Entry) + CLASS_SIZE * sizeof(Class))) < 0) {
         Py_DECREF(&ContextType);
         Py_DECREF(m);

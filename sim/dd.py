@@ -50,7 +50,7 @@ _SUITLESS: Final = 4  # the block of the suitless jokers in the kernel's numberi
 _NAMING: Final = 64  # a led suitless joker naming suit s is coded card + 64 * (s + 1)
 
 #: The search's techniques, by name, as the kernel's switches (see :func:`techniques`; docs/dd.md).
-TECHNIQUES: Final = ("runs", "siblings", "table", "partition", "quick", "second", "power", "order")
+TECHNIQUES: Final = ("runs", "siblings", "table", "partition", "quick", "second", "power", "order", "killer")
 
 
 class DDUnavailable(RuntimeError):
