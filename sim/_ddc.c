@@ -696,14 +696,13 @@ static int follow_moves(const S *s, int k, int seat, u64 legal, int led, int bes
         n = add_runs(s, win_cards, 0, out, n);
         return add_runs(s, lose_cards, 0, out, n);
     }
-    int opp_top = 0, mate_top = 0, cx;
-    for (int q = s->next[seat], kk = k + 1; kk < s->nact; q = s->next[q], kk++) {
-        int t = top_score(s, s->hands[q] & s->block_mask[led], led, &cx);
-        if (s->maxer[q] == s->maxer[seat]) {
-            if (t > mate_top) mate_top = t;
-        } else if (t > opp_top)
-            opp_top = t;
-    }
+    u64 oc = 0, mc = 0; /* the later opponents' and partners' cards of the led block */
+    for (int q = s->next[seat], kk = k + 1; kk < s->nact; q = s->next[q], kk++)
+        if (s->maxer[q] == s->maxer[seat])
+            mc |= s->hands[q] & s->block_mask[led];
+        else
+            oc |= s->hands[q] & s->block_mask[led];
+    int cx, opp_top = top_score(s, oc, led, &cx), mate_top = top_score(s, mc, led, &cx);
     sure = win_cards & beat_mask(s, opp_top, led);
     int discard = !(legal & s->block_mask[led]);
     if ((side_wins && best > opp_top) || (mate_top > best && mate_top > opp_top)) { /* the side holds it */
@@ -726,9 +725,6 @@ static int follow_moves(const S *s, int k, int seat, u64 legal, int led, int bes
     }
     /* A later opponent takes it: first the cheapest card above all its side's cards of the block but
      * the top one (it forces the top card out), then low. */
-    u64 oc = 0;
-    for (int q = s->next[seat], kk = k + 1; kk < s->nact; q = s->next[q], kk++)
-        if (s->maxer[q] != s->maxer[seat]) oc |= s->hands[q] & s->block_mask[led];
     u64 under = oc & ~(1ULL << msb(oc));
     int second = under ? score(s, msb(under), led) : 0, r[64], nr = runs(s, legal, r), f = -1;
     for (int i = 0; i < nr && f < 0; i++)
