@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from fivehundred.pipelines.dd_deals import deal_table, kind, opening_positions
-from fivehundred.sim import core, dd, load_rules
+from fivehundred.sim import RulesError, core, dd, load_rules
 from fivehundred.sim.dd import Position, dd_tricks, dd_tricks_many, move_values
 from fivehundred.sim.engine import State
 from fivehundred.sim.rules import Rules
@@ -95,7 +95,10 @@ def main() -> None:
     if not dd.available():
         raise SystemExit(f"error: {dd.unavailable_reason()}")
 
-    rules = load_rules(args.variant)
+    try:
+        rules = load_rules(args.variant)
+    except RulesError as exc:
+        ap.exit(2, f"error: --variant: {exc}\n")
     positions = opening_positions(rules, args.deals, args.seed)
     info = core()
     print(f"engine core: {info['core']}" + (f" ({info['reason']})" if info["reason"] else ""))
