@@ -170,12 +170,16 @@ def log_rows(run: Any, ids: pl.Series, columns: Sequence[str]) -> pl.DataFrame:
     return run.scan.filter(pl.col("deal_id").is_in(ids.implode())).select(columns).collect(engine="streaming")
 
 
-#: Deals whose log rows (hands, kitty, ...) are read at once to build the tasks of the parts to solve.
-SOLVE_WINDOW_DEALS = 50_000
+#: Deals whose log rows (hands, kitty, ...) are read at once to build the tasks of the parts to solve:
+#: the driver's memory follows the window, not the run (docs/dd.md; 50,000 peaked 150 MB higher on a
+#: 100,000-deal run), and each window is one filtered scan of the log (about 0.06 s per 100,000 deals).
+SOLVE_WINDOW_DEALS = 4_096
 
 
-#: Parts whose kept columns are gathered into one table at a time (the rest are already joined).
-_COMPACT_PARTS = 1024
+#: Parts whose kept columns are gathered into one table at a time (the rest are already joined): a
+#: part's table read back costs about 27 KB of buffers and metadata whatever its 16-64 rows, so few
+#: are held at once (1,024 held 27 MB on a 100,000-deal par run).
+_COMPACT_PARTS = 128
 
 
 class _Kept:
