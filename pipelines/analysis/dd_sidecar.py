@@ -170,10 +170,22 @@ def log_rows(run: Any, ids: pl.Series, columns: Sequence[str]) -> pl.DataFrame:
     return run.scan.filter(pl.col("deal_id").is_in(ids.implode())).select(columns).collect(engine="streaming")
 
 
-#: Deals whose log rows (hands, kitty, ...) are read at once to build the tasks of the parts to solve:
-#: the driver's memory follows the window, not the run (docs/dd.md; 50,000 peaked 150 MB higher on a
-#: 100,000-deal run), and each window is one filtered scan of the log (about 0.06 s per 100,000 deals).
+#: Deals whose log rows (hands, kitty, ...) are read at once to build the tasks of the parts to solve
+#: (:func:`window_deals`): the driver's memory follows the window (about 3.4 KB a deal of it), not the
+#: run (docs/dd.md), and each window is one filtered scan of the whole log (about 0.05 s per 100,000
+#: deals of log), so on a very large log the window grows to keep the scans few.
 SOLVE_WINDOW_DEALS = 4_096
+#: The most scans of the log one sidecar's windows make (unless the window is already the largest).
+SOLVE_WINDOW_SCANS = 100
+#: The largest window (about 170 MB of rows in the driver).
+SOLVE_WINDOW_MAX = 50_000
+
+
+def window_deals(log_deals: int) -> int:
+    """Deals read per window on a log of ``log_deals`` deals: :data:`SOLVE_WINDOW_DEALS`, or enough
+    that the windows make at most :data:`SOLVE_WINDOW_SCANS` scans of the log, up to
+    :data:`SOLVE_WINDOW_MAX` (a million deals: 10,000; ten million: 50,000)."""
+    return min(SOLVE_WINDOW_MAX, max(SOLVE_WINDOW_DEALS, -(-log_deals // SOLVE_WINDOW_SCANS)))
 
 
 #: Parts whose kept columns are gathered into one table at a time (the rest are already joined): a
@@ -229,7 +241,7 @@ def dd_sidecar(
         Parts hold the deals in sample order, :attr:`SidecarKind.chunk_deals` each; a part whose deal
         ids, seeds and version match is reused, parts beyond the request are removed.  Each part is read
         (or solved) and reduced to ``columns`` in turn, and the log rows of the parts to solve are read
-        :data:`SOLVE_WINDOW_DEALS` deals at a time.  ``workers`` 0: in this process; otherwise on Ray
+        :func:`window_deals` deals at a time.  ``workers`` 0: in this process; otherwise on Ray
         (``None``: all cores, or ``address``'s cluster).  ``progress(parts done, parts)`` is called after
         each part.
     """
@@ -250,7 +262,7 @@ def dd_sidecar(
         return part["deal_id"].to_list(), part["seed"].to_list()
 
     def chunks_of(todo: Sequence[int]) -> Iterator[DDChunk]:
-        step = max(1, SOLVE_WINDOW_DEALS // size)
+        step = max(1, window_deals(frame.count("deals")) // size)
         for w in range(0, len(todo), step):
             window = todo[w : w + step]
             want = pl.concat(

@@ -134,6 +134,22 @@ def test_every_deal_holds_no_per_deal_rows_and_solves_in_windows(
         assert [p.read_bytes() for p in pa_] == [p.read_bytes() for p in pb], "the same part files"
 
 
+@pytest.mark.parametrize(
+    ("log_deals", "window"),
+    [
+        (0, 4_096),
+        (100_010, 4_096),  # the benchmark's log: the least window
+        (409_601, 4_097),  # just over 100 scans of the least window: it grows by one deal
+        (1_000_000, 10_000),
+        (10_000_000, 50_000),  # the largest window: 200 scans
+    ],
+)
+def test_the_window_keeps_the_scans_of_the_log_few_and_its_rows_bounded(log_deals: int, window: int) -> None:
+    assert dd_sidecar.window_deals(log_deals) == window
+    scans = math.ceil(log_deals / window)
+    assert scans <= dd_sidecar.SOLVE_WINDOW_SCANS or window == dd_sidecar.SOLVE_WINDOW_MAX
+
+
 def test_a_sample_holds_only_its_deals_whatever_the_chunks(
     runs: list[Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
