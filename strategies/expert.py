@@ -49,14 +49,17 @@ The bot reads only its :class:`~sim.engine.SeatView` and draws every random numb
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from fivehundred.sim.cards import bits, mask_of
 from fivehundred.sim.dd import Position, dd_tricks, move_values
 from fivehundred.sim.engine import AUCTION, BID, NAME_NONE, NAME_SUIT, PASS
-from fivehundred.sim.notation import played_card
+from fivehundred.sim.notation import NT, played_card
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import AuctionOf, boolean, number, register, whole
-from fivehundred.strategies.expert_bidding import BidWorlds, bid_value, deal_key, deal_state
+from fivehundred.strategies.estimates import misere_danger
+from fivehundred.strategies.expert_bidding import BidWorlds, bid_value, contract_tricks, deal_key, deal_state
 from fivehundred.strategies.expert_rollout import rollout_play
 from fivehundred.strategies.heuristic2 import Heuristic2Strategy
 from fivehundred.strategies.sampling import (
@@ -103,6 +106,24 @@ def side_points(rules: Rules, contract: Bid, tricks: int) -> float:
     if contract.misere:
         return pts
     return pts - rules.defender_points(rules.hand_size - tricks) / (rules.teams - 1)
+
+
+class FixedDiscard:
+    """A stand-in declarer for :func:`contract_tricks`: it throws the cards of ``cards`` (lowest
+    first) and names the joker as ``model`` does."""
+
+    def __init__(self, cards: int, model: Any) -> None:
+        self.cards = cards
+        self.model = model
+
+    def discard(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int:
+        """The lowest card of the set still in the hand."""
+        left = self.cards & view.hand
+        return (left & -left).bit_length() - 1
+
+    def name_joker(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int:
+        """The model's naming."""
+        return int(self.model.name_joker(view, legal, rng))
 
 
 @register("expert.v1")
@@ -540,7 +561,9 @@ class Expert2Strategy(ExpertStrategy):
     DD solve is cheap, so this spends little of the speed v1 leaves over the target.  A defender of
     a suit or NT contract rolls out on ``defence_rollout_worlds`` (60) and solves DD on
     ``defence_early_worlds`` (12) rising to ``defence_worlds`` (40) (v1: 20, and 6 to 20); the
-    declaring side plays as v1, and the bidding, discard and naming are v1's.  ``joker_dd_tricks``
+    declaring side plays as v1.  A misère declarer chooses its discards by rollouts
+    (:meth:`misere_discards`, ``misere_discard_worlds``); the bidding, the suit and NT discards and
+    the naming are v1's.  ``joker_dd_tricks``
     (off by default) searches a joker decision (the joker and another card to play) of a suit or NT
     contract double-dummy on ``joker_worlds`` before ``dd_tricks``.  (Until 2026-12-05
     expert.v2 searched every misère decision, the declarer's too, DD from the first trick on v1's
@@ -603,6 +626,18 @@ class Expert2Strategy(ExpertStrategy):
             0.0,
             "points by which the joker's rollout value (suit and NT) must beat another card's to be played",
         ),
+        "misere_discard_worlds": (
+            whole(0, 1_000),
+            40,
+            "a misère declarer's discard: each candidate set rolled out on this many sampled deals of "
+            "the other hands, the set made most often thrown (0: heuristic.v2's discard)",
+        ),
+        "misere_discard_reach": (
+            whole(0, 10),
+            3,
+            "misère discard candidates: heuristic.v2's discards and every kitty-sized set of the kitty "
+            "size + this many most dangerous cards (then the highest)",
+        ),
     }
     PARAMS: ClassVar[dict[str, Any]] = {k: v[0] for k, v in SETTINGS.items()}
     PARAM_HELP: ClassVar[dict[str, str]] = {k: v[2] for k, v in SETTINGS.items()}
@@ -617,6 +652,86 @@ class Expert2Strategy(ExpertStrategy):
     joker_dd_tricks: int
     joker_worlds: int
     joker_margin: float
+    misere_discard_worlds: int
+    misere_discard_reach: int
+
+    def __init__(self, **params: Any) -> None:
+        """The parameters of :attr:`SETTINGS` by name (the defaults for those not given)."""
+        super().__init__(**params)
+        #: Per seat: the deal's key and the misère discard set chosen at its first discard.
+        self._discards: dict[int, tuple[tuple[Any, ...], int]] = {}
+
+    def discard(self, view: SeatView, legal: Sequence[int], rng: Rng) -> int:
+        """In a misère with ``misere_discard_worlds``: one card of the set chosen at the first discard
+        (:meth:`misere_discards`; ``heuristic.v2``'s card when it is in the set); else v2's discard."""
+        default = int(self.base.discard(view, legal, rng))
+        rules = view.rules
+        contract = view.contract
+        if (
+            self.misere_discard_worlds == 0
+            or contract is None
+            or not contract.misere
+            or view.kitty is None
+            or rules.players * rules.hand_size > self.bid_cards
+        ):
+            return default
+        key = (view.seat, view.dealer, view.hand_no, view.scores, view.bids, view.kitty, rules.name)
+        plan = self._discards.get(view.seat)
+        if plan is None or plan[0] != key:
+            if view.discards:
+                return default  # a plan is made at the first discard only
+            plan = self._discards[view.seat] = (key, self.misere_discards(view, rng))
+        left = plan[1] & view.hand
+        if not left or left >> default & 1:
+            return default
+        card = (left & -left).bit_length() - 1
+        return card if card in legal else default
+
+    def misere_discards(self, view: SeatView, rng: Rng) -> int:
+        """The misère declarer's discard set (a card mask; 0: ``heuristic.v2``'s own, thrown one by
+        one): of v2's discards and every kitty-sized set of the ``kitty_size + misere_discard_reach``
+        most dangerous cards (by :func:`misere_danger`, then the highest), the one made most often by
+        rollouts (v2 in every seat) on the ``misere_discard_worlds`` most likely of that number times
+        ``bid_pool`` deals of the other hands, the same deals for every set; v2's set wins ties."""
+        count = self.misere_discard_worlds
+        rules = view.rules
+        contract = view.contract
+        assert contract is not None
+        info = rules_info(rules)
+        seat = view.seat
+        kitty = view.kitty or 0
+        infer = self.infer and bool(view.bids)
+        drawn: list[tuple[float, int, list[int]]] = []
+        for k in range(count * (self.bid_pool if infer else 1)):
+            hands, _ = sample_deal(view, rng)
+            dealt = [h if s != seat else view.hand & ~kitty for s, h in enumerate(hands)]
+            w = self.auction_weight(view, deal_state(view, dealt, kitty)) if infer else 1.0
+            drawn.append((w, k, dealt))
+        drawn.sort(key=lambda x: (-x[0], x[1]))
+        worlds = [(w or 1e-12, dealt) for w, _, dealt in drawn[:count]]
+        size = info.kitty_size
+        reach = size + self.misere_discard_reach
+        frac = min(1.0, 2 * info.hand_size / max(1, info.full.bit_count() - info.hand_size))
+        ranked = [c for _, c in misere_danger(info, view.hand, frac)]
+        strength = info.suit_info[NT].strength
+        ranked += sorted((c for c in bits(view.hand) if c not in ranked), key=lambda c: (-strength[c], c))
+        candidates = [0, *(mask_of(combo) for combo in itertools.combinations(ranked[:reach], size))]
+        model = self.model
+        values: list[float] = []
+        for cand in candidates:
+            bot = FixedDiscard(cand, model) if cand else model
+            got = [
+                (w, contract_tricks(view, dealt, kitty, contract.code, seat, bot, self.roller))
+                for w, dealt in worlds
+            ]
+            values.append(
+                bid_value(rules, contract, got, self.bid_shift, side_points)
+            )  # the made share's points
+        best = 0
+        for i, v in enumerate(values):
+            if v > values[best] + 1e-9:
+                best = i
+        return candidates[best]
 
     @staticmethod
     def suit_defender(view: SeatView) -> bool:

@@ -5,15 +5,20 @@ for a suit contract's defenders only, expert.v1's play otherwise."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from fivehundred.sim import load_rules, play_deal
-from fivehundred.sim.engine import PLAY
+from fivehundred.sim.cards import bits, mask_of
+from fivehundred.sim.engine import KITTY, PLAY
 from fivehundred.sim.game import new_deal
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies import expert as expert_mod
 from fivehundred.strategies.base import StrategyConfigError, label, make
+from fivehundred.strategies.estimates import misere_danger
 from fivehundred.strategies.expert import Expert2Strategy
+from fivehundred.strategies.tables import rules_info
 
 SMALL = "worlds=3, pool=2, rollout_worlds=3, early_worlds=2"
 
@@ -162,3 +167,94 @@ def test_joker_margin_handicaps_the_jokers_rollout_value_in_suit_and_nt_only() -
         assert jokers and all(bot.rollout_handicap(view, a) == want for a in jokers), code
         for plain in (f"expert.v2({SMALL})", f"expert.v1({SMALL})"):  # the default: no handicap
             assert make(plain).rollout_handicap(view, jokers[0]) == 0.0
+
+
+def _exchange(spec: str, code: str = "OMIS", deal: int = 2) -> tuple[int, int, object]:
+    """A contract forced on seat 0 of a pagat-au deal: (its hand with the kitty, the cards ``spec``
+    throws, the bot)."""
+    rules = load_rules("pagat-au")
+    state, _ = new_deal(rules, 5, deal, 3)
+    state.force_contract(code, 0)
+    bot = make(spec)
+    rng = Rng(7)
+    held = state.hands[0]
+    thrown = 0
+    while state.phase == KITTY:
+        c = bot.discard(state.view(0), state.legal_actions(), rng)
+        thrown |= 1 << c
+        state.apply(c)
+    return held, thrown, bot
+
+
+def test_the_discard_is_v2s_when_off_in_v1_and_in_suit_contracts() -> None:
+    for spec, code in (
+        ("expert.v2(misere_discard_worlds=0)", "OMIS"),
+        ("expert.v1", "MIS"),
+        ("expert.v2(misere_discard_worlds=4)", "7H"),
+    ):
+        held, thrown, _ = _exchange(spec, code)
+        _, want, _ = _exchange("heuristic.v2", code)
+        assert thrown == want and thrown & ~held == 0 and thrown.bit_count() == 3, (spec, code)
+
+
+@pytest.mark.parametrize("target", [0, 1, 5])
+def test_the_misere_discard_throws_the_set_its_rollouts_make_most_often(target: int) -> None:
+    # A stand-in rollout that makes the misère only when the declarer threw one chosen candidate
+    # set: the bot must throw exactly that set, whichever it is.
+    info = rules_info(load_rules("pagat-au"))
+    held, _, _ = _exchange("heuristic.v2")
+    frac = min(1.0, 2 * info.hand_size / max(1, info.full.bit_count() - info.hand_size))
+    ranked = [c for _, c in misere_danger(info, held, frac)]
+    strength = info.suit_info[4].strength
+    ranked += sorted((c for c in bits(held) if c not in ranked), key=lambda c: (-strength[c], c))
+    sets = [mask_of(s) for s in itertools.combinations(ranked[:6], 3)]
+    want = sets[target]
+    calls = []
+
+    def fake(view, hands, kitty, code, declarer, bot, roller):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        thrown = 0 if not isinstance(bot, expert_mod.FixedDiscard) else bot.cards
+        return 0 if thrown == want else 1
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(expert_mod, "contract_tricks", fake)
+        _, thrown, _ = _exchange("expert.v2(misere_discard_worlds=4)")
+    assert thrown == want
+    assert len(calls) == 4 * (1 + len(sets))  # every candidate on the same 4 deals, v2's set first
+
+
+def test_the_misere_discard_sees_only_the_declarers_cards() -> None:
+    # Two deals alike in the declarer's hand and the kitty but not in the others' hands: the same
+    # discards for the same generator.
+    rules = load_rules("pagat-au")
+    state, _ = new_deal(rules, 5, 2, 3)
+    state.force_contract("OMIS", 0)
+    other = state.clone()
+    other.hands[1], other.hands[2] = other.hands[2], other.hands[1]
+    got = []
+    for st in (state, other):
+        bot, rng = make("expert.v2(misere_discard_worlds=6)"), Rng(3)
+        while st.phase == KITTY:
+            st.apply(bot.discard(st.view(0), st.legal_actions(), rng))
+        got.append(st.discards)
+    assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("variant", ["pagat-au", "three-player", "two-jokers", "six-player"])
+def test_the_misere_discard_is_legal_and_reproducible_on_every_table(variant: str) -> None:
+    rules = load_rules(variant)
+    kitty = rules_info(rules).kitty_size
+    got = []
+    for _ in range(2):
+        state, _ = new_deal(rules, 5, 1, 0)
+        state.force_contract("MIS", 1)
+        held = state.hands[1]
+        bot, rng = make("expert.v2(misere_discard_worlds=5, bid_pool=2)"), Rng(4)
+        while state.phase == KITTY:
+            legal = state.legal_actions()
+            card = bot.discard(state.view(1), legal, rng)
+            assert card in legal
+            state.apply(card)
+        assert state.discards & ~held == 0 and state.discards.bit_count() == kitty
+        got.append(state.discards)
+    assert got[0] == got[1]
