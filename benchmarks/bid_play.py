@@ -37,22 +37,22 @@ from fivehundred.strategies.base import check_spec, label, make
 PLAY_KEY = 1
 
 
-def auction(rules: Rules, d: int, seed: int, a_bidder: str, against: str, a_parity: int) -> State:
+def auction(rules: Rules, d: int, seed: int, a_bidder: str, against: str, a_parity: int) -> tuple[State, int]:
     """Deal ``d``'s state after its auction, ``a_bidder`` calling in the seats of parity
-    ``a_parity`` and ``against`` in the others (fresh bots, the deal's generators, key 0)."""
+    ``a_parity`` and ``against`` in the others (fresh bots, the deal's generators, key 0), and the
+    deal's seed."""
     state, deal_seed = new_deal(rules, seed, d, d % rules.players)
     bots = [make(a_bidder if s % 2 == a_parity else against) for s in range(rules.players)]
     rngs = [bot_rng(deal_seed, s) for s in range(rules.players)]
     while state.phase == AUCTION:
         s = state.turn
         state.apply(decide(bots[s], state, rngs[s]))
-    return state
+    return state, deal_seed
 
 
-def played(rules: Rules, d: int, seed: int, after: State, player: str) -> list[int]:
-    """The score change of each team when deal ``d`` is played on from ``after`` by ``player`` in
-    every seat, each seat with the play's generator of the deal."""
-    _, deal_seed = new_deal(rules, seed, d, d % rules.players)
+def played(rules: Rules, deal_seed: int, after: State, player: str) -> list[int]:
+    """The score change of each team when the deal of seed ``deal_seed`` is played on from ``after``
+    by ``player`` in every seat, each seat with the play's generator of the deal."""
     state = after.clone()
     bots = [make(player) for _ in range(rules.players)]
     play_deal(state, bots, [bot_rng(deal_seed, s, PLAY_KEY) for s in range(rules.players)])
@@ -75,14 +75,14 @@ def deal_rows(
             cache: dict[tuple[int, ...], list[int]] = {}
             first: tuple[int, ...] | None = None
             for i, bidder in enumerate(bidders):
-                after = auction(rules, d, seed, bidder, against, parity)
+                after, deal_seed = auction(rules, d, seed, bidder, against, parity)
                 calls = tuple(after.bids)
                 if first is None:
                     first = calls
                 differs[i] = differs[i] or calls != first
                 delta = cache.get(calls)
                 if delta is None:
-                    delta = cache[calls] = played(rules, d, seed, after, player)
+                    delta = cache[calls] = played(rules, deal_seed, after, player)
                 points[i] += delta[parity] - delta[1 - parity]
         out.append((d, points, differs))
     return out

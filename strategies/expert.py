@@ -724,9 +724,7 @@ class Expert2Strategy(ExpertStrategy):
                 (w, contract_tricks(view, dealt, kitty, contract.code, seat, bot, self.roller))
                 for w, dealt in worlds
             ]
-            values.append(
-                bid_value(rules, contract, got, self.bid_shift, side_points)
-            )  # the made share's points
+            values.append(bid_value(rules, contract, got, self.bid_shift, side_points))
         best = 0
         for i, v in enumerate(values):
             if v > values[best] + 1e-9:
