@@ -14,7 +14,7 @@ interval, and on how many deals its auction differed.  A deal has no game around
 0), so a bid that wins a game at 500 is not in it.
 
     python benchmarks/bid_play.py --deals 2000 --workers 2 --bidder expert.v1 \\
-        --bidder "expert.v2(misere_doubt=0.1)"
+        --bidder "expert.v2(pass_value=40)"
 """
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         for k in range(0, args.deals, chunk)
     ]
-    t0 = time.time()
+    t0 = time.perf_counter()
     if args.workers > 1:
         with ProcessPoolExecutor(args.workers) as pool:
             parts = list(pool.map(deal_rows, jobs))
@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
                 f" | vs the first: {dm:+.1f} [{dlo:+.1f}, {dhi:+.1f}] ({changed} deals called differently)"
             )
         print(line, flush=True)
-    print(f"  {time.time() - t0:.1f} s wall, {args.workers} worker(s)")
+    print(f"  {time.perf_counter() - t0:.1f} s wall, {args.workers} worker(s)")
     return 0
 
 

@@ -13,6 +13,7 @@ from fivehundred.sim import load_rules, play_deal
 from fivehundred.sim.cards import bits, mask_of
 from fivehundred.sim.engine import KITTY, PLAY
 from fivehundred.sim.game import new_deal
+from fivehundred.sim.notation import NT
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies import expert as expert_mod
 from fivehundred.strategies.base import StrategyConfigError, label, make
@@ -205,7 +206,7 @@ def test_the_misere_discard_throws_the_set_its_rollouts_make_most_often(target: 
     held, _, _ = _exchange("heuristic.v2")
     frac = min(1.0, 2 * info.hand_size / max(1, info.full.bit_count() - info.hand_size))
     ranked = [c for _, c in misere_danger(info, held, frac)]
-    strength = info.suit_info[4].strength
+    strength = info.suit_info[NT].strength
     ranked += sorted((c for c in bits(held) if c not in ranked), key=lambda c: (-strength[c], c))
     sets = [mask_of(s) for s in itertools.combinations(ranked[:6], 3)]
     want = sets[target]
