@@ -50,7 +50,7 @@ The bot reads only its :class:`~sim.engine.SeatView` and draws every random numb
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from fivehundred.sim.cards import bits, mask_of
 from fivehundred.sim.dd import Position, dd_tricks, move_values
@@ -85,6 +85,14 @@ MISERE_REACH = 3.0
 BID_DENOMINATIONS = 2
 #: Tricks after the first over which the number of worlds rises from ``early_worlds`` to ``worlds``.
 RAMP_TRICKS = 3
+
+_T = TypeVar("_T")
+
+
+def likeliest(drawn: Sequence[tuple[float, _T]], count: int) -> list[tuple[float, _T]]:
+    """The ``count`` (weight, item) pairs of highest weight of ``drawn`` (in the order drawn), the
+    first drawn on ties: how every search of the expert keeps its most likely worlds of a pool."""
+    return sorted(drawn, key=lambda x: -x[0])[:count]
 
 
 def ramp_worlds(early: int, top: int, tricks_played: int) -> int:
@@ -300,10 +308,10 @@ class ExpertStrategy(AuctionOf):
     def sample_worlds(self, view: SeatView, rng: Rng, worlds: int = 0) -> list[tuple[float, State]]:
         """Up to ``worlds`` (default :meth:`worlds_at`) (weight, state at this decision) pairs, the
         most likely of that number times ``pool``."""
-        drawn: list[tuple[float, int, State]] = []
+        drawn: list[tuple[float, State]] = []
         worlds = worlds or self.worlds_at(len(view.trick_winners))
         count = worlds * (self.pool if self.infer and view.bids else 1)
-        for k in range(count):
+        for _ in range(count):
             sample = sample_hidden(view, rng)
             if sample is None:
                 continue
@@ -313,9 +321,8 @@ class ExpertStrategy(AuctionOf):
             st = replay_to_play(view, st, discards)
             for _, a in view.plays:
                 st.apply(a)
-            drawn.append((w, k, st))
-        drawn.sort(key=lambda x: (-x[0], x[1]))
-        return [(w, st) for w, _, st in drawn[:worlds]]
+            drawn.append((w, st))
+        return likeliest(drawn, worlds)
 
     def rollout_worlds_at(self, view: SeatView) -> int:
         """Worlds on which the seat rolls each card out (before the DD search): ``rollout_worlds``."""
@@ -352,10 +359,10 @@ class ExpertStrategy(AuctionOf):
         for i, (hands, kitty) in enumerate(worlds.deals):
             w = self.auction_weight(view, deal_state(view, hands, kitty)) if self.infer and view.bids else 1.0
             weighed.append((w, i))
-        weighed.sort(key=lambda x: (-x[0], x[1]))
-        if weighed[0][0] <= 0.0:  # mismatch 0 and no deal fits the auction: count them alike
+        weighed = likeliest(weighed, self.bid_worlds)
+        if weighed and weighed[0][0] <= 0.0:  # mismatch 0 and no deal fits the auction: count them alike
             weighed = [(1.0, i) for _, i in weighed]
-        return worlds, weighed[: self.bid_worlds]
+        return worlds, weighed
 
     def bid_candidates(self, view: SeatView, legal: Sequence[int], default: int) -> list[list[int]]:
         """The calls the bidding values, in groups that share one rollout per world: each
@@ -467,16 +474,15 @@ class ExpertStrategy(AuctionOf):
             return default
         seat = view.seat
         discards = view.discards or 0
-        drawn: list[tuple[float, int, list[int]]] = []
-        for k in range(self.name_worlds * (self.bid_pool if self.infer else 1)):
+        drawn: list[tuple[float, list[int]]] = []
+        for _ in range(self.name_worlds * (self.bid_pool if self.infer else 1)):
             hands, _ = sample_deal(view, rng)
             w = self.auction_weight(view, initial_state(view, hands, discards)) if self.infer else 1.0
-            drawn.append((w, k, hands))
-        drawn.sort(key=lambda x: (-x[0], x[1]))
+            drawn.append((w, hands))
         team = seat % rules.teams
         active = [not contract.misere or s == seat or s % rules.teams != team for s in range(rules.players)]
         totals = dict.fromkeys(legal, 0.0)
-        for w, _, hands in drawn[: self.name_worlds]:
+        for w, hands in likeliest(drawn, self.name_worlds):
             shown = tuple(h if active[s] else 0 for s, h in enumerate(hands))
             for a in legal:
                 named = list(view.jokers_named)
@@ -701,14 +707,13 @@ class Expert2Strategy(ExpertStrategy):
         seat = view.seat
         kitty = view.kitty or 0
         infer = self.infer and bool(view.bids)
-        drawn: list[tuple[float, int, list[int]]] = []
-        for k in range(count * (self.bid_pool if infer else 1)):
+        drawn: list[tuple[float, list[int]]] = []
+        for _ in range(count * (self.bid_pool if infer else 1)):
             hands, _ = sample_deal(view, rng)
             dealt = [h if s != seat else view.hand & ~kitty for s, h in enumerate(hands)]
             w = self.auction_weight(view, deal_state(view, dealt, kitty)) if infer else 1.0
-            drawn.append((w, k, dealt))
-        drawn.sort(key=lambda x: (-x[0], x[1]))
-        worlds = [(w or 1e-12, dealt) for w, _, dealt in drawn[:count]]
+            drawn.append((w, dealt))
+        worlds = [(w or 1e-12, dealt) for w, dealt in likeliest(drawn, count)]
         size = info.kitty_size
         reach = size + self.misere_discard_reach
         frac = min(1.0, 2 * info.hand_size / max(1, info.full.bit_count() - info.hand_size))

@@ -2,19 +2,37 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as hs
 
 from fivehundred.sim import load_rules, play_game
 from fivehundred.sim.dd import Position, move_values
 from fivehundred.sim.engine import JOKER_LEAD
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import StrategyConfigError, label, make
-from fivehundred.strategies.expert import ExpertStrategy, side_points
+from fivehundred.strategies.expert import ExpertStrategy, likeliest, side_points
 from fivehundred.strategies.sampling import distinct_actions, initial_state
 from fivehundred.strategies.tables import card_info, rules_info
 from tests.strategies.helpers import assert_plays_whole_games_reproducibly, public_view, v2_deal_states
 
 SMALL = "expert(worlds=3, pool=2, search_tricks=4, bid_worlds=2)"
+
+
+@given(hs.lists(hs.sampled_from([0.0, 0.25, 0.5, 1.0]), max_size=12), hs.integers(0, 14))
+@example([0.5, 1.0, 0.5, 1.0, 0.0], 3)  # two ties at the top: the first drawn first, then the next weight
+def test_likeliest_keeps_the_heaviest_and_the_first_drawn_on_ties(weights: list[float], count: int) -> None:
+    drawn = [(w, i) for i, w in enumerate(weights)]
+    kept = likeliest(drawn, count)
+    assert len(kept) == min(count, len(drawn))
+    assert all(a[0] > b[0] or (a[0] == b[0] and a[1] < b[1]) for a, b in itertools.pairwise(kept))
+    if kept:  # what is left is lighter, or as heavy as the last kept and drawn after it
+        last = kept[-1]
+        assert all(w < last[0] or (w == last[0] and i > last[1]) for w, i in drawn if (w, i) not in kept)
+    if weights == [0.5, 1.0, 0.5, 1.0, 0.0] and count == 3:
+        assert kept == [(1.0, 1), (1.0, 3), (0.5, 0)]
 
 
 def test_registered_with_validated_parameters() -> None:
