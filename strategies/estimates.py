@@ -230,6 +230,13 @@ def _suit_row(info: RulesInfo, s: int, m: int) -> tuple[float | int, ...]:
     return out
 
 
+def live_fraction(info: RulesInfo, defenders: int) -> float:
+    """The share of the cards outside one hand that ``defenders`` hands hold (at most 1; 0 when no
+    card is outside): the ``live_frac`` of :func:`misere_danger` and :func:`misere_total`."""
+    outside = info.full.bit_count() - info.hand_size
+    return min(1.0, defenders * info.hand_size / outside) if outside > 0 else 0.0
+
+
 def misere_danger(info: RulesInfo, hand: int, live_frac: float) -> list[tuple[float, int]]:
     """Danger of each card of ``hand`` in a misère, as ``(danger, card)`` sorted most dangerous first.
 

@@ -58,7 +58,7 @@ from fivehundred.sim.engine import AUCTION, BID, NAME_NONE, NAME_SUIT, PASS
 from fivehundred.sim.notation import NT, played_card
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import AuctionOf, boolean, number, register, whole
-from fivehundred.strategies.estimates import misere_danger
+from fivehundred.strategies.estimates import live_fraction, misere_danger
 from fivehundred.strategies.expert_bidding import BidWorlds, bid_value, contract_tricks, deal_key, deal_state
 from fivehundred.strategies.expert_rollout import rollout_play
 from fivehundred.strategies.heuristic2 import Heuristic2Strategy
@@ -716,8 +716,7 @@ class Expert2Strategy(ExpertStrategy):
         worlds = [(w or 1e-12, dealt) for w, dealt in likeliest(drawn, count)]
         size = info.kitty_size
         reach = size + self.misere_discard_reach
-        frac = min(1.0, 2 * info.hand_size / max(1, info.full.bit_count() - info.hand_size))
-        ranked = [c for _, c in misere_danger(info, view.hand, frac)]
+        ranked = [c for _, c in misere_danger(info, view.hand, live_fraction(info, 2))]  # as v2's discard
         strength = info.suit_info[NT].strength
         ranked += sorted((c for c in bits(view.hand) if c not in ranked), key=lambda c: (-strength[c], c))
         candidates = [0, *(mask_of(combo) for combo in itertools.combinations(ranked[:reach], size))]

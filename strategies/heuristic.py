@@ -29,6 +29,7 @@ from fivehundred.strategies.estimates import (
     PASSED_PARTNER,
     SHORT_TRUMP,
     help_tricks,
+    live_fraction,
     misere_danger,
     misere_total,
     suit_estimates,
@@ -266,9 +267,8 @@ class HeuristicStrategy:
         hand is thrown to the kitty and costs one discard, not a trick (forced misère deals with the
         joker make about as often as those with 0.5 more danger).
         """
-        live = (info.n - 1 - len(info.partners[seat])) * info.hand_size  # the defenders' cards
-        outside = info.full.bit_count() - info.hand_size
-        total = misere_total(info, hand, live / outside if outside else 0.0)
+        defenders = info.n - 1 - len(info.partners[seat])
+        total = misere_total(info, hand, live_fraction(info, defenders))
         return total - (2.0 - _JOKER_MISERE) * (hand & info.joker_mask).bit_count()
 
     def _misere_fit(self, seat: int, hand: int, info: RulesInfo) -> tuple[bool, bool]:
@@ -448,8 +448,9 @@ class HeuristicStrategy:
         info = rules_info(view.rules)
         hand = view.hand
         if contract.misere:
-            frac = 2 * info.hand_size / max(1, info.full.bit_count() - info.hand_size)
-            danger = misere_danger(info, hand, min(1.0, frac))
+            # Two defenders at every table (heuristic.v1's reading since its first version; the
+            # six-player table has four: its bidding counts them, its discard does not).
+            danger = misere_danger(info, hand, live_fraction(info, 2))
             if danger:
                 return danger[0][1]
             ci = info.suit_info[NT]

@@ -24,6 +24,7 @@ from fivehundred.strategies.estimates import (
     MORE_PARTNERS,
     SHORT_TRUMP,
     help_tricks,
+    live_fraction,
     suit_estimates,
 )
 from fivehundred.strategies.tables import play_sides, rules_info
@@ -90,6 +91,19 @@ def test_partner_help_per_table() -> None:
     assert help_tricks(six, 0, 1.6) == pytest.approx(1.6 * (1 + MORE_PARTNERS))
     assert 1.6 < help_tricks(six, 5, 1.6) < 3.2
     assert help_tricks(three, 2, 1.6) == ALONE_TRICKS
+
+
+def test_live_fraction_is_the_defenders_share_of_the_cards_outside_a_hand() -> None:
+    """The misère danger's ``live_frac``: 20 of the 33 cards outside a hand in the 4-player game,
+    20 of 23 in the 3-player game, 40 of 53 for the four defenders of the 6-player game; never over 1."""
+    four = rules_info(sim.load_rules("pagat-au"))
+    three = rules_info(sim.load_rules("three-player"))
+    six = rules_info(sim.load_rules("six-player"))
+    assert live_fraction(four, 2) == 20 / 33
+    assert live_fraction(three, 2) == 20 / 23
+    assert live_fraction(six, 4) == 40 / 53
+    assert live_fraction(six, 6) == 1.0  # 60 cards named of the 53 outside: capped
+    assert live_fraction(four, 0) == 0.0
 
 
 def test_play_sides() -> None:
