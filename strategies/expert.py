@@ -590,6 +590,12 @@ class Expert2Strategy(ExpertStrategy):
             "a defender of a closed (or blind) misère solves double-dummy with at most this many "
             "tricks left (earlier: rollouts)",
         ),
+        "suit_dd_tricks": (
+            whole(0, 20),
+            0,
+            "a suit or NT contract's play (every seat's) is solved double-dummy with at most this many "
+            "tricks left, earlier rolled out (0: dd_tricks)",
+        ),
         "misere_worlds": (
             whole(1, 1_000),
             40,
@@ -650,6 +656,7 @@ class Expert2Strategy(ExpertStrategy):
 
     misere_dd_tricks: int
     closed_dd_tricks: int
+    suit_dd_tricks: int
     misere_worlds: int
     misere_rollout_worlds: int
     defence_worlds: int
@@ -781,10 +788,12 @@ class Expert2Strategy(ExpertStrategy):
         return contract is not None and contract.misere and view.seat != view.declarer
 
     def dd_limit(self, view: SeatView, contract: Bid) -> int:
-        """For a misère's defender ``misere_dd_tricks`` (open) or ``closed_dd_tricks``;
-        ``dd_tricks`` otherwise."""
+        """For a misère's defender ``misere_dd_tricks`` (open) or ``closed_dd_tricks``; in a suit or
+        NT contract ``suit_dd_tricks`` when set; ``dd_tricks`` otherwise (a misère's declarer)."""
         if self.misere_defender(view):
             return self.misere_dd_tricks if contract.open else self.closed_dd_tricks
+        if self.suit_dd_tricks and not contract.misere:
+            return self.suit_dd_tricks
         return self.dd_tricks
 
     def sample_worlds(self, view: SeatView, rng: Rng, worlds: int = 0) -> list[tuple[float, State]]:
