@@ -556,7 +556,8 @@ class ExpertStrategy(AuctionOf):
 
 @register("expert.v2")
 class Expert2Strategy(ExpertStrategy):
-    """``expert.v1`` with its misère play and its defence searched on more worlds.
+    """``expert.v1`` with its misère play and its defence searched on more worlds, and the play of suit
+    and NT contracts searched double-dummy from the first trick.
 
     Every double-dummy search of a misère's play is over ``misere_worlds`` (40) sampled worlds from
     the first trick (v1: 6 in the first trick, rising to 20), and every misère rollout over
@@ -566,12 +567,16 @@ class Expert2Strategy(ExpertStrategy):
     early tricks out as v1 does (a DD declarer from the first trick made fewer misères).  A misère's
     DD solve is cheap, so this spends little of the speed v1 leaves over the target.  A defender of
     a suit or NT contract rolls out on ``defence_rollout_worlds`` (60) and solves DD on
-    ``defence_early_worlds`` (12) rising to ``defence_worlds`` (40) (v1: 20, and 6 to 20); the
-    declaring side plays as v1.  A misère declarer chooses its discards by rollouts
+    ``defence_early_worlds`` (12) rising to ``defence_worlds`` (40) (v1: 20, and 6 to 20).  Every
+    seat of a suit or NT contract solves double-dummy from ``suit_dd_tricks`` (20: from the first
+    trick) where v1 rolls the cards out until 6 tricks are left: with today's solver the DD search is
+    as cheap as the rollouts, and on fixed contracts it makes more (the defence's rollout worlds then
+    go unused).  A misère declarer chooses its discards by rollouts
     (:meth:`misere_discards`, ``misere_discard_worlds``); the bidding, the suit and NT discards and
     the naming are v1's.  ``joker_dd_tricks``
     (off by default) searches a joker decision (the joker and another card to play) of a suit or NT
-    contract double-dummy on ``joker_worlds`` before ``dd_tricks``.  (Until 2026-12-05
+    contract double-dummy on ``joker_worlds`` before ``dd_tricks`` (moot while ``suit_dd_tricks``
+    searches from the first trick).  (Until 2026-12-05
     expert.v2 searched every misère decision, the declarer's too, DD from the first trick on v1's
     worlds.)
     """
@@ -592,7 +597,7 @@ class Expert2Strategy(ExpertStrategy):
         ),
         "suit_dd_tricks": (
             whole(0, 20),
-            0,
+            20,
             "a suit or NT contract's play (every seat's) is solved double-dummy with at most this many "
             "tricks left, earlier rolled out (0: dd_tricks)",
         ),

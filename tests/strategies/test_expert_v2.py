@@ -1,7 +1,7 @@
 """expert.v2: expert.v1 with the misère play searched on more worlds; registered with its parameters, DD
 (never a rollout) for an open misère's defenders, rollouts for its declarer and the closed misère's
 early tricks, ``misere_worlds`` and ``misere_rollout_worlds`` in a misère only, the ``defence_*`` worlds
-for a suit contract's defenders only, expert.v1's play otherwise."""
+for a suit contract's defenders only, every seat of a suit or NT contract DD from the first trick."""
 
 from __future__ import annotations
 
@@ -86,10 +86,20 @@ def test_the_closed_misere_defence_rolls_out_early_and_the_suit_play_is_v1s_with
     _, v2 = _forced("MIS", f"expert.v2({SMALL})", 1)
     assert any(rolled for seat, rolled in v2 if seat != 0)  # closed_dd_tricks 6: rollouts early
     assert any(not rolled for seat, rolled in v2 if seat != 0)
-    off = "defence_worlds=0, defence_rollout_worlds=0"  # the suit defence on v1's worlds
+    off = "defence_worlds=0, defence_rollout_worlds=0, suit_dd_tricks=0"  # v1's worlds and rollouts
     v2_plays, how = _forced("7H", f"expert.v2({SMALL}, {off})", 2)
     v1_plays, _ = _forced("7H", f"expert.v1({SMALL})", 2)
     assert v2_plays == v1_plays and any(rolled for _, rolled in how)  # rollouts early, as v1
+
+
+@pytest.mark.parametrize("code", ["7H", "7NT"])
+def test_a_suit_or_nt_contract_is_searched_double_dummy_from_the_first_trick(code: str) -> None:
+    """By default (``suit_dd_tricks`` 20) every seat of a suit or NT contract solves DD from the first
+    trick; ``suit_dd_tricks=3`` rolls the cards out until 3 tricks are left."""
+    _, how = _forced(code, f"expert.v2({SMALL})", 2)
+    assert {seat for seat, _ in how} == {0, 1, 2, 3} and not any(rolled for _, rolled in how)
+    _, how = _forced(code, f"expert.v2({SMALL}, suit_dd_tricks=3)", 2)
+    assert any(rolled for _, rolled in how) and any(not rolled for _, rolled in how)
 
 
 def test_a_misere_is_searched_on_misere_worlds_and_rolled_out_on_misere_rollout_worlds() -> None:
