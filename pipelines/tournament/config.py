@@ -161,7 +161,9 @@ class _Reader:
                 self.fail(key, f"unknown key (known: {', '.join(sorted(allowed))})")
 
     def fail(self, key: str, problem: str) -> None:
-        raise TournamentConfigError(f"{self.where}: key '{self.prefix}{key}': {problem}")
+        """Raise the one-line error: ``where: key 'k' = value: problem`` (or ``key 'k': problem``)."""
+        sep = " " if problem.startswith("= ") else ": "
+        raise TournamentConfigError(f"{self.where}: key '{self.prefix}{key}'{sep}{problem}")
 
     def get(
         self, key: str, kind: type | tuple[type, ...], default: Any = None, required: bool = False
@@ -294,11 +296,12 @@ def config_from_specs(
     """A tournament given on the command line (``tournament --entry A --entry B``): each strategy
     spec an entry named by its versioned id, a match between two (a round robin between more),
     ``pairs`` game pairs each; validated as a config file is."""
-    from fivehundred.strategies.base import StrategyConfigError, label
+    from fivehundred.strategies.base import StrategyConfigError, check_spec, label
 
     names: list[str] = []
     for spec in specs:
         try:
+            check_spec(spec)  # a bad name or inline parameter is the option's error, not a config key's
             base = label(spec)
         except StrategyConfigError as exc:
             raise TournamentConfigError(f"--entry {spec}: {exc}") from None

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fivehundred.pipelines.tournament.config import TournamentConfigError, load_config
+from fivehundred.pipelines.tournament.config import TournamentConfigError, config_from_specs, load_config
 from fivehundred.sim.errors import UserError
 from tests.strategies.isolated_bots import entries_toml
 
@@ -88,6 +88,20 @@ def test_bad_configs_name_file_and_key(tmp_path: Path, text: str, key: str) -> N
     msg = str(info.value)
     assert isinstance(info.value, UserError)
     assert "\n" not in msg and str(path) in msg and key in msg, msg
+    assert "': =" not in msg, msg  # "key 'k' = value: ...", one colon
+
+
+def test_a_bad_entry_spec_names_the_option_and_the_spec() -> None:
+    """``--entry`` specs are checked as the option's own: the message names the spec as typed,
+    not a key of the config built from it."""
+    with pytest.raises(TournamentConfigError) as info:
+        config_from_specs(["random", "expert.v2(suit_dd_tricks=21)"])
+    assert str(info.value) == (
+        "--entry expert.v2(suit_dd_tricks=21): strategy 'expert.v2': parameter 'suit_dd_tricks' = 21: "
+        "must be between 0 and 20"
+    )
+    with pytest.raises(TournamentConfigError, match=r"^--entry nosuchbot: "):
+        config_from_specs(["nosuchbot", "random"])
 
 
 def test_two_entries_needed_for_a_match_and_two_teams(tmp_path: Path) -> None:
