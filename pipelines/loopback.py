@@ -225,6 +225,9 @@ def start_s3(workdir: Path, timeout: float = 60.0) -> S3Server:
         f"-master.port={ports['master']}",
         f"-master.port.grpc={ports['master.grpc']}",
         "-master.telemetry=false",
+        # one master, no Raft election: with peers the volume server's first heartbeat could come
+        # before the master made itself leader, and a refused heartbeat waits 5 s before the next
+        "-master.peers=none",
         "-master.volumeSizeLimitMB=64",
         f"-volume.port={ports['volume']}",
         f"-volume.port.grpc={ports['volume.grpc']}",

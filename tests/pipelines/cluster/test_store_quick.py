@@ -31,3 +31,11 @@ def test_simulate_to_s3_then_verify_and_replay_read_the_uri(
     assert "s3:/" + bucket not in out + err  # never the URI taken for a path
     status, out, err = in_process(["replay", run, "1"])
     assert status == 0 and "deal" in out.lower(), err
+
+
+def test_the_s3_server_runs_one_master_without_an_election(s3_service: S3Server) -> None:
+    """The server's master runs alone (``-master.peers=none``): it is leader at once, so the volume
+    server's first heartbeat is taken, not refused and retried 5 s later."""
+    log = s3_service.log.read_text(errors="replace")
+    assert "single-master mode" in log
+    assert "I am the leader" in log
