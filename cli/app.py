@@ -69,6 +69,7 @@ def _usage_message(exc: Exception) -> str:
         message = pattern.sub(words, message)
     ctx = getattr(exc, "ctx", None)
     if isinstance(exc, _UsageError) and ctx is not None:
+        message = message.rstrip(".")
         message = f"{ctx.command_path}: {message[:1].lower()}{message[1:]} (see {ctx.command_path} --help)"
     return message
 
@@ -136,7 +137,11 @@ class _Command(TyperCommand):
         """Parse ``args``; a missing required parameter is reported with all the others missing."""
         try:
             return super().parse_args(ctx, list(args))
-        except _click.MissingParameter:
+        except _click.UsageError as exc:
+            if exc.ctx is None:  # click's parser raises some (an option without its value) bare
+                exc.ctx = ctx
+            if not isinstance(exc, _click.MissingParameter):
+                raise
             opts, _rest, _order = self.make_parser(ctx).parse_args(args=list(args))
             missing = [p for p in self.get_params(ctx) if p.required and not _given(p, opts)]
             if not missing:

@@ -276,7 +276,7 @@ class RunDir:
             try:
                 self.fs, self.root = pafs.FileSystem.from_uri(out)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
-                raise StorageError(f"out '{out}': pyarrow cannot open this URI ({exc})") from None
+                raise StorageError(f"run location '{out}': pyarrow cannot open this URI ({exc})") from None
             self.local = False
         else:
             path = out[len("file://") :] if out.startswith("file://") else out

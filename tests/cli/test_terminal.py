@@ -55,6 +55,18 @@ def test_every_missing_argument_is_reported_at_once() -> None:
     assert status == 2 and "missing --out" in err and "POSITIONS" not in err.split("(see")[0]
 
 
+@pytest.mark.parametrize("command", ["analyze", "simulate", "tournament"])
+def test_an_option_without_its_value_names_the_command(command: str) -> None:
+    """click's parser raises this one without its command: it reads like every other usage error."""
+    option = {"analyze": "--compare", "simulate": "--out", "tournament": "--entry"}[command]
+    status, out, err = invoke(command, option)
+    assert status == 2 and out == ""
+    assert err.strip() == (
+        f"error: fivehundred {command}: option '{option}' requires an argument "
+        f"(see fivehundred {command} --help)"
+    )
+
+
 def test_variants_show_prints_the_rules_in_words_and_the_differences() -> None:
     status, out, _ = invoke("variants", "show", "club-004")
     assert status == 0

@@ -197,3 +197,12 @@ def test_simulation_and_tournament_refuse_each_others_run_directory(tmp_path: Pa
         run_simulation(sim_config(str(tmp_path / "tour")))
     log = pl.scan_parquet(str(tmp_path / "sim" / "deals" / "*.parquet")).collect()
     assert log.height == open_log(tmp_path / "sim").manifest.totals["deals"]
+
+
+def test_a_uri_pyarrow_cannot_open_is_named_as_the_run_location() -> None:
+    """The same words whether the run is written (``--out``) or read (``verify RUN``)."""
+    with pytest.raises(rundir.StorageError) as caught:
+        RunDir("nosuchscheme://bucket/run")
+    message = str(caught.value)
+    assert message.startswith("run location 'nosuchscheme://bucket/run': pyarrow cannot open this URI (")
+    assert "\n" not in message
