@@ -11,6 +11,7 @@ measured in this one run, and the share of contracts that are misère, open and 
     python benchmarks/ladder.py --workers 2                          # the whole ladder
     python benchmarks/ladder.py --bots random,heuristic.v1 --pairs 500 --speed-games 20
     python benchmarks/ladder.py --match expert heuristic.v1 --pairs 2000 --breakdown --workers 2
+    python benchmarks/ladder.py --match expert.v2 expert.v1 --pairs 1000 --seeds 17,19 --workers 2
     python benchmarks/ladder.py --speed-only --speed-seconds 20
     python benchmarks/ladder.py --speed-only --bots heuristic.v1,heuristic.v5 --speed-games 10000 \
         --speed-seconds 60 --speed-rounds 10                         # ratios on a busy machine
@@ -33,6 +34,7 @@ from fivehundred.pipelines.tournament.duplicate import (
     breakdown_lines,
     duplicate_match,
     match_line,
+    pooled_line,
     self_play,
 )
 from fivehundred.sim.errors import UserError
@@ -127,6 +129,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--match", nargs=2, metavar=("A", "B"), help="one match, A against B, instead of the ladder"
     )
+    ap.add_argument(
+        "--seeds",
+        metavar="SEEDS",
+        help="with --match: one match on each of these master seeds (comma-separated, instead of "
+        "--seed), then the matches pooled by inverse variance",
+    )
     ap.add_argument("--breakdown", action="store_true", help="where each match's points come from")
     ap.add_argument("--workers", type=int, default=1, help="processes for the matches (2+: Ray, default 1)")
     ap.add_argument("--speed-games", type=int, default=300, help="self-play games per bot for the bot table")
@@ -152,6 +160,15 @@ def main(argv: list[str] | None = None) -> int:
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
     pair_specs = [b.strip() for b in (args.pair_speed or "").split(",") if b.strip()]
     try:
+        seeds = [int(s) for s in (args.seeds or str(args.seed)).split(",") if s.strip()]
+    except ValueError:
+        print(f"error: --seeds {args.seeds!r}: expected whole numbers separated by commas", file=sys.stderr)
+        return 2
+    try:
+        if args.seeds and not args.match:
+            raise UserError("--seeds goes with --match (the ladder plays on --seed)")
+        if not seeds or len(set(seeds)) != len(seeds):
+            raise UserError(f"--seeds {args.seeds!r}: give at least one seed, each once")
         if args.speed_rounds < 1 or args.speed_games < 1:
             raise UserError("--speed-rounds and --speed-games must be at least 1")
         load_rules(args.variant)
@@ -161,9 +178,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     when = datetime.date.today().isoformat()
-    print(
-        f"variant {args.variant}, master seed {args.seed}, workers {args.workers}, {when}, commit {commit()}"
-    )
+    master = f"master seeds {args.seeds}" if len(seeds) > 1 else f"master seed {seeds[0]}"
+    print(f"variant {args.variant}, {master}, workers {args.workers}, {when}, commit {commit()}")
     if args.pair_speed:
         for spec in pair_specs:
             seats = [spec, "heuristic.v2"]
@@ -182,10 +198,16 @@ def main(argv: list[str] | None = None) -> int:
         for a, b in matches:
             search = any(label(s).startswith(SEARCH) for s in (a, b))
             n = args.search_pairs if search and args.search_pairs else args.pairs
-            result = duplicate_match(args.variant, a, b, n, args.seed, executor)
-            print(f"  {match_line(result)} | {result.seconds:.1f} s", flush=True)
-            if args.breakdown:
-                print("\n".join(breakdown_lines(result)), flush=True)
+            results = []
+            for seed in seeds:
+                result = duplicate_match(args.variant, a, b, n, seed, executor)
+                results.append(result)
+                where = f"seed {seed}: " if len(seeds) > 1 else ""
+                print(f"  {where}{match_line(result)} | {result.seconds:.1f} s", flush=True)
+                if args.breakdown:
+                    print("\n".join(breakdown_lines(result)), flush=True)
+            if len(results) > 1:
+                print(f"  {pooled_line(results)}", flush=True)
     if args.speed_only or not (args.no_speed or args.match):
         print(
             f"bots (self-play, up to {args.speed_games} games or {args.speed_seconds:g} CPU seconds each; "

@@ -250,6 +250,23 @@ def welch_interval(va: np.ndarray, ca: np.ndarray, vb: np.ndarray, cb: np.ndarra
     return mb - ma - half, mb - ma + half
 
 
+def inverse_variance_pool(
+    estimates: Sequence[tuple[float, float]], confidence: float = 0.95
+) -> tuple[float, float, float, float]:
+    """``(mean, lo, hi, se)`` of independent estimates ``(mean, se)`` of one quantity pooled with
+    weights ``1 / se²`` (the fixed-effect pool: each set of deals measured the same effect), with the
+    normal interval ``mean ± z · se`` where ``se = 1 / sqrt(sum(1 / se²))``.  ``nan`` when there is no
+    estimate or any standard error is not a positive finite number."""
+    if not estimates or any(not (math.isfinite(se) and se > 0.0) for _, se in estimates):
+        return math.nan, math.nan, math.nan, math.nan
+    weights = [1.0 / (se * se) for _, se in estimates]
+    total = sum(weights)
+    mean = sum(w * m for w, (m, _) in zip(weights, estimates, strict=True)) / total
+    se = 1.0 / math.sqrt(total)
+    z = NORMAL.inv_cdf(0.5 + confidence / 2)
+    return mean, mean - z * se, mean + z * se, se
+
+
 def cluster_mean(
     y: Sequence[int], m: Sequence[int], confidence: float = 0.95
 ) -> tuple[float, float, float, float, int]:

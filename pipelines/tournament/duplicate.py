@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fivehundred.pipelines.analysis.intervals import cluster_mean, wilson_interval
+from fivehundred.pipelines.analysis.intervals import cluster_mean, inverse_variance_pool, wilson_interval
 from fivehundred.pipelines.tournament.config import Entry, StopRule, TournamentConfig
 from fivehundred.pipelines.tournament.executors import Executor, InProcessExecutor
 from fivehundred.pipelines.tournament.schedule import Chunk, PairResult, Seating
@@ -173,12 +173,21 @@ class DuplicateResult:
     def points(self) -> tuple[float, float, float]:
         """A's points a deal over B (half a deal pair's value, averaged) and its 95% interval,
         clustered by board (``nan`` bounds with fewer than two boards)."""
+        mean, lo, hi, _ = self._clustered()
+        return mean, lo, hi
+
+    def standard_error(self) -> float:
+        """The standard error of :meth:`points`' mean (clustered by board; ``nan`` with fewer than
+        two boards)."""
+        return self._clustered()[3]
+
+    def _clustered(self) -> tuple[float, float, float, float]:
         y = [sum(p.values) for p in self.boards if p.values]
         m = [2 * len(p.values) for p in self.boards if p.values]
         if not y:
-            return math.nan, math.nan, math.nan
-        mean, lo, hi, _, _ = cluster_mean(y, m)
-        return mean, lo, hi
+            return math.nan, math.nan, math.nan, math.nan
+        mean, lo, hi, se, _ = cluster_mean(y, m)
+        return mean, lo, hi, se
 
     def wins(self) -> tuple[int, int]:
         """Games A won, and games with a winner."""
@@ -301,6 +310,26 @@ def match_line(result: DuplicateResult) -> str:
         f"{a} vs {b}: {result.deal_pairs} deal pairs, {result.games} games | "
         f"points/deal {m:+.1f} [95% CI {lo:+.1f}, {hi:+.1f}] | "
         f"games won {wins}/{decided} = {rate:.1%} [95% CI {wlo:.1%}, {whi:.1%}]"
+    )
+
+
+def pooled_line(results: Sequence[DuplicateResult]) -> str:
+    """One line: the matches of one pair of bots on independent sets of deals (other master seeds)
+    pooled by inverse variance (:func:`inverse_variance_pool`, each match's clustered standard
+    error), from the stronger side's point of view as :func:`match_line`."""
+    first = results[0]
+    if any((r.a, r.b, r.variant) != (first.a, first.b, first.variant) for r in results):
+        raise ValueError("pooled matches must be of the same two bots on the same variant")
+    m, lo, hi, _ = inverse_variance_pool([(r.points()[0], r.standard_error()) for r in results])
+    a, b = first.a, first.b
+    if m < 0:
+        a, b, m, lo, hi = b, a, -m, -hi, -lo
+    seeds = ", ".join(str(r.seed) for r in results)
+    pairs = sum(r.deal_pairs for r in results)
+    return (
+        f"{a} vs {b}: {len(results)} set{'s' if len(results) > 1 else ''} pooled by inverse variance "
+        f"(master seeds {seeds}; "
+        f"{pairs} deal pairs) | points/deal {m:+.1f} [95% CI {lo:+.1f}, {hi:+.1f}]"
     )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from fivehundred.pipelines.analysis.intervals import inverse_variance_pool
 from fivehundred.pipelines.tournament.duplicate import (
     breakdown_lines,
     contract_kind,
@@ -15,6 +16,7 @@ from fivehundred.pipelines.tournament.duplicate import (
     match_config,
     match_line,
     play_duplicate,
+    pooled_line,
     self_play,
     swap_breakdown,
 )
@@ -124,3 +126,21 @@ def test_self_play_counts_what_it_played() -> None:
     assert (p.games, p.deals, p.contracts) == (6, deals, contracts)
     assert sum(k for k, _ in p.misere.values()) <= p.contracts and p.nt[1] <= p.nt[0]
     assert p.deals_per_second > 0
+
+
+def test_matches_on_other_seeds_pool_by_their_clustered_standard_errors(v2_v1) -> None:  # type: ignore[no-untyped-def]
+    other = duplicate_match("pagat-au", "heuristic.v2", "heuristic.v1", 60, 7)
+    results = [v2_v1, other]
+    for r in results:  # the standard error is the one behind the interval of points()
+        mean, lo, hi = r.points()
+        assert r.standard_error() > 0 and lo < mean - r.standard_error() < mean < hi
+    m, lo, hi, _ = inverse_variance_pool([(r.points()[0], r.standard_error()) for r in results])
+    line = pooled_line(results)
+    assert line.startswith(
+        "heuristic.v2 vs heuristic.v1: 2 sets pooled by inverse variance (master seeds 500, 7;"
+    )
+    assert f"{v2_v1.deal_pairs + other.deal_pairs} deal pairs" in line
+    assert line.endswith(f"points/deal {m:+.1f} [95% CI {lo:+.1f}, {hi:+.1f}]")
+    flipped = duplicate_match("pagat-au", "heuristic.v1", "heuristic.v2", 60, 7)
+    line = pooled_line([flipped])  # the stronger side's point of view, as match_line
+    assert line.startswith("heuristic.v2 vs heuristic.v1: 1 set pooled") and "points/deal +" in line
