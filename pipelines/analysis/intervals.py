@@ -1,7 +1,8 @@
 """95% intervals: Wilson score intervals for rates (Polars expressions), Newcombe's interval for a
 difference of two independent rates, a seeded percentile bootstrap for means of large samples and
-Student's t for small ones (fewer than :data:`SMALL_N` observations), and a cluster-robust interval for
-a mean over observations that come in correlated clusters (:func:`cluster_mean`).
+Student's t for small ones (fewer than :data:`SMALL_N` observations), a cluster-robust interval for
+a mean over observations that come in correlated clusters (:func:`cluster_mean`), and independent
+estimates of one quantity pooled by inverse variance (:func:`inverse_variance_pool`).
 
 The bootstrap works on a value histogram: resampling ``n`` observations with replacement is a
 multinomial draw over the distinct values, so its cost depends on the number of distinct values (a few
