@@ -264,7 +264,7 @@ def inverse_variance_pool(
     total = sum(weights)
     mean = sum(w * m for w, (m, _) in zip(weights, estimates, strict=True)) / total
     se = 1.0 / math.sqrt(total)
-    z = NORMAL.inv_cdf(0.5 + confidence / 2)
+    z = z_value(confidence)
     return mean, mean - z * se, mean + z * se, se
 
 
