@@ -427,28 +427,21 @@ class ExpertStrategy(AuctionOf):
             return default
         worlds, chosen = self.bid_worlds_of(view, rng)
         seat = view.seat
-        model, roller = self.model, self.roller
         teams = rules.teams
         held = view.high_bid
         holder = view.high_bidder
         if held is None:
             pass_v = self.pass_value
         else:
-            got = [(w, worlds.tricks(view, i, held.code, holder, model, roller)) for w, i in chosen]
-            v = bid_value(rules, held, got, self.bid_shift, side_points)
+            v = self.contract_value(view, worlds, chosen, held, holder, held.code)
             pass_v = v if holder % teams == seat % teams and teams < rules.players else -v
         values: dict[int, float] = {PASS: pass_v}
         for group in groups:
             first = ladder[group[0] - BID]
-            if first.misere:
-                for a in group:  # each misère bid played out: made when the declarer takes no trick
-                    b = ladder[a - BID]
-                    got = [(w, worlds.tricks(view, i, b.code, seat, model, roller)) for w, i in chosen]
-                    values[a] = bid_value(rules, b, got, self.bid_shift, side_points)
-                continue
-            got = [(w, worlds.tricks(view, i, first.code, seat, model, roller)) for w, i in chosen]
-            for a in group:
-                values[a] = bid_value(rules, ladder[a - BID], got, self.bid_shift, side_points)
+            for a in group:  # a misère bid played out alone (made when the declarer takes no trick)
+                b = ladder[a - BID]
+                code = b.code if b.misere else first.code
+                values[a] = self.contract_value(view, worlds, chosen, b, seat, code)
         best = next(iter(values))
         for a, v in values.items():
             if v > values[best] + 1e-9:
@@ -456,6 +449,22 @@ class ExpertStrategy(AuctionOf):
         if default in values and values[best] < values[default] + self.bid_margin:
             return default  # v2's call, unless the rollouts value another clearly higher
         return best
+
+    def contract_value(
+        self,
+        view: SeatView,
+        worlds: BidWorlds,
+        chosen: list[tuple[float, int]],
+        contract: Bid,
+        declarer: int,
+        code: str,
+    ) -> float:
+        """``contract``'s worth to its declaring side on the bidding deals ``chosen`` (weight, index):
+        :func:`bid_value` of each deal's rollout of ``code`` by ``declarer`` (a suit group's
+        cheapest bid: the bids of one denomination share their rollouts)."""
+        model, roller = self.model, self.roller
+        got = [(w, worlds.tricks(view, i, code, declarer, model, roller)) for w, i in chosen]
+        return bid_value(view.rules, contract, got, self.bid_shift, side_points)
 
     # ---------------------------------------------------------------- joker naming
 
@@ -572,8 +581,11 @@ class Expert2Strategy(ExpertStrategy):
     trick) where v1 rolls the cards out until 6 tricks are left: with today's solver the DD search is
     as cheap as the rollouts, and on fixed contracts it makes more (the defence's rollout worlds then
     go unused).  A misère declarer chooses its discards by rollouts
-    (:meth:`misere_discards`, ``misere_discard_worlds``); the bidding, the suit and NT discards and
-    the naming are v1's.  ``joker_dd_tricks``
+    (:meth:`misere_discards`, ``misere_discard_worlds``).  In the bidding a suit or NT contract is
+    valued by double-dummy solves (after ``heuristic.v2``'s discard) on the ``bid_dd_worlds`` (50)
+    likeliest of v1's bidding deals, read ``bid_dd_shift`` (half a trick) lower, where v1 rolls it
+    out with ``heuristic.v2`` on 100 (:meth:`contract_value`); a misère bid is valued by v1's
+    rollouts.  The suit and NT discards and the naming are v1's.  ``joker_dd_tricks``
     (off by default) searches a joker decision (the joker and another card to play) of a suit or NT
     contract double-dummy on ``joker_worlds`` before ``dd_tricks`` (moot while ``suit_dd_tricks``
     searches from the first trick).  (Until 2026-12-05
@@ -655,6 +667,22 @@ class Expert2Strategy(ExpertStrategy):
             "misère discard candidates: heuristic.v2's discards and every kitty-sized set of the kitty "
             "size + this many most dangerous cards (then the highest)",
         ),
+        "bid_dd_worlds": (
+            whole(0, 200),
+            50,
+            "the bidding values a suit or NT contract by double-dummy solves (after heuristic.v2's "
+            "discard) on this many of its likeliest bidding deals (0: by the rollouts only)",
+        ),
+        "bid_dd_shift": (
+            number(-3.0, 3.0),
+            0.5,
+            "tricks under the double-dummy count at which such a bidding deal is valued",
+        ),
+        "bid_dd_mix": (
+            number(0.0, 1.0),
+            1.0,
+            "the double-dummy value's share of a suit or NT contract's worth (the rest: the rollouts')",
+        ),
     }
     PARAMS: ClassVar[dict[str, Any]] = {k: v[0] for k, v in SETTINGS.items()}
     PARAM_HELP: ClassVar[dict[str, str]] = {k: v[2] for k, v in SETTINGS.items()}
@@ -672,6 +700,9 @@ class Expert2Strategy(ExpertStrategy):
     joker_margin: float
     misere_discard_worlds: int
     misere_discard_reach: int
+    bid_dd_worlds: int
+    bid_dd_shift: float
+    bid_dd_mix: float
 
     def __init__(self, **params: Any) -> None:
         """The parameters of :attr:`SETTINGS` by name (the defaults for those not given)."""
@@ -746,6 +777,29 @@ class Expert2Strategy(ExpertStrategy):
             if v > values[best] + 1e-9:
                 best = i
         return candidates[best]
+
+    def contract_value(
+        self,
+        view: SeatView,
+        worlds: BidWorlds,
+        chosen: list[tuple[float, int]],
+        contract: Bid,
+        declarer: int,
+        code: str,
+    ) -> float:
+        """With ``bid_dd_worlds``, a suit or NT contract's worth is ``bid_dd_mix`` of its
+        :func:`bid_value` over double-dummy solves on the ``bid_dd_worlds`` likeliest of ``chosen``
+        (read ``bid_dd_shift`` tricks lower) and the rest v1's rollout value; otherwise v1's."""
+        mix = self.bid_dd_mix if self.bid_dd_worlds and not contract.misere else 0.0
+        value = 0.0
+        if mix < 1.0:
+            value += (1.0 - mix) * super().contract_value(view, worlds, chosen, contract, declarer, code)
+        if mix > 0.0:
+            model = self.model
+            top = chosen[: self.bid_dd_worlds]
+            got = [(w, worlds.dd_tricks(view, i, code, declarer, model)) for w, i in top]
+            value += mix * bid_value(view.rules, contract, got, self.bid_dd_shift, side_points)
+        return value
 
     @staticmethod
     def suit_defender(view: SeatView) -> bool:

@@ -9,6 +9,9 @@ and ``heuristic.v2`` plays every seat from the opening lead (:func:`contract_tri
 :class:`BidWorlds` keeps a seat's sampled deals and every rollout for the deal, so the seat's later
 calls re-weigh the same deals and play out only what is new.
 
+``expert.v2`` values a suit or NT contract by a double-dummy solve of each deal after the same
+discard and naming instead (:func:`contract_dd_tricks`, :meth:`BidWorlds.dd_tricks`).
+
 :func:`bid_value` turns tricks into the points the declaring side scores minus the defenders'
 (:func:`strategies.expert.side_points`, the rules' own ``declarer_points``), read ``shift`` tricks
 lower (negative: higher, since the expert declares better than the ``heuristic.v2`` of the
@@ -20,6 +23,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from fivehundred.sim.dd import Position, dd_tricks
 from fivehundred.sim.engine import JOKER, KITTY, PLAY, State
 from fivehundred.sim.game import play_out
 from fivehundred.sim.rng import Rng
@@ -41,13 +45,10 @@ def deal_state(view: SeatView, hands: list[int], kitty: int) -> State:
     return st
 
 
-def contract_tricks(
-    view: SeatView, hands: list[int], kitty: int, code: str, declarer: int, bot: Any, roller: Any
-) -> int:
-    """The declaring side's tricks (misère: 0 made, 1 failed) when ``declarer`` plays ``code`` on
-    this deal: it takes the kitty, ``bot`` discards and names the joker for it, and the deal is
-    played out from the opening lead by ``roller`` (a bot drawing nothing, such as ``heuristic.v2``)
-    in every seat."""
+def declared_state(view: SeatView, hands: list[int], kitty: int, code: str, declarer: int, bot: Any) -> State:
+    """This deal at its opening lead when ``declarer`` plays ``code``: it has taken the kitty, and
+    ``bot`` (a bot drawing nothing, such as ``heuristic.v2``) has discarded and named the joker for
+    it."""
     st = deal_state(view, hands, kitty)
     st.force_contract(code, declarer)
     quiet = Rng(0)  # heuristic.v2 draws nothing
@@ -56,10 +57,30 @@ def contract_tricks(
     while st.phase == JOKER:
         st.apply(bot.name_joker(st.view(declarer), st.legal_actions(), quiet))
     assert st.phase == PLAY
-    play_out(st, rollout(roller.play, quiet))
+    return st
+
+
+def contract_tricks(
+    view: SeatView, hands: list[int], kitty: int, code: str, declarer: int, bot: Any, roller: Any
+) -> int:
+    """The declaring side's tricks (misère: 0 made, 1 failed) when ``declarer`` plays ``code`` on
+    this deal: it takes the kitty, ``bot`` discards and names the joker for it
+    (:func:`declared_state`), and the deal is played out from the opening lead by ``roller`` (a bot
+    drawing nothing, such as ``heuristic.v2``) in every seat."""
+    st = declared_state(view, hands, kitty, code, declarer, bot)
+    play_out(st, rollout(roller.play, Rng(0)))
     won = st.declarer_tricks()
     assert won is not None and st.contract is not None
     return min(won, 1) if st.contract.misere else won
+
+
+def contract_dd_tricks(
+    view: SeatView, hands: list[int], kitty: int, code: str, declarer: int, bot: Any
+) -> int:
+    """The declaring side's double-dummy tricks (misère: 0 made, 1 failed) when ``declarer`` plays
+    ``code`` on this deal, solved from the opening lead after ``bot``'s discard and joker naming
+    (:func:`declared_state`)."""
+    return dd_tricks(Position.from_state(declared_state(view, hands, kitty, code, declarer, bot)))
 
 
 def bid_value(
@@ -97,6 +118,7 @@ class BidWorlds:
         self.key = deal_key(view)
         self.deals = [sample_deal(view, rng) for _ in range(count)]
         self.solved: dict[tuple[int, str, int], int] = {}
+        self.dd_solved: dict[tuple[int, str, int], int] = {}
 
     def tricks(self, view: SeatView, i: int, code: str, declarer: int, bot: Any, roller: Any) -> int:
         """:func:`contract_tricks` of deal ``i`` (found once per deal, contract code and declarer)."""
@@ -105,6 +127,16 @@ class BidWorlds:
         if hit is None:
             hands, kitty = self.deals[i]
             hit = self.solved[key] = contract_tricks(view, hands, kitty, code, declarer, bot, roller)
+        return hit
+
+    def dd_tricks(self, view: SeatView, i: int, code: str, declarer: int, bot: Any) -> int:
+        """:func:`contract_dd_tricks` of deal ``i`` (solved once per deal, contract code and
+        declarer)."""
+        key = (i, code, declarer)
+        hit = self.dd_solved.get(key)
+        if hit is None:
+            hands, kitty = self.deals[i]
+            hit = self.dd_solved[key] = contract_dd_tricks(view, hands, kitty, code, declarer, bot)
         return hit
 
 
