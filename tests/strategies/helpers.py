@@ -41,6 +41,13 @@ def decision_points(rules: Rules, master_seed: int, deals: int, every: int = 1) 
             k += 1
 
 
+def auction_states(variant: str, deals: int, seed: int = 5) -> Iterator[State]:
+    """States at the auction decisions with a choice of heuristic self-play deals (varied scores)."""
+    for state in decision_points(load_rules(variant), seed, deals):
+        if state.phase == AUCTION and len(state.legal_actions()) > 1:
+            yield state
+
+
 def _cards(mask: int) -> list[int]:
     return [c for c in range(mask.bit_length()) if mask >> c & 1]
 

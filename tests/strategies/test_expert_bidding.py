@@ -13,7 +13,7 @@ from hypothesis import strategies as hs
 
 from fivehundred.sim import load_rules, play_game
 from fivehundred.sim.dd import Position, dd_tricks
-from fivehundred.sim.engine import AUCTION, BID, DONE, JOKER, KITTY, PASS, State
+from fivehundred.sim.engine import BID, DONE, JOKER, KITTY, PASS, State
 from fivehundred.sim.game import new_deal, play_deal
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies.base import make
@@ -21,17 +21,10 @@ from fivehundred.strategies.expert import ExpertStrategy, side_points
 from fivehundred.strategies.expert_bidding import bid_value, contract_tricks, deal_key
 from fivehundred.strategies.sampling import sample_deal
 from fivehundred.strategies.tables import rules_info
-from tests.strategies.helpers import decision_points, shuffle_hidden
+from tests.strategies.helpers import auction_states, shuffle_hidden
 
 #: A small valued bidding for the tests: a dozen worlds, every denomination in reach.
 BIDDER = "expert(bid_worlds=12, bid_pool=2, bid_reach=5.0, search_tricks=0, bid_shift=-0.5)"
-
-
-def _auction_states(variant: str, deals: int, seed: int = 5):  # type: ignore[no-untyped-def]
-    """States at the auction decisions with a choice of heuristic self-play deals (varied scores)."""
-    for state in decision_points(load_rules(variant), seed, deals):
-        if state.phase == AUCTION and len(state.legal_actions()) > 1:
-            yield state
 
 
 @pytest.mark.parametrize("variant", ["pagat-au", "three-player", "six-player", "two-jokers"])
@@ -39,7 +32,7 @@ def test_sampled_deals_agree_with_the_view(variant: str) -> None:
     rules = load_rules(variant)
     full = rules_info(rules).full
     checked = 0
-    for k, state in enumerate(_auction_states(variant, 4)):
+    for k, state in enumerate(auction_states(variant, 4)):
         view = state.view(state.turn)
         hands, kitty = sample_deal(view, Rng(k))
         assert hands[view.seat] == view.hand
@@ -55,7 +48,7 @@ def test_sampled_deals_agree_with_the_view(variant: str) -> None:
 
 
 def test_deals_differ_between_draws_and_repeat_with_the_rng() -> None:
-    view = next(_auction_states("pagat-au", 1)).view(1)
+    view = next(auction_states("pagat-au", 1)).view(1)
     draws = {tuple(sample_deal(view, Rng(s))[0]) for s in range(20)}
     assert len(draws) == 20
     assert sample_deal(view, Rng(3)) == sample_deal(view, Rng(3))
@@ -109,7 +102,7 @@ def test_rollout_tricks_are_the_engines_deal_with_heuristic_v2_everywhere(varian
     rules = load_rules(variant)
     v2 = make("heuristic.v2")
     checked = 0
-    for state in _auction_states(variant, 3):
+    for state in auction_states(variant, 3):
         view = state.view(state.turn)
         for b in rules.ladder[:: max(1, len(rules.ladder) // 6)]:
             got = contract_tricks(view, list(state.hands), state.kitty, b.code, view.seat, v2, v2)
@@ -168,7 +161,7 @@ def test_the_bid_ignores_hidden_cards(variant: str, spec: str) -> None:
     fresh bot each time: no memory of the other deal), and the valued bid is not always heuristic.v2's."""
     rng = random.Random(2)
     checked = differs = 0
-    for k, state in enumerate(_auction_states(variant, 5 if variant != "six-player" else 3)):
+    for k, state in enumerate(auction_states(variant, 5 if variant != "six-player" else 3)):
         if k % 2:
             continue
         seat = state.turn
@@ -201,7 +194,7 @@ def test_a_seat_solves_its_deals_once_per_deal(monkeypatch: pytest.MonkeyPatch) 
 
     monkeypatch.setattr(eb, "contract_tricks", counting)
     bot = make(BIDDER)
-    state = next(_auction_states("pagat-au", 1))
+    state = next(auction_states("pagat-au", 1))
     view = state.view(state.turn)
     legal = state.legal_actions()
     bot.bid(view, legal, Rng(1))
@@ -228,7 +221,7 @@ def test_the_default_bidding_values_rollouts_of_a_hundred_deals(monkeypatch: pyt
     rules = load_rules("pagat-au")
     denominations = set()
     miseres: set[str] = set()
-    for state in _auction_states("pagat-au", 4):
+    for state in auction_states("pagat-au", 4):
         bot = make("expert")
         view = state.view(state.turn)
         legal = state.legal_actions()
@@ -257,7 +250,7 @@ def test_without_the_valued_bidding_every_call_is_heuristic_v2s() -> None:
         ("two-jokers", "expert(bid_worlds=5, bid_cards=39, bid_boost=0)"),
     ):
         bot, v2 = make(spec), make("heuristic.v2")
-        for k, state in enumerate(_auction_states(variant, 12)):
+        for k, state in enumerate(auction_states(variant, 12)):
             view = state.view(state.turn)
             legal = state.legal_actions()
             assert bot.bid(view, legal, Rng(k)) == v2.bid(view, legal, Rng(k))
@@ -272,7 +265,7 @@ def test_the_bid_is_the_best_valued_call_on_the_true_deal(monkeypatch: pytest.Mo
     rules = load_rules("pagat-au")
     v2 = make("heuristic.v2")
     checked = bids = miseres = 0
-    for k, state in enumerate(_auction_states("pagat-au", 40)):
+    for k, state in enumerate(auction_states("pagat-au", 40)):
         if k % 2:
             continue
         bot = ExpertStrategy(
@@ -338,7 +331,7 @@ def test_the_valued_bidding_plays_whole_games_reproducibly(variant: str) -> None
 
 def test_state_phases_are_untouched_by_the_bidding() -> None:
     """Valuing contracts builds its own states: the view's deal goes on as before."""
-    state = next(_auction_states("pagat-au", 1))
+    state = next(auction_states("pagat-au", 1))
     before = state.clone()
     bot = make(BIDDER)
     bot.bid(state.view(state.turn), state.legal_actions(), Rng(0))

@@ -10,20 +10,13 @@ from hypothesis import strategies as hs
 
 from fivehundred.sim import load_rules
 from fivehundred.sim.dd import Position, dd_tricks
-from fivehundred.sim.engine import AUCTION, BID, JOKER, KITTY, PASS, PLAY, State
+from fivehundred.sim.engine import BID, JOKER, KITTY, PASS, PLAY, State
 from fivehundred.sim.rng import Rng
 from fivehundred.strategies import expert_bidding
 from fivehundred.strategies.base import StrategyConfigError, make
 from fivehundred.strategies.expert import Expert2Strategy, side_points
 from fivehundred.strategies.expert_bidding import bid_value, contract_dd_tricks, contract_tricks
-from tests.strategies.helpers import decision_points
-
-
-def _auction_states(variant: str, deals: int, seed: int = 5):  # type: ignore[no-untyped-def]
-    """States at the auction decisions with a choice of heuristic self-play deals (varied scores)."""
-    for state in decision_points(load_rules(variant), seed, deals):
-        if state.phase == AUCTION and len(state.legal_actions()) > 1:
-            yield state
+from tests.strategies.helpers import auction_states
 
 
 def test_the_parameters_are_v2s_and_validated() -> None:
@@ -42,7 +35,7 @@ def test_dd_tricks_are_the_solve_of_the_deal_after_v2s_discard_and_naming(varian
     rules = load_rules(variant)
     v2 = make("heuristic.v2")
     checked = 0
-    for state in _auction_states(variant, 3):
+    for state in auction_states(variant, 3):
         view = state.view(state.turn)
         for b in rules.ladder[:: max(1, len(rules.ladder) // 6)]:
             got = contract_dd_tricks(view, list(state.hands), state.kitty, b.code, view.seat, v2)
@@ -95,7 +88,7 @@ def test_a_contracts_worth_mixes_the_dd_value_and_the_rollouts(
     rolled: int, solved: int, mix: float, shift: float, code: str
 ) -> None:
     rules = load_rules("pagat-au")
-    view = next(_auction_states("pagat-au", 1)).view(0)
+    view = next(auction_states("pagat-au", 1)).view(0)
     contract = rules.bid(code)
     bot = Expert2Strategy(bid_dd_worlds=2, bid_dd_mix=mix, bid_dd_shift=shift)
     chosen = [(1.0, 0), (3.0, 1), (2.0, 2)]
@@ -125,7 +118,7 @@ def test_the_bid_is_the_best_call_by_dd_on_the_true_deal(monkeypatch: pytest.Mon
     rules = load_rules("pagat-au")
     v2 = make("heuristic.v2")
     checked = bids = 0
-    for k, state in enumerate(_auction_states("pagat-au", 14)):
+    for k, state in enumerate(auction_states("pagat-au", 14)):
         if k % 2:
             continue
         bot = Expert2Strategy(
@@ -184,7 +177,7 @@ def test_the_default_values_suit_contracts_by_dd_on_fifty_deals_and_misere_by_ro
     monkeypatch.setattr(expert_bidding, "contract_dd_tricks", dd)
     monkeypatch.setattr(expert_bidding, "contract_tricks", roll)
     kinds: set[tuple[str, bool]] = set()
-    for k, state in enumerate(_auction_states("pagat-au", 4)):
+    for k, state in enumerate(auction_states("pagat-au", 4)):
         view = state.view(state.turn)
         if view.high_bidder is not None and view.high_bidder == view.seat:
             continue
@@ -207,7 +200,7 @@ def test_with_bid_dd_worlds_0_it_solves_nothing_and_calls_as_v1(monkeypatch: pyt
     monkeypatch.setattr(expert_bidding, "contract_dd_tricks", refuse)
     small = "bid_worlds=6, bid_pool=2, bid_reach=5.0"
     checked = 0
-    for k, st in enumerate(_auction_states("pagat-au", 6)):
+    for k, st in enumerate(auction_states("pagat-au", 6)):
         view, legal = st.view(st.turn), st.legal_actions()
         got = make(f"expert.v2(bid_dd_worlds=0, {small})").bid(view, legal, Rng(k))
         assert got == make(f"expert.v1({small})").bid(view, legal, Rng(k))
